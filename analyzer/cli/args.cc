@@ -1,0 +1,67 @@
+#include "cli/args.h"
+
+#include <algorithm>
+
+namespace heapq::cli {
+
+std::string ParsedArgs::get(std::string_view name, std::string fallback) const {
+  auto it = values_.find(std::string(name));
+  return it == values_.end() ? fallback : it->second;
+}
+
+Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs) {
+  ParsedArgs out;
+  bool options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (options_done || a == "-" || !a.starts_with("-")) {
+      out.positional_.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    std::string name = a == "-h" ? "help" : a.substr(a.starts_with("--") ? 2 : 1);
+    std::string value;
+    bool inline_value = false;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+      inline_value = true;
+    }
+    auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+    if (spec == specs.end()) return usage_error("unknown option " + a);
+    if (spec->value_name.empty()) {
+      if (inline_value) return usage_error("option --" + name + " takes no value");
+      value = "1";
+    } else if (!inline_value) {
+      if (i + 1 >= args.size()) return usage_error("option --" + name + " needs a value (" + std::string(spec->value_name) + ")");
+      value = args[++i];
+    }
+    out.values_[name] = value;
+  }
+  return out;
+}
+
+Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback) {
+  if (!args.has(name)) return fallback;
+  std::string v = args.get(name);
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
+    return usage_error("--" + std::string(name) + " expects a whole number, not \"" + v + "\"");
+  return std::stoull(v);
+}
+
+std::string describe_options(std::span<const OptionSpec> specs) {
+  std::string out;
+  for (const OptionSpec& s : specs) {
+    std::string left = "  --" + std::string(s.name);
+    if (!s.value_name.empty()) left += " " + std::string(s.value_name);
+    if (left.size() < 22) left.resize(22, ' ');
+    else left += "  ";
+    out += left + std::string(s.help) + "\n";
+  }
+  return out;
+}
+
+}  // namespace heapq::cli

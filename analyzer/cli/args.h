@@ -1,0 +1,41 @@
+// Command-line arguments: options declared per command, parsed into values and positionals.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heapq/result.h"
+
+namespace heapq::cli {
+
+struct OptionSpec {
+  std::string_view name;        // without dashes: "top"
+  std::string_view value_name;  // "N"; empty for a flag
+  std::string_view help;
+};
+
+class ParsedArgs {
+ public:
+  bool has(std::string_view name) const { return values_.count(std::string(name)) > 0; }
+  std::string get(std::string_view name, std::string fallback = "") const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  friend Result<ParsedArgs> parse_args(std::span<const std::string>, std::span<const OptionSpec>);
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+// Accepts "--name VALUE", "--name=VALUE", "-h" for --help, and "--" to end options.
+Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs);
+
+// An unsigned integer option; a usage error names the option when the value is not one.
+Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback);
+
+// "  --top N      help" lines for a help text.
+std::string describe_options(std::span<const OptionSpec> specs);
+
+}  // namespace heapq::cli

@@ -1,0 +1,47 @@
+// The subcommands of heapq and what they share: global options and the command table.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "cli/args.h"
+#include "heapq/stats.h"
+
+namespace heapq::cli {
+
+enum class OutputFormat { kText, kJson };
+
+struct GlobalOptions {
+  OutputFormat format = OutputFormat::kText;
+  bool quiet = false;
+  bool strict = false;
+  unsigned threads = 0;
+};
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;  // one line for `heapq --help`
+  std::string_view usage;    // "heapq stats [options] INPUT"
+  std::string_view details;  // paragraphs after the usage line
+  std::span<const OptionSpec> options;
+  int (*run)(const GlobalOptions& global, const ParsedArgs& args);
+};
+
+std::span<const Command> commands();
+std::span<const OptionSpec> global_options();
+
+// Defined in cmd_*.cc, one file per command.
+extern const Command kStatsCommand;
+extern const Command kSitesCommand;
+
+}  // namespace heapq::cli
+
+namespace heapq::cli {
+
+// Prints "heapq: MESSAGE" on stderr and returns the error's exit status.
+int report_error(const Error& error);
+
+// Parses --sort (bytes or count).
+Result<SortKey> get_sort(const ParsedArgs& args);
+
+}  // namespace heapq::cli

@@ -1,0 +1,47 @@
+#include <cstdio>
+
+#include "cli/command.h"
+
+namespace heapq::cli {
+
+namespace {
+
+const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand};
+
+constexpr OptionSpec kGlobalOptions[] = {
+    {"format", "FORMAT", "text (default) or json"},
+    {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
+    {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
+    {"threads", "N", "parser threads (default: one per core)"},
+    {"help", "", "show help (also: heapq COMMAND --help)"},
+    {"version", "", "show the version"},
+};
+
+std::vector<Command> table() {
+  std::vector<Command> out;
+  for (const Command* c : kCommands) out.push_back(*c);
+  return out;
+}
+
+}  // namespace
+
+std::span<const Command> commands() {
+  static const std::vector<Command> all = table();
+  return all;
+}
+
+std::span<const OptionSpec> global_options() { return kGlobalOptions; }
+
+int report_error(const Error& error) {
+  std::fprintf(stderr, "heapq: %s\n", error.message.c_str());
+  return static_cast<int>(error.code);
+}
+
+Result<SortKey> get_sort(const ParsedArgs& args) {
+  std::string sort = args.get("sort", "bytes");
+  if (sort == "bytes") return SortKey::kBytes;
+  if (sort == "count") return SortKey::kCount;
+  return usage_error("--sort expects bytes or count, not \"" + sort + "\"");
+}
+
+}  // namespace heapq::cli

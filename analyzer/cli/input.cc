@@ -1,0 +1,98 @@
+#include "cli/input.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace heapq::cli {
+
+namespace {
+
+// A one-line progress bar on stderr, redrawn at most ten times a second.
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::string name) : name_(std::move(name)) {}
+  ~ProgressBar() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+  }
+  void update(uint64_t done, uint64_t total) {
+    auto now = std::chrono::steady_clock::now();
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    drawn_ = true;
+    if (total > 0)
+      std::fprintf(stderr, "\rheapq: reading %s %3d%% (%llu of %llu MB)\033[K", name_.c_str(),
+                   static_cast<int>(done * 100 / total), static_cast<unsigned long long>(done >> 20),
+                   static_cast<unsigned long long>(total >> 20));
+    else
+      std::fprintf(stderr, "\rheapq: reading %s (%llu MB)\033[K", name_.c_str(),
+                   static_cast<unsigned long long>(done >> 20));
+  }
+
+ private:
+  std::string name_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+std::string first_lines(const std::vector<LineIssue>& issues) {
+  std::string out;
+  for (const LineIssue& i : issues) {
+    out += out.empty() ? " (" : "; ";
+    out += "line " + std::to_string(i.line) + ": " + i.message;
+  }
+  return out.empty() ? out : out + ")";
+}
+
+}  // namespace
+
+std::vector<std::string> load_warnings(const LoadedDump& d) {
+  const LoadReport& r = d.report;
+  std::vector<std::string> w;
+  const std::string& p = d.path;
+  if (r.bad_lines)
+    w.push_back(p + ": " + std::to_string(r.bad_lines) + " bad line(s) skipped" + first_lines(r.first_bad_lines));
+  if (r.repaired_strings)
+    w.push_back(p + ": " + std::to_string(r.repaired_strings) +
+                " string(s) with bytes that are not UTF-8 kept with U+FFFD in their place" +
+                first_lines(r.first_repaired_strings));
+  if (!r.damage.empty()) w.push_back(p + ": " + r.damage + "; read what came before it");
+  if (r.missing_end) w.push_back(p + ": the memprof dump has no END record: it is truncated");
+  if (r.end_records >= 0 && static_cast<uint64_t>(r.end_records) + 1 != r.lines)
+    w.push_back(p + ": the END record announces " + std::to_string(r.end_records) + " records but " +
+                std::to_string(r.lines - 1) + " lines precede it");
+  if (r.dangling_references)
+    w.push_back(p + ": " + std::to_string(r.dangling_references) +
+                " reference(s) to addresses that are not in the dump ignored");
+  if (r.dangling_classes)
+    w.push_back(p + ": " + std::to_string(r.dangling_classes) +
+                " object(s) whose class is not in the dump (shown as \"(unknown class 0x...)\")");
+  if (r.duplicate_addresses)
+    w.push_back(p + ": " + std::to_string(r.duplicate_addresses) +
+                " record(s) repeat an address seen before (references go to the first)");
+  return w;
+}
+
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global) {
+  auto input = open_input(path);
+  if (!input) return input.error();
+  LoadOptions options;
+  options.strict = global.strict;
+  options.threads = global.threads;
+  std::unique_ptr<ProgressBar> bar;
+  if (!global.quiet && isatty(STDERR_FILENO)) {
+    bar = std::make_unique<ProgressBar>(path);
+    options.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
+  }
+  LoadedDump dump{path == "-" ? "<stdin>" : path, {}, {}};
+  auto graph = load_dump(**input, options, dump.report);
+  bar.reset();
+  if (!graph) return graph.error();
+  dump.graph = std::move(*graph);
+  if (!global.quiet)
+    for (const std::string& w : load_warnings(dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+  return dump;
+}
+
+}  // namespace heapq::cli

@@ -1,0 +1,24 @@
+// Loading the INPUT of a command: a dump file, stdin or gzip, with progress and warnings.
+#pragma once
+
+#include <string>
+
+#include "cli/command.h"
+#include "heapq/heap_graph.h"
+#include "heapq/load.h"
+
+namespace heapq::cli {
+
+struct LoadedDump {
+  std::string path;
+  HeapGraph graph;
+  LoadReport report;
+};
+
+// Loads and reports problems on stderr (unless --quiet); errors are returned, not printed.
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global);
+
+// One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
+std::vector<std::string> load_warnings(const LoadedDump& dump);
+
+}  // namespace heapq::cli

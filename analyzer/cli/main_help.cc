@@ -1,0 +1,100 @@
+#include "cli/main_help.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/command.h"
+#include "cli/output.h"
+
+#ifndef HEAPQ_VERSION
+#define HEAPQ_VERSION "unknown"
+#endif
+
+namespace heapq::cli {
+
+namespace {
+
+std::string tool_help() {
+  std::string out =
+      "usage: heapq [--format text|json] [--quiet] [--strict] COMMAND [options] INPUT\n\n"
+      "Analyzes Ruby heap dumps: Memprof.dump_all output and ObjectSpace.dump_all output of any\n"
+      "Ruby version, plain or gzip-compressed; INPUT - reads stdin.\n\ncommands:\n";
+  for (const Command& c : commands()) {
+    std::string name = "  " + std::string(c.name);
+    name.resize(12, ' ');
+    out += name + std::string(c.summary) + "\n";
+  }
+  out += "\noptions (before or after the command):\n" + describe_options(global_options()) +
+         "\nexit status: 0 success, 1 usage error, 2 bad input, 3 I/O error.\n"
+         "heapq COMMAND --help tells more about a command.\n";
+  return out;
+}
+
+std::string command_help(const Command& c) {
+  std::string out = "usage: " + std::string(c.usage) + "\n\n" + std::string(c.details);
+  if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options);
+  out += "\nglobal options:\n" + describe_options(global_options());
+  return out;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : commands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+Result<GlobalOptions> get_global(const ParsedArgs& args) {
+  GlobalOptions g;
+  std::string format = args.get("format", "text");
+  if (format == "json") g.format = OutputFormat::kJson;
+  else if (format != "text") return usage_error("--format expects text or json, not \"" + format + "\"");
+  g.quiet = args.has("quiet");
+  g.strict = args.has("strict");
+  auto threads = get_count(args, "threads", 0);
+  if (!threads) return threads.error();
+  g.threads = static_cast<unsigned>(std::min<uint64_t>(*threads, 64));
+  return g;
+}
+
+}  // namespace
+
+int run_heapq(const std::vector<std::string>& args) {
+  // The command is the first positional argument; global options may come before or after it.
+  const Command* command = nullptr;
+  size_t at = 0;
+  for (; at < args.size(); ++at) {
+    if (!args[at].starts_with("-")) {
+      command = find_command(args[at]);
+      if (!command && args[at] != "help") return report_error(usage_error("unknown command \"" + args[at] + "\" (see heapq --help)"));
+      break;
+    }
+    // A global option's value is not the command.
+    std::string name = args[at].substr(args[at].find_first_not_of('-'));
+    if ((name == "format" || name == "threads") && at + 1 < args.size()) ++at;
+  }
+  if (at < args.size() && args[at] == "help") {
+    const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;
+    return emit(about ? command_help(*about) : tool_help()) ? 0 : 3;
+  }
+  if (!command) {
+    auto parsed = parse_args(args, global_options());
+    if (!parsed) return report_error(parsed.error());
+    if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
+    if (parsed->has("help")) return emit(tool_help()) ? 0 : 3;
+    std::fputs(tool_help().c_str(), stderr);
+    return static_cast<int>(heapq::ExitCode::kUsage);
+  }
+
+  std::vector<OptionSpec> specs(command->options.begin(), command->options.end());
+  specs.insert(specs.end(), global_options().begin(), global_options().end());
+  std::vector<std::string> command_args(args.begin(), args.begin() + at);
+  command_args.insert(command_args.end(), args.begin() + at + 1, args.end());
+  auto parsed = parse_args(command_args, specs);
+  if (!parsed) return report_error(parsed.error());
+  if (parsed->has("help")) return emit(command_help(*command)) ? 0 : 3;
+  auto global = get_global(*parsed);
+  if (!global) return report_error(global.error());
+  return command->run(*global, *parsed);
+}
+
+}  // namespace heapq::cli

@@ -1,0 +1,106 @@
+#include "cli/output.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace heapq::cli {
+
+std::string format_count(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format_bytes(uint64_t n) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (n < 1024) return std::to_string(n) + " B";
+  double v = static_cast<double>(n);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, kUnits[unit]);
+  return buf;
+}
+
+TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
+    : header_(std::move(header)), numeric_(std::move(numeric)) {}
+
+std::string TextTable::render() const {
+  std::vector<size_t> width(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  };
+  measure(header_);
+  for (const auto& r : rows_) measure(r);
+  std::string out;
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string l;
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      const size_t pad = width[i] - row[i].size();
+      const bool last = i + 1 == row.size();
+      if (i > 0) l += "  ";
+      if (numeric_[i]) l.append(pad, ' ');
+      l += row[i];
+      if (!numeric_[i] && !last) l.append(pad, ' ');
+    }
+    out += l + "\n";
+  };
+  line(header_);
+  for (const auto& r : rows_) line(r);
+  return out;
+}
+
+void write_input_json(JsonWriter& w, const LoadedDump& dump) {
+  const LoadReport& r = dump.report;
+  json_key(w, "input");
+  w.StartObject();
+  json_key(w, "path");
+  json_string(w, dump.path);
+  json_key(w, "format");
+  json_string(w, r.format == DumpFormat::kMemprof ? "memprof" : "objectspace");
+  json_key(w, "lines");
+  w.Uint64(r.lines);
+  json_key(w, "objects");
+  w.Uint64(r.objects);
+  json_key(w, "roots");
+  w.Uint64(r.roots);
+  json_key(w, "shapes");
+  w.Uint64(r.shapes);
+  json_key(w, "bad_lines");
+  w.Uint64(r.bad_lines);
+  json_key(w, "repaired_strings");
+  w.Uint64(r.repaired_strings);
+  json_key(w, "dangling_references");
+  w.Uint64(r.dangling_references);
+  json_key(w, "dangling_classes");
+  w.Uint64(r.dangling_classes);
+  json_key(w, "duplicate_addresses");
+  w.Uint64(r.duplicate_addresses);
+  json_key(w, "warnings");
+  w.StartArray();
+  for (const std::string& s : load_warnings(dump)) json_string(w, s);
+  w.EndArray();
+  w.EndObject();
+}
+
+bool emit(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "heapq: cannot write the output: %s\n", std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+bool emit_json(const rapidjson::StringBuffer& buffer) {
+  return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");
+}
+
+}  // namespace heapq::cli

@@ -1,0 +1,60 @@
+// Renderers' tools: aligned text tables, human-readable numbers, and the JSON writer.
+#pragma once
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/input.h"
+
+namespace heapq::cli {
+
+std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
+std::string format_bytes(uint64_t n);  // 1536 -> "1.5 KiB"
+
+// Columns are left-aligned unless marked numeric (right-aligned).
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<bool> numeric_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+inline void json_key(JsonWriter& w, std::string_view key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+inline void json_string(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+// A string, or null when it is empty (a missing file or method).
+inline void json_string_or_null(JsonWriter& w, std::string_view s) {
+  if (s.empty()) w.Null();
+  else json_string(w, s);
+}
+inline void json_optional(JsonWriter& w, std::optional<uint64_t> v) {
+  if (v) w.Uint64(*v);
+  else w.Null();
+}
+
+// The "input" object every command's JSON carries: what was read and what was skipped.
+void write_input_json(JsonWriter& w, const LoadedDump& dump);
+
+// Writes the text to stdout; false (and a message on stderr) when stdout fails.
+bool emit(std::string_view text);
+
+// Writes a finished JSON document with a final newline.
+bool emit_json(const rapidjson::StringBuffer& buffer);
+
+}  // namespace heapq::cli

@@ -1,0 +1,109 @@
+// HeapGraph: the compact in-memory model of one heap dump that every analysis reads.
+//
+// Objects have dense ids 0..n-1 in dump order. Per-object fields are stored as parallel arrays
+// (struct of arrays); references are a CSR edge list. GC roots hang off a virtual root, kept
+// apart from the objects: roots() lists (category, target) pairs. Class, site and string ids
+// index the class table, the site table and the string table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "heapq/ids.h"
+#include "heapq/object_type.h"
+#include "heapq/string_table.h"
+
+namespace heapq {
+
+// An allocation site: where an object was allocated (tracing fields of the dump).
+struct Site {
+  StringId file;
+  uint32_t line = 0;
+  StringId method;  // none when the dump has no method for the object
+};
+
+// A class as objects refer to it. Pseudo classes (for objects that have none, such as IMEMO
+// records) have address 0 and no object.
+struct ClassInfo {
+  uint64_t address = 0;
+  ObjectId object;  // the CLASS/MODULE record, none when the dump lacks it
+  StringId name;
+};
+
+// One reference from the virtual root: a GC root category and the object it holds.
+struct RootEdge {
+  StringId category;  // "vm", "global_tbl", "machine_context", ...
+  ObjectId target;
+};
+
+class GraphBuilder;
+
+class HeapGraph {
+ public:
+  size_t object_count() const { return address_.size(); }
+  size_t edge_count() const { return edge_target_.size(); }
+
+  uint64_t address(ObjectId o) const { return address_[o.value()]; }
+  ObjectType type(ObjectId o) const { return type_[o.value()]; }
+  ClassId class_of(ObjectId o) const { return class_of_[o.value()]; }
+  uint64_t memsize(ObjectId o) const { return memsize_[o.value()]; }
+  SiteId site(ObjectId o) const { return site_[o.value()]; }
+  uint32_t generation(ObjectId o) const { return generation_[o.value()]; }
+
+  std::span<const ObjectId> references(ObjectId o) const {
+    return {edge_target_.data() + edge_begin_[o.value()],
+            edge_target_.data() + edge_begin_[o.value() + 1]};
+  }
+  // Name of the i-th reference of o ("@ivar", "[3]", ...); none when the dump has no name.
+  StringId reference_name(ObjectId o, size_t i) const {
+    return edge_name_.empty() ? StringId::none() : edge_name_[edge_begin_[o.value()] + i];
+  }
+  bool has_reference_names() const { return !edge_name_.empty(); }
+
+  std::span<const RootEdge> roots() const { return roots_; }
+
+  const ClassInfo& class_info(ClassId c) const { return classes_[c.value()]; }
+  size_t class_count() const { return classes_.size(); }
+  std::string_view class_name(ClassId c) const {
+    return c.valid() ? strings_[classes_[c.value()].name] : std::string_view("(no class)");
+  }
+
+  const Site& site_info(SiteId s) const { return sites_[s.value()]; }
+  size_t site_count() const { return sites_.size(); }
+
+  const StringTable& strings() const { return strings_; }
+  std::string_view string(StringId s) const { return s.valid() ? strings_[s] : std::string_view(); }
+
+  // The object at this address, if the dump has one.
+  std::optional<ObjectId> find(uint64_t address) const;
+
+  // Bytes held by the model, for memory accounting.
+  size_t bytes() const;
+
+ private:
+  friend class GraphBuilder;
+
+  std::vector<uint64_t> address_;
+  std::vector<ObjectType> type_;
+  std::vector<ClassId> class_of_;
+  std::vector<uint64_t> memsize_;
+  std::vector<SiteId> site_;
+  std::vector<uint32_t> generation_;
+
+  std::vector<uint32_t> edge_begin_;  // object_count() + 1 offsets into edge_target_
+  std::vector<ObjectId> edge_target_;
+  std::vector<StringId> edge_name_;  // parallel to edge_target_, empty without names
+
+  std::vector<RootEdge> roots_;
+  std::vector<ClassInfo> classes_;
+  std::vector<Site> sites_;
+  StringTable strings_;
+
+  // Open-addressing table of object ids keyed by address (power-of-two size, linear probing).
+  std::vector<ObjectId> address_index_;
+};
+
+}  // namespace heapq

@@ -1,0 +1,65 @@
+// Loading a heap dump (Ruby's ObjectSpace.dump_all or memprof JSONL) into a HeapGraph.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "heapq/byte_source.h"
+#include "heapq/heap_graph.h"
+#include "heapq/result.h"
+
+namespace heapq {
+
+enum class DumpFormat { kObjectSpace, kMemprof };
+
+struct LoadOptions {
+  // Turn the first problem with the input into an error instead of skipping and counting it.
+  bool strict = false;
+  // Parser threads; 0 means one per core.
+  unsigned threads = 0;
+  // Bytes read per chunk of work; a line longer than this is read whole all the same.
+  size_t chunk_bytes = 4 << 20;
+  // Called from time to time with (bytes consumed, total bytes or 0).
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// A problem at one line of the input.
+struct LineIssue {
+  uint64_t line = 0;
+  std::string message;
+};
+
+// What a load met on its way; nothing in here stopped it.
+struct LoadReport {
+  DumpFormat format = DumpFormat::kObjectSpace;
+  uint64_t lines = 0;
+  uint64_t objects = 0;
+  uint64_t roots = 0;   // ROOT records
+  uint64_t shapes = 0;  // SHAPE records (Ruby 3.3+), not heap objects
+  uint64_t skipped_records = 0;  // NONE slots and other records that hold no object
+
+  // Lines that are not a valid record, skipped; the first few are kept with their reason.
+  uint64_t bad_lines = 0;
+  std::vector<LineIssue> first_bad_lines;
+  // Strings with bytes that are not UTF-8, kept with those bytes replaced by U+FFFD.
+  uint64_t repaired_strings = 0;
+  std::vector<LineIssue> first_repaired_strings;
+
+  uint64_t dangling_references = 0;  // references to addresses the dump does not have
+  uint64_t dangling_classes = 0;     // class fields that point to no class record
+  uint64_t duplicate_addresses = 0;  // records for an address seen before (the first wins)
+
+  std::string damage;          // how the data ended badly (a truncated gzip stream), if it did
+  bool missing_end = false;    // a memprof dump without its END record: truncated
+  int64_t end_records = -1;    // what the END record announced, -1 without one
+
+  static constexpr size_t kIssuesKept = 5;
+};
+
+// Reads a whole dump. Fails (exit status 2 or 3) on unreadable input, or in strict mode on the
+// first problem, with a message "NAME:LINE: what was wrong".
+Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadReport& report);
+
+}  // namespace heapq

@@ -1,0 +1,45 @@
+// Errors as values: what went wrong, where, and which exit status it deserves.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace heapq {
+
+// Exit statuses of the heapq command, shared by everything that can fail.
+enum class ExitCode : int { kOk = 0, kUsage = 1, kBadInput = 2, kIo = 3 };
+
+struct Error {
+  ExitCode code;
+  std::string message;  // "FILE:LINE: what was wrong", ready to print
+};
+
+inline Error bad_input(std::string message) { return {ExitCode::kBadInput, std::move(message)}; }
+inline Error io_error(std::string message) { return {ExitCode::kIo, std::move(message)}; }
+inline Error usage_error(std::string message) { return {ExitCode::kUsage, std::move(message)}; }
+
+// A value or an Error.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error error) : v_(std::move(error)) {}
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T& operator*() { return value(); }
+  T* operator->() { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Result of an operation that returns nothing on success.
+struct Ok {};
+using Status = Result<Ok>;
+
+}  // namespace heapq

@@ -1,0 +1,46 @@
+// Allocation sites: where the live objects were allocated, grouped by site, file, method,
+// class or gem. Needs the tracing fields (file, line, method) of the dump.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heapq/heap_graph.h"
+#include "heapq/stats.h"
+
+namespace heapq {
+
+enum class SiteGrouping { kSite, kFile, kMethod, kClass, kGem };
+
+// One group. Fields that the grouping does not use are none/empty; objects without an
+// allocation site form one group whose file is none.
+struct SiteGroup {
+  StringId file;
+  uint32_t line = 0;  // kSite only
+  StringId method;    // kSite and kMethod
+  ClassId cls;        // kSite and kClass
+  std::string gem;    // kGem: "NAME-VERSION", or "(ruby)", "(app)", "(unknown)"
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  std::optional<uint64_t> retained_bytes;
+};
+
+struct SiteReport {
+  std::vector<SiteGroup> groups;  // largest first
+  uint64_t objects_with_site = 0;
+  uint64_t objects = 0;
+};
+
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes);
+
+// The gem a source path belongs to: ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3";
+// Ruby's own library and internal files -> "(ruby)"; anything else -> "(app)".
+std::string gem_of_path(std::string_view path);
+
+// "rack-2.2.3" -> {"rack", "2.2.3"}; a label without a version -> {label, ""}.
+std::pair<std::string_view, std::string_view> split_gem(std::string_view gem);
+
+}  // namespace heapq

@@ -1,0 +1,36 @@
+// Heap totals: object counts and bytes (memsize) by type and by class.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "heapq/heap_graph.h"
+
+namespace heapq {
+
+enum class SortKey { kBytes, kCount };
+
+struct TypeTotals {
+  ObjectType type;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+};
+
+struct ClassTotals {
+  ClassId cls;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  std::optional<uint64_t> retained_bytes;  // set once dominators are computed
+};
+
+struct HeapStats {
+  uint64_t objects = 0;
+  uint64_t bytes = 0;
+  std::vector<TypeTotals> by_type;    // every type present, largest first
+  std::vector<ClassTotals> by_class;  // every class present, largest first
+};
+
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort = SortKey::kBytes);
+
+}  // namespace heapq

@@ -1,0 +1,135 @@
+#include "heapq/sites.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "model/address_hash.h"
+
+namespace heapq {
+
+namespace {
+
+struct GroupKey {
+  uint32_t a = 0, b = 0, c = 0, d = 0;
+  bool operator==(const GroupKey&) const = default;
+};
+struct GroupKeyHash {
+  size_t operator()(const GroupKey& k) const {
+    return address_hash((uint64_t(k.a) << 32 | k.b) ^ address_hash(uint64_t(k.c) << 32 | k.d));
+  }
+};
+
+bool is_version_start(std::string_view s, size_t dash) {
+  return dash + 1 < s.size() && s[dash + 1] >= '0' && s[dash + 1] <= '9';
+}
+
+// Ruby's library directory holds a version: /usr/lib/ruby/3.1.0/set.rb.
+bool in_ruby_library(std::string_view path) {
+  for (size_t at = path.find("/lib/ruby/"); at != std::string_view::npos;
+       at = path.find("/lib/ruby/", at + 1)) {
+    char next = at + 10 < path.size() ? path[at + 10] : '\0';
+    if (next >= '0' && next <= '9') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string gem_of_path(std::string_view path) {
+  // The last "/gems/NAME-VERSION/" wins: bundler vendors gems inside other trees.
+  size_t at = path.rfind("/gems/");
+  while (at != std::string_view::npos) {
+    size_t start = at + 6;
+    size_t end = path.find('/', start);
+    if (end != std::string_view::npos) {
+      std::string_view dir = path.substr(start, end - start);
+      size_t dash = dir.find('-');
+      while (dash != std::string_view::npos && !is_version_start(dir, dash)) dash = dir.find('-', dash + 1);
+      if (dash != std::string_view::npos && dash > 0) return std::string(dir);
+    }
+    if (at == 0) break;
+    at = path.rfind("/gems/", at - 1);
+  }
+  if (path.starts_with("<internal:") || in_ruby_library(path)) return "(ruby)";
+  return "(app)";
+}
+
+std::pair<std::string_view, std::string_view> split_gem(std::string_view gem) {
+  for (size_t dash = gem.find('-'); dash != std::string_view::npos; dash = gem.find('-', dash + 1))
+    if (dash > 0 && is_version_start(gem, dash)) return {gem.substr(0, dash), gem.substr(dash + 1)};
+  return {gem, {}};
+}
+
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort) {
+  SiteReport report;
+  report.objects = graph.object_count();
+  std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
+  std::vector<std::string> gems;  // kGem: distinct gem labels; key.a indexes them
+  std::unordered_map<uint32_t, uint32_t> gem_of_file;
+  std::unordered_map<std::string, uint32_t> gem_ids;
+
+  auto gem_id = [&](StringId file) -> uint32_t {
+    auto [it, added] = gem_of_file.try_emplace(file.value(), 0);
+    if (added) {
+      std::string gem = file.valid() ? gem_of_path(graph.string(file)) : "(unknown)";
+      auto [g, fresh] = gem_ids.try_emplace(gem, static_cast<uint32_t>(gems.size()));
+      if (fresh) gems.push_back(gem);
+      it->second = g->second;
+    }
+    return it->second;
+  };
+
+  for (uint32_t i = 0; i < graph.object_count(); ++i) {
+    ObjectId o(i);
+    SiteId s = graph.site(o);
+    const Site none{};
+    const Site& site = s.valid() ? graph.site_info(s) : none;
+    if (s.valid()) ++report.objects_with_site;
+    GroupKey key;
+    SiteGroup proto;
+    switch (grouping) {
+      case SiteGrouping::kSite:
+        key = {site.file.value(), site.line, site.method.value(), graph.class_of(o).value()};
+        proto.file = site.file, proto.line = site.line, proto.method = site.method;
+        proto.cls = graph.class_of(o);
+        break;
+      case SiteGrouping::kFile:
+        key = {site.file.value()};
+        proto.file = site.file;
+        break;
+      case SiteGrouping::kMethod:
+        key = {site.file.value(), 0, site.method.value()};
+        proto.file = site.file, proto.method = site.method;
+        break;
+      case SiteGrouping::kClass:
+        key = {graph.class_of(o).value()};
+        proto.cls = graph.class_of(o);
+        break;
+      case SiteGrouping::kGem:
+        key = {gem_id(site.file)};
+        break;
+    }
+    auto [it, added] = index.try_emplace(key, report.groups.size());
+    if (added) {
+      if (grouping == SiteGrouping::kGem) proto.gem = gems[key.a];
+      report.groups.push_back(std::move(proto));
+    }
+    SiteGroup& g = report.groups[it->second];
+    ++g.count;
+    g.bytes += graph.memsize(o);
+  }
+
+  auto primary = [&](const SiteGroup& g) { return sort == SortKey::kBytes ? g.bytes : g.count; };
+  auto secondary = [&](const SiteGroup& g) { return sort == SortKey::kBytes ? g.count : g.bytes; };
+  auto label = [&](const SiteGroup& g) {
+    return std::tuple(graph.string(g.file), g.line, graph.string(g.method), g.cls.value(), std::string_view(g.gem));
+  };
+  std::sort(report.groups.begin(), report.groups.end(), [&](const SiteGroup& a, const SiteGroup& b) {
+    if (primary(a) != primary(b)) return primary(a) > primary(b);
+    if (secondary(a) != secondary(b)) return secondary(a) > secondary(b);
+    return label(a) < label(b);
+  });
+  return report;
+}
+
+}  // namespace heapq

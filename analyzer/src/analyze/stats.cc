@@ -1,0 +1,54 @@
+#include "heapq/stats.h"
+
+#include <algorithm>
+
+namespace heapq {
+
+namespace {
+
+// Largest first; ties broken by the other measure, then by the key so output is stable.
+template <typename T, typename KeyLess>
+void sort_totals(std::vector<T>& rows, SortKey sort, KeyLess key_less) {
+  std::sort(rows.begin(), rows.end(), [&](const T& a, const T& b) {
+    auto primary = [&](const T& t) { return sort == SortKey::kBytes ? t.bytes : t.count; };
+    auto secondary = [&](const T& t) { return sort == SortKey::kBytes ? t.count : t.bytes; };
+    if (primary(a) != primary(b)) return primary(a) > primary(b);
+    if (secondary(a) != secondary(b)) return secondary(a) > secondary(b);
+    return key_less(a, b);
+  });
+}
+
+}  // namespace
+
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort) {
+  HeapStats stats;
+  std::vector<TypeTotals> types(kObjectTypeCount);
+  std::vector<ClassTotals> classes(graph.class_count());
+  for (size_t i = 0; i < types.size(); ++i) types[i].type = static_cast<ObjectType>(i);
+  for (size_t i = 0; i < classes.size(); ++i) classes[i].cls = ClassId(static_cast<uint32_t>(i));
+
+  for (uint32_t i = 0; i < graph.object_count(); ++i) {
+    ObjectId o(i);
+    uint64_t size = graph.memsize(o);
+    TypeTotals& t = types[static_cast<size_t>(graph.type(o))];
+    ++t.count;
+    t.bytes += size;
+    ClassTotals& c = classes[graph.class_of(o).value()];
+    ++c.count;
+    c.bytes += size;
+    stats.bytes += size;
+  }
+  stats.objects = graph.object_count();
+
+  std::erase_if(types, [](const TypeTotals& t) { return t.count == 0; });
+  std::erase_if(classes, [](const ClassTotals& c) { return c.count == 0; });
+  sort_totals(types, sort, [](const TypeTotals& a, const TypeTotals& b) { return a.type < b.type; });
+  sort_totals(classes, sort, [&](const ClassTotals& a, const ClassTotals& b) {
+    return graph.class_name(a.cls) < graph.class_name(b.cls);
+  });
+  stats.by_type = std::move(types);
+  stats.by_class = std::move(classes);
+  return stats;
+}
+
+}  // namespace heapq

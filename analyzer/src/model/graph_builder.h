@@ -1,0 +1,26 @@
+// Turns parsed chunks into a HeapGraph: assigns ids, resolves addresses, names classes.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "heapq/heap_graph.h"
+#include "heapq/load.h"
+#include "read/parsed_chunk.h"
+
+namespace heapq {
+
+class GraphBuilder {
+ public:
+  // Consumes the chunks (their memory is released as the graph fills) in dump order.
+  static HeapGraph build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, LoadReport& report);
+
+  // Exposed for class_names.cc, which completes the class table once objects are in place.
+  static void name_classes(HeapGraph& graph, const std::vector<ClassRecord>& records,
+                           const std::vector<ObjectLabel>& class_names);
+
+ private:
+  class Builder;  // the stages of build(); a member so that it may fill HeapGraph's arrays
+};
+
+}  // namespace heapq

@@ -1,0 +1,166 @@
+// load_dump: reads the input in chunks of whole lines and parses them on every core.
+//
+//   input ──(one reader at a time, under a lock)──▶ chunk i ──▶ parse_chunk (in parallel)
+//   chunks 0..k in dump order ──▶ GraphBuilder ──▶ HeapGraph
+//
+// Reading is serialized (it is a small part of the work); parsing, the large part, is not.
+// Line numbers are chunk-relative while parsing and made absolute afterwards.
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "heapq/load.h"
+#include "model/graph_builder.h"
+#include "read/parsed_chunk.h"
+
+namespace heapq {
+
+namespace {
+
+class ChunkedLoad {
+ public:
+  ChunkedLoad(ByteSource& input, const LoadOptions& options) : input_(input), options_(options) {}
+
+  // Runs the workers; afterwards chunks() holds every chunk read, in order.
+  Status run() {
+    unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+    threads = std::clamp(threads, 1u, 64u);
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { work(); });
+    work();
+    for (auto& t : pool) t.join();
+    if (!error_.message.empty()) return error_;
+    return Ok{};
+  }
+
+  std::vector<std::unique_ptr<ParsedChunk>>& chunks() { return chunks_; }
+
+ private:
+  void work() {
+    std::vector<char> text;
+    for (;;) {
+      ParsedChunk* chunk = nullptr;
+      size_t index = 0, len = 0;
+      {
+        std::lock_guard lock(mutex_);
+        if (eof_ || !error_.message.empty() || index_ >= stop_at_) return;
+        index = index_++;
+        chunks_.push_back(std::make_unique<ParsedChunk>());
+        chunk = chunks_.back().get();
+        if (!fill(text, len)) return;
+        if (options_.progress) options_.progress(input_.consumed(), input_.total());
+      }
+      parse_chunk(text.data(), len, options_.strict, *chunk);
+      if (options_.strict && (chunk->bad_lines || chunk->repaired_strings)) {
+        std::lock_guard lock(mutex_);
+        stop_at_ = std::min(stop_at_, index + 1);  // later chunks cannot hold the first error
+      }
+    }
+  }
+
+  // Under the lock: text = the carried-over partial line + input up to the last newline.
+  bool fill(std::vector<char>& text, size_t& len) {
+    const size_t step = std::max<size_t>(options_.chunk_bytes, 1);
+    size_t have = carry_.size();
+    text.resize(have + step + 1);
+    std::memcpy(text.data(), carry_.data(), have);
+    carry_.clear();
+    for (;;) {
+      if (text.size() < have + step + 1) text.resize(std::max(have + step + 1, text.size() * 2));
+      Result<size_t> got = input_.read(text.data() + have, step);
+      if (!got) {
+        error_ = got.error();
+        return false;
+      }
+      if (*got == 0) {
+        eof_ = true;
+        len = have;  // the last line, possibly without a newline
+        return true;
+      }
+      const char* fresh = text.data() + have;
+      have += *got;
+      if (const void* nl = memrchr(fresh, '\n', *got)) {
+        len = static_cast<const char*>(nl) - text.data() + 1;
+        carry_.assign(text.data() + len, have - len);
+        return true;
+      }
+    }
+  }
+
+  ByteSource& input_;
+  const LoadOptions& options_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<ParsedChunk>> chunks_;
+  std::string carry_;
+  size_t index_ = 0;
+  size_t stop_at_ = SIZE_MAX;
+  bool eof_ = false;
+  Error error_{ExitCode::kOk, ""};
+};
+
+std::string at_line(const ByteSource& input, uint64_t line, const std::string& what) {
+  return input.name() + ":" + std::to_string(line) + ": " + what;
+}
+
+// Adds the chunk's issues to the report with absolute line numbers.
+void merge_issues(const ParsedChunk& c, uint64_t first_line, LoadReport& r) {
+  r.bad_lines += c.bad_lines;
+  r.repaired_strings += c.repaired_strings;
+  for (const LineIssue& i : c.first_bad_lines)
+    if (r.first_bad_lines.size() < LoadReport::kIssuesKept)
+      r.first_bad_lines.push_back({first_line + i.line, i.message});
+  for (const LineIssue& i : c.first_repaired_strings)
+    if (r.first_repaired_strings.size() < LoadReport::kIssuesKept)
+      r.first_repaired_strings.push_back({first_line + i.line, i.message});
+}
+
+}  // namespace
+
+Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadReport& report) {
+  report = LoadReport();
+  ChunkedLoad load(input, options);
+  if (Status s = load.run(); !s) return s.error();
+
+  bool memprof = false;
+  for (auto& c : load.chunks()) {
+    const uint64_t first_line = report.lines;
+    merge_issues(*c, first_line, report);
+    report.lines += c->lines;
+    report.shapes += c->shapes;
+    report.skipped_records += c->skipped_records;
+    report.roots += c->roots.size();
+    memprof = memprof || c->memprof_meta;
+    if (c->end_records) report.end_records = *c->end_records;
+  }
+  report.format = memprof ? DumpFormat::kMemprof : DumpFormat::kObjectSpace;
+  // Damage first: a truncated stream also leaves a broken last line, which is its symptom.
+  if (auto damage = input.damage()) {
+    if (options.strict) return bad_input(input.name() + ": " + *damage);
+    report.damage = *damage;
+  }
+  if (options.strict && !report.first_bad_lines.empty())
+    return bad_input(at_line(input, report.first_bad_lines[0].line, report.first_bad_lines[0].message));
+  if (options.strict && !report.first_repaired_strings.empty())
+    return bad_input(at_line(input, report.first_repaired_strings[0].line,
+                             report.first_repaired_strings[0].message));
+  if (memprof && report.end_records < 0) {
+    report.missing_end = true;
+    if (options.strict)
+      return bad_input(at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
+  }
+
+  HeapGraph graph = GraphBuilder::build(load.chunks(), report);
+  report.objects = graph.object_count();
+  if (graph.object_count() == 0) {
+    std::string why = report.first_bad_lines.empty()
+                          ? input.name() + ": no heap objects in this input (is it a heap dump?)"
+                          : at_line(input, report.first_bad_lines[0].line,
+                                    "no heap objects could be read; the first bad line: " +
+                                        report.first_bad_lines[0].message);
+    return bad_input(why);
+  }
+  return graph;
+}
+
+}  // namespace heapq

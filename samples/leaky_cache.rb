@@ -1,0 +1,44 @@
+# A tiny service whose price cache never evicts: every request for a new SKU leaves a Quote
+# behind for good. Run it to get a heap dump of the leak:
+#   ruby samples/leaky_cache.rb OUTPUT.json [REQUESTS]
+require "objspace"
+
+module Catalog
+  class Quote
+    def initialize(sku, price)
+      @sku = sku
+      @price = price
+      @currency = "EUR"
+      @note = "quoted for #{sku}"
+    end
+  end
+
+  class PriceCache
+    def initialize
+      @store = {}
+    end
+
+    # The leak: entries go in and never come out.
+    def fetch(sku)
+      @store[sku] ||= Quote.new(sku, sku.hash % 1000)
+    end
+  end
+end
+
+CACHE = Catalog::PriceCache.new
+
+def handle_request(i)
+  quote = CACHE.fetch("sku-#{i}")
+  "response for #{quote.object_id}"  # garbage: freed after each request
+end
+
+output = ARGV.fetch(0) { abort "usage: ruby #{$0} OUTPUT.json [REQUESTS]" }
+requests = Integer(ARGV.fetch(1, "20000"))
+
+ObjectSpace.trace_object_allocations_start
+requests.times { |i| handle_request(i) }
+ObjectSpace.trace_object_allocations_stop
+GC.start
+
+File.open("#{output}.tmp", "w") { |f| ObjectSpace.dump_all(output: f) }
+File.rename("#{output}.tmp", output)

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include "heapq/sites.h"
+#include "heapq/stats.h"
+#include "test_dumps.h"
+
+namespace heapq {
+namespace {
+
+HeapGraph small_graph() {
+  auto loaded = testing::load_text(testing::kSmallDump);
+  EXPECT_TRUE(loaded.graph.ok());
+  return std::move(loaded.graph.value());
+}
+
+TEST(Stats, TotalsByTypeAndClass) {
+  HeapGraph g = small_graph();
+  HeapStats s = compute_stats(g);
+  EXPECT_EQ(s.objects, 9u);
+  EXPECT_EQ(s.bytes, 500u + 400 + 500 + 600 + 40 + 160 + 40 + 40 + 40);
+  ASSERT_EQ(s.by_type.front().type, ObjectType::kClass);  // largest bytes first
+  EXPECT_EQ(s.by_type.front().count, 4u);
+  EXPECT_EQ(s.by_type.front().bytes, 2000u);
+  auto string_row = std::find_if(s.by_class.begin(), s.by_class.end(),
+                                 [&](const ClassTotals& c) { return g.class_name(c.cls) == "String"; });
+  ASSERT_NE(string_row, s.by_class.end());
+  EXPECT_EQ(string_row->count, 2u);
+  EXPECT_EQ(string_row->bytes, 80u);
+  EXPECT_FALSE(string_row->retained_bytes.has_value());
+
+  HeapStats by_count = compute_stats(g, SortKey::kCount);
+  EXPECT_EQ(by_count.by_type.front().type, ObjectType::kClass);
+  EXPECT_EQ(by_count.by_type[1].type, ObjectType::kString);
+}
+
+TEST(Sites, GroupsBySiteFileMethodClassAndGem) {
+  HeapGraph g = small_graph();
+  SiteReport by_site = compute_sites(g, SiteGrouping::kSite, SortKey::kCount);
+  EXPECT_EQ(by_site.objects, 9u);
+  EXPECT_EQ(by_site.objects_with_site, 4u);
+  // The two Strings of rack.rb:9 form one group, first by count after the classes without site.
+  auto rack = std::find_if(by_site.groups.begin(), by_site.groups.end(), [&](const SiteGroup& s) {
+    return g.string(s.file) == "/gems/rack-2.2.3/lib/rack.rb";
+  });
+  ASSERT_NE(rack, by_site.groups.end());
+  EXPECT_EQ(rack->line, 9u);
+  EXPECT_EQ(rack->count, 2u);
+  EXPECT_EQ(rack->bytes, 80u);
+  EXPECT_EQ(g.string(rack->method), "call");
+  EXPECT_EQ(g.class_name(rack->cls), "String");
+
+  SiteReport by_file = compute_sites(g, SiteGrouping::kFile);
+  ASSERT_EQ(by_file.groups.size(), 3u);  // foo.rb, rack.rb, and no site
+  EXPECT_FALSE(by_file.groups.front().file.valid());  // the class records, 2000+ bytes
+
+  SiteReport by_method = compute_sites(g, SiteGrouping::kMethod);
+  EXPECT_EQ(by_method.groups.size(), 4u);  // new, initialize, call, none
+
+  SiteReport by_gem = compute_sites(g, SiteGrouping::kGem);
+  std::vector<std::string> gems;
+  for (const SiteGroup& s : by_gem.groups) gems.push_back(s.gem);
+  EXPECT_EQ(gems, (std::vector<std::string>{"(unknown)", "(app)", "rack-2.2.3"}));
+}
+
+TEST(Sites, GemOfPath) {
+  EXPECT_EQ(gem_of_path("/usr/local/bundle/gems/activesupport-7.0.4/lib/active_support.rb"), "activesupport-7.0.4");
+  EXPECT_EQ(gem_of_path("/home/u/.gem/ruby/3.1.0/gems/net-http-0.3.2/lib/net/http.rb"), "net-http-0.3.2");
+  EXPECT_EQ(gem_of_path("/gems/nokogiri-1.13.8-x86_64-linux/lib/x.rb"), "nokogiri-1.13.8-x86_64-linux");
+  EXPECT_EQ(gem_of_path("/app/vendor/bundle/ruby/3.1.0/gems/rack-2.2.3/lib/rack.rb"), "rack-2.2.3");
+  EXPECT_EQ(gem_of_path("/usr/lib/ruby/3.1.0/set.rb"), "(ruby)");
+  EXPECT_EQ(gem_of_path("<internal:kernel>"), "(ruby)");
+  EXPECT_EQ(gem_of_path("/srv/app/gems/readme.rb"), "(app)");
+  EXPECT_EQ(gem_of_path("app/models/user.rb"), "(app)");
+  EXPECT_EQ(split_gem("net-http-0.3.2"), (std::pair<std::string_view, std::string_view>{"net-http", "0.3.2"}));
+  EXPECT_EQ(split_gem("(app)").second, "");
+}
+
+}  // namespace
+}  // namespace heapq

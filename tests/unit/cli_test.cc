@@ -1,0 +1,163 @@
+// The heapq command line: JSON output against schemas/, exit statuses, help.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/schema.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/main_help.h"
+#include "test_dumps.h"
+
+namespace heapq {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Resolves "input.schema.json#" and friends from the schemas/ folder.
+class SchemaFolder : public rapidjson::IRemoteSchemaDocumentProvider {
+ public:
+  const rapidjson::SchemaDocument* GetRemoteDocument(const char* uri, rapidjson::SizeType length) override {
+    // rapidjson 1.1 passes the URI one character short ("input.schema.jso"): match a prefix.
+    std::string name(uri, length);
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(HEAPQ_SOURCE_DIR) + "/schemas"))
+      if (std::string file = entry.path().filename().string(); file.starts_with(name) && file.size() <= name.size() + 1)
+        name = file;
+    auto& doc = docs_[name];
+    if (!doc) {
+      auto& json = json_[name];  // a SchemaDocument points into its JSON: keep both
+      json = std::make_unique<rapidjson::Document>();
+      json->Parse(read_file(std::string(HEAPQ_SOURCE_DIR) + "/schemas/" + name).c_str());
+      doc = std::make_unique<rapidjson::SchemaDocument>(*json);
+    }
+    return doc.get();
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<rapidjson::Document>> json_;
+  std::map<std::string, std::unique_ptr<rapidjson::SchemaDocument>> docs_;
+};
+
+bool valid(const std::string& json, const std::string& schema_name, std::string* where = nullptr) {
+  rapidjson::Document schema_json;
+  schema_json.Parse(read_file(std::string(HEAPQ_SOURCE_DIR) + "/schemas/" + schema_name).c_str());
+  EXPECT_FALSE(schema_json.HasParseError()) << schema_name;
+  SchemaFolder folder;
+  rapidjson::SchemaDocument schema(schema_json, &folder);
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  EXPECT_FALSE(doc.HasParseError()) << json;
+  rapidjson::SchemaValidator validator(schema);
+  bool ok = doc.Accept(validator);
+  if (where && !ok) *where = validator.GetInvalidSchemaKeyword();
+  return ok;
+}
+
+void expect_valid(const std::string& json, const std::string& schema_name) {
+  std::string where;
+  EXPECT_TRUE(valid(json, schema_name, &where)) << schema_name << ": invalid at " << where;
+}
+
+TEST(Schemas, RejectWhatTheyShould) {
+  EXPECT_FALSE(valid("{}", "stats.schema.json"));
+  EXPECT_FALSE(valid(R"({"input":{}, "objects":1, "bytes":1, "by_type":[], "by_class":[]})", "stats.schema.json"));
+  EXPECT_FALSE(valid(R"({"type":"OBJECT"})", "memprof-dump.schema.json"));
+  EXPECT_TRUE(valid(R"({"type":"OBJECT", "address":"0x10", "reference_names":["@a", null]})", "memprof-dump.schema.json"));
+  EXPECT_TRUE(valid(R"({"type":"END", "records":3})", "memprof-dump.schema.json"));
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("heapq-cli-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    dump_ = (dir_ / "small.json").string();
+    std::ofstream(dump_) << testing::kSmallDump;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs heapq; returns its exit status and keeps what it printed.
+  int run(std::vector<std::string> args) {
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    int status = cli::run_heapq(args);
+    out_ = ::testing::internal::GetCapturedStdout();
+    err_ = ::testing::internal::GetCapturedStderr();
+    return status;
+  }
+
+  std::filesystem::path dir_;
+  std::string dump_, out_, err_;
+};
+
+TEST_F(Cli, StatsJsonMatchesItsSchema) {
+  ASSERT_EQ(run({"--format", "json", "stats", dump_}), 0) << err_;
+  expect_valid(out_, "stats.schema.json");
+  rapidjson::Document d;
+  d.Parse(out_.c_str());
+  EXPECT_EQ(d["objects"].GetUint64(), 9u);
+  EXPECT_EQ(d["input"]["format"].GetString(), std::string("objectspace"));
+  // Global options also work after the command.
+  ASSERT_EQ(run({"stats", dump_, "--format=json", "--top", "1"}), 0) << err_;
+  d.Parse(out_.c_str());
+  EXPECT_EQ(d["by_class"].Size(), 1u);
+}
+
+TEST_F(Cli, SitesJsonMatchesItsSchemaForEveryGrouping) {
+  for (const char* by : {"site", "file", "method", "class", "gem"}) {
+    ASSERT_EQ(run({"--format", "json", "sites", "--by", by, "--top", "0", dump_}), 0) << by << err_;
+    expect_valid(out_, "sites.schema.json");
+  }
+}
+
+TEST_F(Cli, TextOutput) {
+  ASSERT_EQ(run({"stats", dump_}), 0);
+  EXPECT_NE(out_.find("9 objects"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("String"), std::string::npos);
+  ASSERT_EQ(run({"sites", dump_}), 0);
+  EXPECT_NE(out_.find("/gems/rack-2.2.3/lib/rack.rb:9"), std::string::npos) << out_;
+}
+
+TEST_F(Cli, ExitStatuses) {
+  EXPECT_EQ(run({}), 1);
+  EXPECT_EQ(run({"frobnicate"}), 1);
+  EXPECT_NE(err_.find("unknown command"), std::string::npos);
+  EXPECT_EQ(run({"stats"}), 1);
+  EXPECT_EQ(run({"stats", dump_, "--top", "many"}), 1);
+  EXPECT_EQ(run({"sites", "--by", "planet", dump_}), 1);
+  EXPECT_EQ(run({"--format", "xml", "stats", dump_}), 1);
+  EXPECT_EQ(run({"stats", (dir_ / "missing.json").string()}), 3);
+  EXPECT_NE(err_.find("missing.json: cannot open"), std::string::npos) << err_;
+
+  std::string broken = (dir_ / "broken.json").string();
+  std::ofstream(broken) << testing::kSmallDump << "{\"address\":\n";
+  EXPECT_EQ(run({"stats", broken}), 0);
+  EXPECT_NE(err_.find("1 bad line(s) skipped (line 11:"), std::string::npos) << err_;
+  EXPECT_EQ(run({"--quiet", "stats", broken}), 0);
+  EXPECT_EQ(err_, "");
+  EXPECT_EQ(run({"--strict", "stats", broken}), 2);
+  EXPECT_EQ(err_.rfind("heapq: " + broken + ":11: ", 0), 0u) << err_;
+}
+
+TEST_F(Cli, Help) {
+  EXPECT_EQ(run({"--help"}), 0);
+  EXPECT_NE(out_.find("commands:"), std::string::npos);
+  EXPECT_NE(out_.find("sites"), std::string::npos);
+  EXPECT_EQ(run({"sites", "--help"}), 0);
+  EXPECT_NE(out_.find("usage: heapq sites"), std::string::npos);
+  EXPECT_NE(out_.find("--by GROUP"), std::string::npos);
+  EXPECT_EQ(run({"help", "stats"}), 0);
+  EXPECT_NE(out_.find("usage: heapq stats"), std::string::npos);
+  EXPECT_EQ(run({"--version"}), 0);
+  EXPECT_EQ(out_.rfind("heapq ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace heapq

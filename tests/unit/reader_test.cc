@@ -1,0 +1,276 @@
+#include <gtest/gtest.h>
+
+#include "heapq/load.h"
+#include "test_dumps.h"
+
+namespace heapq {
+namespace {
+
+using testing::gzip;
+using testing::kSmallDump;
+using testing::load_text;
+
+ObjectId find(const HeapGraph& g, uint64_t address) {
+  auto id = g.find(address);
+  EXPECT_TRUE(id.has_value()) << std::hex << address;
+  return id.value_or(ObjectId(0));
+}
+
+TEST(Reader, LoadsObjectsReferencesAndRoots) {
+  auto [graph, report] = load_text(kSmallDump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.object_count(), 9u);
+  EXPECT_EQ(report.roots, 1u);
+  EXPECT_EQ(report.bad_lines, 0u);
+  EXPECT_EQ(report.format, DumpFormat::kObjectSpace);
+
+  ObjectId foo = find(g, 0x500);
+  EXPECT_EQ(g.type(foo), ObjectType::kObject);
+  EXPECT_EQ(g.class_name(g.class_of(foo)), "Foo");
+  EXPECT_EQ(g.memsize(foo), 40u);
+  EXPECT_EQ(g.generation(foo), 7u);
+  ASSERT_EQ(g.references(foo).size(), 1u);
+  EXPECT_EQ(g.references(foo)[0], find(g, 0x600));
+  const Site& site = g.site_info(g.site(foo));
+  EXPECT_EQ(g.string(site.file), "app/foo.rb");
+  EXPECT_EQ(site.line, 3u);
+  EXPECT_EQ(g.string(site.method), "new");
+
+  ObjectId hash = find(g, 0x600);
+  EXPECT_EQ(g.references(hash).size(), 2u);
+  // Two Strings allocated at one site share it.
+  EXPECT_EQ(g.site(find(g, 0x700)), g.site(find(g, 0x710)));
+
+  ASSERT_EQ(g.roots().size(), 2u);
+  EXPECT_EQ(g.string(g.roots()[0].category), "vm");
+  EXPECT_EQ(g.roots()[1].target, foo);
+}
+
+TEST(Reader, NamesClassesAndPseudoClasses) {
+  auto [graph, report] = load_text(kSmallDump);
+  ASSERT_TRUE(graph.ok());
+  const HeapGraph& g = graph.value();
+  // An IMEMO's class slot is not a class (0x8 here): it gets a label, not a dangling class.
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x800))), "IMEMO:cref");
+  // A String class record's own class is its singleton: it counts as a Class... which this
+  // tiny dump lacks, so the singleton stays, named after the class it is attached to.
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x100))), "#<Class:String>");
+  // Hash's metaclass 0x210 is not in the dump.
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x200))), "(unknown class 0x210)");
+  EXPECT_EQ(report.dangling_classes, 3u);  // the classes of 0x110, Hash and Foo
+}
+
+TEST(Reader, CountsDanglingReferencesAndDuplicates) {
+  std::string dump = kSmallDump;
+  dump += R"J({"address":"0x900", "type":"ARRAY", "class":"0x200", "references":["0xdead", "0x700"], "memsize":40})J" "\n";
+  dump += R"J({"address":"0x700", "type":"STRING", "class":"0x100", "memsize":40})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(report.dangling_references, 1u);
+  EXPECT_EQ(report.duplicate_addresses, 1u);
+  const HeapGraph& g = graph.value();
+  ObjectId array = find(g, 0x900);
+  ASSERT_EQ(g.references(array).size(), 1u);
+  EXPECT_EQ(g.references(array)[0], ObjectId(6));  // the first record of 0x700 wins
+}
+
+TEST(Reader, SkipsNoneSlotsAndCountsShapes) {
+  std::string dump = kSmallDump;
+  dump += R"J({"address":"0xa00", "type":"NONE"})J" "\n";
+  dump += R"J({"address":"0xb00", "type":"SHAPE", "id":1, "parent_id":0, "depth":1, "memsize":120})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(graph.value().object_count(), 9u);
+  EXPECT_EQ(report.shapes, 1u);
+  EXPECT_EQ(report.skipped_records, 1u);
+}
+
+// Every kind of broken line: skipped and counted by default, an error naming the line in
+// strict mode.
+struct BrokenCase {
+  const char* name;
+  std::string line;
+  const char* message;  // part of the expected message
+};
+
+class BrokenInput : public ::testing::TestWithParam<BrokenCase> {};
+
+TEST_P(BrokenInput, SkippedByDefaultAndFatalWhenStrict) {
+  const BrokenCase& c = GetParam();
+  std::string dump = std::string(kSmallDump) + c.line + "\n" +
+                     R"J({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_GE(report.bad_lines, 1u);
+  ASSERT_FALSE(report.first_bad_lines.empty());
+  EXPECT_EQ(report.first_bad_lines[0].line, 11u);
+  EXPECT_NE(report.first_bad_lines[0].message.find(c.message), std::string::npos)
+      << report.first_bad_lines[0].message;
+  EXPECT_TRUE(graph.value().find(0xc00).has_value()) << "the line after a bad one is read";
+
+  LoadOptions strict;
+  strict.strict = true;
+  auto [failed, ignored] = load_text(dump, strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, ExitCode::kBadInput);
+  EXPECT_EQ(failed.error().message.rfind("dump.json:11: ", 0), 0u) << failed.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, BrokenInput,
+    ::testing::Values(
+        BrokenCase{"BadJson", R"J({"address":"0x900", "type":"STRING" "memsize":40})J", "invalid JSON"},
+        BrokenCase{"NotAnObject", R"J([1, 2, 3])J", "must be a JSON object"},
+        BrokenCase{"NoAddress", R"J({"type":"STRING", "memsize":40})J", "no \"address\""},
+        BrokenCase{"BadAddress", R"J({"address":"zz", "type":"STRING"})J", "not a hex address"},
+        BrokenCase{"BadReference", R"J({"address":"0x900", "type":"ARRAY", "references":[12]})J", "not an address"},
+        BrokenCase{"NegativeMemsize", R"J({"address":"0x900", "type":"ARRAY", "memsize":-4})J", "negative"},
+        // Ruby 3.1 writes eval'd file names raw: a quote, then a newline, inside the string.
+        BrokenCase{"RawNewlineInString", "{\"address\":\"0x900\", \"type\":\"STRING\", \"file\":\"we\\\"ird\npath.rb\", \"line\":1}", "invalid JSON"},
+        BrokenCase{"ControlCharacter", "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}", "invalid JSON"}),
+    [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.name); });
+
+TEST(Reader, RawInvalidUtf8IsRepairedByDefaultAndFatalWhenStrict) {
+  std::string dump = std::string(kSmallDump) +
+                     "{\"address\":\"0x900\", \"type\":\"STRING\", \"class\":\"0x100\", \"file\":\"we\xffird.rb\", \"line\":2, \"memsize\":40}\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(report.repaired_strings, 1u);
+  ASSERT_EQ(report.first_repaired_strings.size(), 1u);
+  EXPECT_EQ(report.first_repaired_strings[0].line, 11u);
+  const HeapGraph& g = graph.value();
+  ObjectId s = find(g, 0x900);  // the object is kept: only its file name was damaged
+  EXPECT_EQ(g.string(g.site_info(g.site(s)).file), "we\xEF\xBF\xBDird.rb");
+
+  LoadOptions strict;
+  strict.strict = true;
+  auto [failed, ignored] = load_text(dump, strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message.rfind("dump.json:11: ", 0), 0u) << failed.error().message;
+}
+
+TEST(Reader, TruncatedLastLine) {
+  std::string dump = std::string(kSmallDump) + R"J({"address":"0x900", "type":"STRI)J";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(report.bad_lines, 1u);
+  EXPECT_EQ(report.first_bad_lines.at(0).line, 11u);
+  LoadOptions strict;
+  strict.strict = true;
+  auto [failed, ignored] = load_text(dump, strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message.rfind("dump.json:11: ", 0), 0u);
+}
+
+TEST(Reader, ReadsGzipIncludingConcatenatedMembers) {
+  std::string text = kSmallDump;
+  size_t half = text.find('\n', text.size() / 2) + 1;
+  auto [graph, report] = load_text(gzip(text.substr(0, half)) + gzip(text.substr(half)));
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(graph.value().object_count(), 9u);
+  EXPECT_TRUE(report.damage.empty());
+}
+
+TEST(Reader, TruncatedGzipIsReportedOrFatalWhenStrict) {
+  std::string big;
+  for (int i = 0; i < 2000; ++i) {
+    char line[128];
+    std::snprintf(line, sizeof line, R"J({"address":"0x%x", "type":"STRING", "memsize":40})J" "\n", 0x10000 + i * 0x28);
+    big += line;
+  }
+  std::string text = std::string(kSmallDump) + big;
+  std::string gz = gzip(text);
+  gz.resize(gz.size() / 2);
+  auto [graph, report] = load_text(gz);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_NE(report.damage.find("truncated gzip"), std::string::npos) << report.damage;
+  EXPECT_GE(graph.value().object_count(), 9u);
+
+  LoadOptions strict;
+  strict.strict = true;
+  auto [failed, ignored] = load_text(gz, strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("truncated gzip"), std::string::npos);
+}
+
+TEST(Reader, MemprofDumpWithNamesMetaAndEnd) {
+  std::string dump =
+      R"J({"type":"META", "format":"memprof", "version":1, "ruby_version":"3.1.7", "pid":1})J" "\n"
+      R"J({"type":"ROOT", "root":"global_tbl", "references":["0x500"], "reference_names":["$store"]})J" "\n"
+      R"J({"address":"0x300", "type":"CLASS", "class":"0x310", "name":"Foo", "references":["0x310"], "reference_names":["(class)"], "memsize":600})J" "\n"
+      R"J({"address":"0x500", "type":"OBJECT", "class":"0x300", "class_name":"Foo", "references":["0x300", "0x600"], "reference_names":["(class)", "@items"], "memsize":40})J" "\n"
+      R"J({"address":"0x600", "type":"ARRAY", "class":"0x400", "class_name":"Array", "references":[], "memsize":40})J" "\n"
+      R"J({"type":"END", "records":5})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(report.format, DumpFormat::kMemprof);
+  EXPECT_FALSE(report.missing_end);
+  EXPECT_EQ(report.end_records, 5);
+  const HeapGraph& g = graph.value();
+  ASSERT_TRUE(g.has_reference_names());
+  ObjectId foo = find(g, 0x500);
+  ASSERT_EQ(g.references(foo).size(), 2u);
+  EXPECT_EQ(g.string(g.reference_name(foo, 1)), "@items");
+  // class_name names a class the dump lacks a record for.
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x600))), "Array");
+  // 0x310 is not in the dump: Foo's class edge dangles, its name edge does not.
+  EXPECT_EQ(g.references(find(g, 0x300)).size(), 0u);
+}
+
+TEST(Reader, MemprofDumpWithoutEndIsTruncated) {
+  std::string dump =
+      R"J({"type":"META", "format":"memprof", "version":1})J" "\n"
+      R"J({"address":"0x600", "type":"ARRAY", "memsize":40})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_TRUE(report.missing_end);
+  LoadOptions strict;
+  strict.strict = true;
+  auto [failed, ignored] = load_text(dump, strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().message.find("END"), std::string::npos);
+}
+
+TEST(Reader, NoObjectsIsAnError) {
+  auto [graph, report] = load_text("hello\nworld\n");
+  ASSERT_FALSE(graph.ok());
+  EXPECT_EQ(graph.error().code, ExitCode::kBadInput);
+  EXPECT_NE(graph.error().message.find("dump.json:1:"), std::string::npos) << graph.error().message;
+  auto [empty, r2] = load_text("");
+  ASSERT_FALSE(empty.ok());
+}
+
+// Chunk size and thread count change how the work is split, never the answer.
+TEST(Reader, SameGraphWhateverTheChunkingAndThreads) {
+  std::string dump = kSmallDump;
+  std::string long_refs;
+  for (int i = 0; i < 5000; ++i) long_refs += std::string(i ? ", " : "") + "\"0x700\"";
+  dump += R"J({"address":"0xd00", "type":"ARRAY", "class":"0x200", "references":[)J" + long_refs + R"J(], "memsize":40})J" "\n";
+  dump += R"J({"address":"0xd10", "type":"STRING", "class":"0x100", "memsize":40})J";  // no final newline
+  auto [base, base_report] = load_text(dump);
+  ASSERT_TRUE(base.ok());
+  for (size_t chunk : {size_t(1), size_t(7), size_t(64), size_t(4096)}) {
+    for (unsigned threads : {1u, 3u}) {
+      LoadOptions o;
+      o.chunk_bytes = chunk;
+      o.threads = threads;
+      auto [graph, report] = load_text(dump, o);
+      ASSERT_TRUE(graph.ok());
+      const HeapGraph& a = base.value();
+      const HeapGraph& b = graph.value();
+      ASSERT_EQ(a.object_count(), b.object_count()) << chunk << " " << threads;
+      EXPECT_EQ(a.edge_count(), b.edge_count());
+      EXPECT_EQ(report.lines, base_report.lines);
+      for (uint32_t i = 0; i < a.object_count(); ++i) {
+        ObjectId o(i);
+        EXPECT_EQ(a.address(o), b.address(o));
+        EXPECT_EQ(a.class_name(a.class_of(o)), b.class_name(b.class_of(o)));
+        EXPECT_EQ(a.references(o).size(), b.references(o).size());
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace heapq
