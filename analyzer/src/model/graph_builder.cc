@@ -1,11 +1,13 @@
 #include "model/graph_builder.h"
 
-#include "model/address_hash.h"
-
+#include <algorithm>
+#include <atomic>
 #include <bit>
-#include <cstring>
 #include <string>
+#include <thread>
 #include <unordered_map>
+
+#include "model/address_hash.h"
 
 namespace heapq {
 
@@ -17,16 +19,36 @@ void append(std::vector<T>& to, std::vector<T>& from) {
   std::vector<T>().swap(from);
 }
 
-struct SiteKey {
-  StringId file;
-  uint32_t line;
-  StringId method;
-  bool operator==(const SiteKey&) const = default;
-};
-struct SiteKeyHash {
+template <typename T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
+struct GlobalSiteHash {
   size_t operator()(const SiteKey& k) const {
     return address_hash((uint64_t(k.file.value()) << 32 | k.line) ^ (uint64_t(k.method.value()) << 17));
   }
+};
+
+// Runs fn(i) for i in [0, n) on up to `threads` threads.
+template <typename Fn>
+void parallel_for(size_t n, unsigned threads, Fn fn) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<size_t>(threads, n); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+// A chunk's references as object ids, dangling ones dropped.
+struct ResolvedRefs {
+  std::vector<ObjectId> targets;
+  std::vector<StringId> names;
+  std::vector<uint32_t> ends;  // per object, into targets
+  uint64_t dangling = 0;
 };
 
 }  // namespace
@@ -34,8 +56,8 @@ struct SiteKeyHash {
 // Builds the graph in stages; each stage frees the chunk arrays it no longer needs.
 class GraphBuilder::Builder {
  public:
-  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, LoadReport& report)
-      : chunks_(chunks), report_(report) {}
+  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, LoadReport& report)
+      : chunks_(chunks), threads_(threads), report_(report) {}
 
   HeapGraph run() {
     size_t n = 0, refs = 0;
@@ -45,17 +67,17 @@ class GraphBuilder::Builder {
       refs += c->refs.size();
       named = named || !c->ref_names.empty();
     }
-    reserve(n, refs, named);
+    reserve(n, refs);
     for (auto& c : chunks_) add_objects(*c);
-    for (auto& c : chunks_) add_references(*c);
-    for (auto& c : chunks_) add_roots(*c);
+    add_references(named);
+    for (size_t i = 0; i < chunks_.size(); ++i) add_roots(*chunks_[i], strings_[i]);
     count_dangling_classes();
     GraphBuilder::name_classes(g_, class_records_, class_names_);
     return std::move(g_);
   }
 
  private:
-  void reserve(size_t n, size_t refs, bool named) {
+  void reserve(size_t n, size_t refs) {
     g_.address_.reserve(n);
     g_.type_.reserve(n);
     g_.class_of_.reserve(n);
@@ -63,9 +85,7 @@ class GraphBuilder::Builder {
     g_.site_.reserve(n);
     g_.generation_.reserve(n);
     g_.edge_begin_.reserve(n + 1);
-    g_.edge_begin_.push_back(0);
     g_.edge_target_.reserve(refs);
-    if (named) g_.edge_name_.reserve(refs);
     g_.address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
   }
 
@@ -81,23 +101,22 @@ class GraphBuilder::Builder {
 
   void add_objects(ParsedChunk& c) {
     std::vector<StringId> strings = remap_strings(c);
+    std::vector<ClassId> classes;
+    for (const ClassKey& k : c.class_keys) classes.push_back(class_for(k, strings));
+    std::vector<SiteId> sites;
+    for (const SiteKey& k : c.site_keys) sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
+
     const uint32_t base = static_cast<uint32_t>(g_.address_.size());
-    const size_t n = c.object_count();
     append(g_.address_, c.address);
-    size_t imemo = 0;
-    for (size_t i = 0; i < n; ++i) {
-      ObjectId id(base + static_cast<uint32_t>(i));
-      if (!index_address(id)) ++report_.duplicate_addresses;
-      StringId imemo_type;
-      while (imemo < c.imemo_types.size() && c.imemo_types[imemo].object < i) ++imemo;
-      if (imemo < c.imemo_types.size() && c.imemo_types[imemo].object == i)
-        imemo_type = mapped(strings, c.imemo_types[imemo].label);
-      g_.class_of_.push_back(class_for(c.type[i], c.class_address[i], imemo_type));
-      g_.site_.push_back(site_for(mapped(strings, c.file[i]), c.line[i], mapped(strings, c.method[i])));
-    }
+    for (uint32_t i = base; i < g_.address_.size(); ++i)
+      if (!index_address(ObjectId(i))) ++report_.duplicate_addresses;
+    for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
+    for (uint32_t slot : c.site_slot) g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
     append(g_.type_, c.type);
     append(g_.memsize_, c.memsize);
     append(g_.generation_, c.generation);
+    release(c.class_slot);
+    release(c.site_slot);
     for (ClassRecord r : c.classes) {
       r.object += base;
       r.name = mapped(strings, r.name);
@@ -105,36 +124,48 @@ class GraphBuilder::Builder {
       class_records_.push_back(r);
     }
     for (ObjectLabel l : c.class_names) class_names_.push_back({l.object + base, mapped(strings, l.label)});
-    ref_name_strings_.push_back(std::move(strings));
-    std::vector<uint64_t>().swap(c.class_address);
-    std::vector<StringId>().swap(c.file);
-    std::vector<StringId>().swap(c.method);
-    std::vector<uint32_t>().swap(c.line);
+    strings_.push_back(std::move(strings));
   }
 
-  void add_references(ParsedChunk& c) {
-    const std::vector<StringId>& strings = ref_name_strings_[chunk_++];
+  // Resolves addresses to ids on every core (the index is complete and read-only by now),
+  // then appends the chunks' edges in order.
+  void add_references(bool named) {
+    std::vector<ResolvedRefs> resolved(chunks_.size());
+    parallel_for(chunks_.size(), threads_, [&](size_t i) { resolve(*chunks_[i], strings_[i], named, resolved[i]); });
+    if (named) g_.edge_name_.reserve(g_.edge_target_.capacity());
+    g_.edge_begin_.push_back(0);
+    for (ResolvedRefs& r : resolved) {
+      const uint32_t base = static_cast<uint32_t>(g_.edge_target_.size());
+      for (uint32_t end : r.ends) g_.edge_begin_.push_back(base + end);
+      append(g_.edge_target_, r.targets);
+      append(g_.edge_name_, r.names);
+      report_.dangling_references += r.dangling;
+      release(r.ends);
+    }
+  }
+
+  void resolve(ParsedChunk& c, const std::vector<StringId>& strings, bool named, ResolvedRefs& out) const {
+    out.targets.reserve(c.refs.size());
+    out.ends.reserve(c.refs_end.size());
     size_t r = 0;
     for (uint32_t end : c.refs_end) {
       for (; r < end; ++r) {
         std::optional<ObjectId> to = g_.find(c.refs[r]);
         if (!to) {
-          ++report_.dangling_references;
+          ++out.dangling;
           continue;
         }
-        g_.edge_target_.push_back(*to);
-        if (g_.edge_name_.capacity() > 0)
-          g_.edge_name_.push_back(c.ref_names.empty() ? StringId::none() : mapped(strings, c.ref_names[r]));
+        out.targets.push_back(*to);
+        if (named) out.names.push_back(c.ref_names.empty() ? StringId::none() : mapped(strings, c.ref_names[r]));
       }
-      g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
+      out.ends.push_back(static_cast<uint32_t>(out.targets.size()));
     }
-    std::vector<uint64_t>().swap(c.refs);
-    std::vector<StringId>().swap(c.ref_names);
-    std::vector<uint32_t>().swap(c.refs_end);
+    release(c.refs);
+    release(c.ref_names);
+    release(c.refs_end);
   }
 
-  void add_roots(ParsedChunk& c) {
-    const std::vector<StringId>& strings = ref_name_strings_[root_chunk_++];
+  void add_roots(ParsedChunk& c, const std::vector<StringId>& strings) {
     size_t r = 0;
     for (const RootRecord& root : c.roots) {
       StringId category = mapped(strings, root.category);
@@ -160,18 +191,14 @@ class GraphBuilder::Builder {
     }
   }
 
-  ClassId class_for(ObjectType type, uint64_t class_address, StringId imemo_type) {
-    if (type == ObjectType::kImemo) {
-      // An IMEMO's class slot holds internal data (often junk such as 0x8), not a class.
-      std::string name = "IMEMO:";
-      name += imemo_type.valid() ? g_.strings_[imemo_type] : "?";
-      return pseudo_class(name);
-    }
-    if (class_address == 0) return pseudo_class("(no class)");
-    auto [it, added] = class_by_address_.try_emplace(class_address, ClassId());
+  ClassId class_for(const ClassKey& key, const std::vector<StringId>& strings) {
+    // An IMEMO's class slot holds internal data (often junk such as 0x8), not a class.
+    if (key.imemo) return pseudo_class("IMEMO:" + std::string(g_.strings_[mapped(strings, key.imemo_type)]));
+    if (key.address == 0) return pseudo_class("(no class)");
+    auto [it, added] = class_by_address_.try_emplace(key.address, ClassId());
     if (added) {
       it->second = ClassId(static_cast<uint32_t>(g_.classes_.size()));
-      g_.classes_.push_back({class_address, ObjectId::none(), StringId::none()});
+      g_.classes_.push_back({key.address, ObjectId::none(), StringId::none()});
     }
     return it->second;
   }
@@ -186,17 +213,12 @@ class GraphBuilder::Builder {
     return it->second;
   }
 
-  SiteId site_for(StringId file, uint32_t line, StringId method) {
-    if (!file.valid()) return SiteId::none();
-    SiteKey key{file, line, method};
-    if (last_site_.valid() && key == last_key_) return last_site_;
+  SiteId site_for(const SiteKey& key) {
     auto [it, added] = sites_.try_emplace(key, SiteId());
     if (added) {
       it->second = SiteId(static_cast<uint32_t>(g_.sites_.size()));
-      g_.sites_.push_back({file, line, method});
+      g_.sites_.push_back({key.file, key.line, key.method});
     }
-    last_key_ = key;
-    last_site_ = it->second;
     return it->second;
   }
 
@@ -215,21 +237,20 @@ class GraphBuilder::Builder {
   }
 
   std::vector<std::unique_ptr<ParsedChunk>>& chunks_;
+  const unsigned threads_;
   LoadReport& report_;
   HeapGraph g_;
+  std::vector<std::vector<StringId>> strings_;  // per chunk: its string ids -> the graph's
   std::vector<ClassRecord> class_records_;
   std::vector<ObjectLabel> class_names_;
-  std::vector<std::vector<StringId>> ref_name_strings_;  // per chunk string remaps
-  size_t chunk_ = 0, root_chunk_ = 0;
   std::unordered_map<uint64_t, ClassId> class_by_address_;
   std::unordered_map<StringId, ClassId> pseudo_classes_;
-  std::unordered_map<SiteKey, SiteId, SiteKeyHash> sites_;
-  SiteKey last_key_{};
-  SiteId last_site_;
+  std::unordered_map<SiteKey, SiteId, GlobalSiteHash> sites_;
 };
 
-HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, LoadReport& report) {
-  return Builder(chunks, report).run();
+HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
+                              LoadReport& report) {
+  return Builder(chunks, std::max(threads, 1u), report).run();
 }
 
 }  // namespace heapq

@@ -12,8 +12,10 @@ namespace heapq {
 
 class GraphBuilder {
  public:
-  // Consumes the chunks (their memory is released as the graph fills) in dump order.
-  static HeapGraph build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, LoadReport& report);
+  // Consumes the chunks (their memory is released as the graph fills) in dump order, on up to
+  // `threads` threads.
+  static HeapGraph build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
+                         LoadReport& report);
 
   // Exposed for class_names.cc, which completes the class table once objects are in place.
   static void name_classes(HeapGraph& graph, const std::vector<ClassRecord>& records,

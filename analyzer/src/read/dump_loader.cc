@@ -24,10 +24,8 @@ class ChunkedLoad {
 
   // Runs the workers; afterwards chunks() holds every chunk read, in order.
   Status run() {
-    unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
-    threads = std::clamp(threads, 1u, 64u);
     std::vector<std::thread> pool;
-    for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { work(); });
+    for (unsigned i = 1; i < threads(); ++i) pool.emplace_back([this] { work(); });
     work();
     for (auto& t : pool) t.join();
     if (!error_.message.empty()) return error_;
@@ -35,6 +33,10 @@ class ChunkedLoad {
   }
 
   std::vector<std::unique_ptr<ParsedChunk>>& chunks() { return chunks_; }
+  unsigned threads() const {
+    unsigned n = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+    return std::clamp(n, 1u, 64u);
+  }
 
  private:
   void work() {
@@ -150,7 +152,7 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
       return bad_input(at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
   }
 
-  HeapGraph graph = GraphBuilder::build(load.chunks(), report);
+  HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), report);
   report.objects = graph.object_count();
   if (graph.object_count() == 0) {
     std::string why = report.first_bad_lines.empty()

@@ -21,7 +21,24 @@ struct ClassRecord {
   uint64_t superclass = 0;
 };
 
-// An object's memprof "class_name" field, or an IMEMO's imemo_type.
+// A class as the chunk's objects name it: an address, or for IMEMO objects (whose class slot
+// holds internal data) their imemo_type; address 0 without a type is "no class".
+struct ClassKey {
+  uint64_t address = 0;
+  StringId imemo_type;
+  bool imemo = false;
+  bool operator==(const ClassKey&) const = default;
+};
+
+// An allocation site in the chunk's own string ids.
+struct SiteKey {
+  StringId file;
+  uint32_t line = 0;
+  StringId method;
+  bool operator==(const SiteKey&) const = default;
+};
+
+// An object's memprof "class_name" field.
 struct ObjectLabel {
   uint32_t object = 0;
   StringId label;
@@ -33,22 +50,24 @@ struct RootRecord {
 };
 
 struct ParsedChunk {
-  // Objects, as parallel arrays.
+  // Objects, as parallel arrays. Classes and sites are resolved per chunk while parsing (in
+  // parallel), so the builder maps a few keys instead of hashing every object.
   std::vector<uint64_t> address;
-  std::vector<uint64_t> class_address;  // 0 when the record has no class field
   std::vector<ObjectType> type;
   std::vector<uint64_t> memsize;
-  std::vector<StringId> file;
-  std::vector<uint32_t> line;
-  std::vector<StringId> method;
+  std::vector<uint32_t> class_slot;  // index into class_keys
+  std::vector<uint32_t> site_slot;   // index into site_keys, kNoSite without one
   std::vector<uint32_t> generation;
   std::vector<uint32_t> refs_end;   // end of each object's references in refs
   std::vector<uint64_t> refs;
   std::vector<StringId> ref_names;  // parallel to refs once any record names a reference
 
+  std::vector<ClassKey> class_keys;
+  std::vector<SiteKey> site_keys;
+  static constexpr uint32_t kNoSite = UINT32_MAX;
+
   std::vector<ClassRecord> classes;
   std::vector<ObjectLabel> class_names;  // memprof's class_name fields
-  std::vector<ObjectLabel> imemo_types;
 
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;

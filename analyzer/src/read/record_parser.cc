@@ -2,9 +2,11 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include <array>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "read/parsed_chunk.h"
 #include "read/utf8.h"
@@ -37,60 +39,76 @@ enum class Field : uint8_t {
   kRecords,
 };
 
+// Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
 Field classify(const char* s, size_t n) {
-  std::string_view k(s, n);
+#define HEAPQ_KEY(text, field) \
+  if (std::memcmp(s, text, sizeof(text) - 1) == 0) return field
   switch (n) {
     case 4:
-      if (k == "type") return Field::kType;
-      if (k == "file") return Field::kFile;
-      if (k == "line") return Field::kLine;
-      if (k == "name") return Field::kName;
-      if (k == "root") return Field::kRoot;
+      switch (s[0]) {
+        case 't': HEAPQ_KEY("type", Field::kType); break;
+        case 'f': HEAPQ_KEY("file", Field::kFile); break;
+        case 'l': HEAPQ_KEY("line", Field::kLine); break;
+        case 'n': HEAPQ_KEY("name", Field::kName); break;
+        case 'r': HEAPQ_KEY("root", Field::kRoot); break;
+      }
       break;
     case 5:
-      if (k == "class") return Field::kClass;
+      if (s[0] == 'c') HEAPQ_KEY("class", Field::kClass);
       break;
     case 6:
-      if (k == "method") return Field::kMethod;
-      if (k == "format") return Field::kFormat;
+      if (s[0] == 'm') HEAPQ_KEY("method", Field::kMethod);
+      if (s[0] == 'f') HEAPQ_KEY("format", Field::kFormat);
       break;
     case 7:
-      if (k == "address") return Field::kAddress;
-      if (k == "memsize") return Field::kMemsize;
-      if (k == "records") return Field::kRecords;
+      switch (s[0]) {
+        case 'a': HEAPQ_KEY("address", Field::kAddress); break;
+        case 'm': HEAPQ_KEY("memsize", Field::kMemsize); break;
+        case 'r': HEAPQ_KEY("records", Field::kRecords); break;
+      }
       break;
     case 9:
-      if (k == "singleton") return Field::kSingleton;
+      if (s[0] == 's') HEAPQ_KEY("singleton", Field::kSingleton);
       break;
     case 10:
-      if (k == "references") return Field::kReferences;
-      if (k == "generation") return Field::kGeneration;
-      if (k == "superclass") return Field::kSuperclass;
-      if (k == "imemo_type") return Field::kImemoType;
-      if (k == "class_name") return Field::kClassName;
+      switch (s[0]) {
+        case 'r': HEAPQ_KEY("references", Field::kReferences); break;
+        case 'g': HEAPQ_KEY("generation", Field::kGeneration); break;
+        case 's': HEAPQ_KEY("superclass", Field::kSuperclass); break;
+        case 'i': HEAPQ_KEY("imemo_type", Field::kImemoType); break;
+        case 'c': HEAPQ_KEY("class_name", Field::kClassName); break;
+      }
       break;
     case 15:
-      if (k == "reference_names") return Field::kReferenceNames;
-      if (k == "real_class_name") return Field::kRealClassName;
-      break;
-    default:
+      if (s[0] == 'r' && s[2] == 'f') HEAPQ_KEY("reference_names", Field::kReferenceNames);
+      if (s[0] == 'r' && s[2] == 'a') HEAPQ_KEY("real_class_name", Field::kRealClassName);
       break;
   }
+#undef HEAPQ_KEY
   return Field::kOther;
 }
+
+// Value of each hex digit, 0xff for other characters.
+constexpr auto kHexDigits = [] {
+  std::array<uint8_t, 256> t{};
+  for (auto& v : t) v = 0xff;
+  for (int c = '0'; c <= '9'; ++c) t[c] = static_cast<uint8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) t[c] = static_cast<uint8_t>(c - 'a' + 10);
+  for (int c = 'A'; c <= 'F'; ++c) t[c] = static_cast<uint8_t>(c - 'A' + 10);
+  return t;
+}();
 
 // "0x7f3a9c0b1e28" -> its value; false when it is not a hex address.
 bool parse_address(const char* s, size_t n, uint64_t& out) {
   if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
   uint64_t v = 0;
+  uint8_t bad = 0;
   for (size_t i = 2; i < n; ++i) {
-    unsigned c = static_cast<unsigned char>(s[i]);
-    unsigned d;
-    if (c - '0' < 10) d = c - '0';
-    else if ((c | 0x20) - 'a' < 6) d = (c | 0x20) - 'a' + 10;
-    else return false;
-    v = v << 4 | d;
+    uint8_t d = kHexDigits[static_cast<unsigned char>(s[i])];
+    bad |= d;
+    v = v << 4 | (d & 0xf);
   }
+  if (bad & 0xf0) return false;  // some character was not a hex digit
   out = v;
   return true;
 }
@@ -322,6 +340,18 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   bool commit();
   bool commit_object(std::optional<ObjectType> type);
+  uint32_t class_slot(ObjectType type);
+  uint32_t site_slot();
+
+  struct KeyHash {
+    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value()); }
+    size_t operator()(const SiteKey& k) const {
+      return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 + k.method.value());
+    }
+  };
+  std::unordered_map<ClassKey, uint32_t, KeyHash> class_slots_;
+  std::unordered_map<SiteKey, uint32_t, KeyHash> site_slots_;
+  uint32_t last_site_ = ParsedChunk::kNoSite;
 
   ParsedChunk& out_;
   uint64_t line_ = 0;
@@ -378,14 +408,10 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   uint32_t index = static_cast<uint32_t>(out_.address.size());
   ObjectType ty = type.value_or(ObjectType::kUnknown);
   out_.address.push_back(rec_.address);
-  out_.class_address.push_back(rec_.class_address);
   out_.type.push_back(ty);
   out_.memsize.push_back(rec_.memsize);
-  out_.file.push_back(rec_.has_file ? intern_cached(rec_.file, file_memo_, file_memo_id_)
-                                    : StringId::none());
-  out_.line.push_back(static_cast<uint32_t>(rec_.line));
-  out_.method.push_back(rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_)
-                                        : StringId::none());
+  out_.class_slot.push_back(class_slot(ty));
+  out_.site_slot.push_back(site_slot());
   out_.generation.push_back(static_cast<uint32_t>(rec_.generation));
   out_.refs_end.push_back(static_cast<uint32_t>(out_.refs.size()));
   if (!names_.empty() || !out_.ref_names.empty()) {
@@ -403,9 +429,30 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
     out_.classes.push_back(c);
   }
   if (!rec_.class_name.empty()) out_.class_names.push_back({index, intern(rec_.class_name)});
-  if (ty == ObjectType::kImemo && !rec_.imemo_type.empty())
-    out_.imemo_types.push_back({index, intern(rec_.imemo_type)});
   return true;
+}
+
+uint32_t RecordHandler::class_slot(ObjectType type) {
+  ClassKey key;
+  if (type == ObjectType::kImemo) {
+    key.imemo = true;
+    key.imemo_type = intern(rec_.imemo_type.empty() ? std::string_view("?") : rec_.imemo_type);
+  } else {
+    key.address = rec_.class_address;
+  }
+  auto [it, added] = class_slots_.try_emplace(key, static_cast<uint32_t>(out_.class_keys.size()));
+  if (added) out_.class_keys.push_back(key);
+  return it->second;
+}
+
+uint32_t RecordHandler::site_slot() {
+  if (!rec_.has_file) return ParsedChunk::kNoSite;
+  SiteKey key{intern_cached(rec_.file, file_memo_, file_memo_id_), static_cast<uint32_t>(rec_.line),
+              rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_) : StringId::none()};
+  if (last_site_ != ParsedChunk::kNoSite && key == out_.site_keys[last_site_]) return last_site_;
+  auto [it, added] = site_slots_.try_emplace(key, static_cast<uint32_t>(out_.site_keys.size()));
+  if (added) out_.site_keys.push_back(key);
+  return last_site_ = it->second;
 }
 
 template <unsigned Flags>
