@@ -22,11 +22,11 @@ class ProgressBar {
     last_ = now;
     drawn_ = true;
     if (total > 0)
-      std::fprintf(stderr, "\rheapq: reading %s %3d%% (%llu of %llu MB)\033[K", name_.c_str(),
+      std::fprintf(stderr, "\rheapq: reading %s %3d%% (%llu of %llu MiB)\033[K", name_.c_str(),
                    static_cast<int>(done * 100 / total), static_cast<unsigned long long>(done >> 20),
                    static_cast<unsigned long long>(total >> 20));
     else
-      std::fprintf(stderr, "\rheapq: reading %s (%llu MB)\033[K", name_.c_str(),
+      std::fprintf(stderr, "\rheapq: reading %s (%llu MiB)\033[K", name_.c_str(),
                    static_cast<unsigned long long>(done >> 20));
   }
 

@@ -274,3 +274,30 @@ TEST(Reader, SameGraphWhateverTheChunkingAndThreads) {
 
 }  // namespace
 }  // namespace heapq
+
+namespace heapq {
+namespace {
+
+// heap-profiler fails on a 21.6 MB line at its default batch size; a line has no fixed limit.
+TEST(Reader, LinesLongerThanManyChunks) {
+  std::string refs;
+  const int kRefs = 2'500'000;  // about 22.5 MB of references
+  refs.reserve(kRefs * 9);
+  char buf[32];
+  for (int i = 0; i < kRefs; ++i) {
+    std::snprintf(buf, sizeof buf, "%s\"0x%x\"", i ? ", " : "", 0x700);
+    refs += buf;
+  }
+  std::string dump = std::string(testing::kSmallDump) +
+                     R"J({"address":"0xe00", "type":"HASH", "class":"0x200", "references":[)J" + refs + "]}\n";
+  ASSERT_GT(dump.size(), 21'600'000u);
+  LoadOptions o;
+  o.chunk_bytes = 1 << 20;
+  auto [graph, report] = testing::load_text(dump, o);
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(report.bad_lines, 0u);
+  EXPECT_EQ(graph.value().references(*graph.value().find(0xe00)).size(), size_t(kRefs));
+}
+
+}  // namespace
+}  // namespace heapq
