@@ -1,9 +1,9 @@
 // HeapGraph: the compact in-memory model of one heap dump that every analysis reads.
 //
 // Objects have dense ids 0..n-1 in dump order. Per-object fields are stored as parallel arrays
-// (struct of arrays); references are a CSR edge list. GC roots hang off a virtual root, kept
-// apart from the objects: roots() lists (category, target) pairs. Class, site and string ids
-// index the class table, the site table and the string table.
+// (struct of arrays); references are a CSR edge list. GC roots hang off a virtual root, node n
+// of the CSR (virtual_root()), whose references are the ROOT records' targets; roots() gives
+// their categories. Class, site and string ids index the class, site and string tables.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +44,14 @@ class GraphBuilder;
 class HeapGraph {
  public:
   size_t object_count() const { return address_.size(); }
+  // Edges between objects and from the virtual root.
   size_t edge_count() const { return edge_target_.size(); }
+
+  // The node above every GC root; not an object (no address, type, class or size).
+  ObjectId virtual_root() const { return ObjectId(static_cast<uint32_t>(object_count())); }
+  // The CSR arrays over object_count() + 1 nodes, the virtual root last, for algorithms.
+  std::span<const uint32_t> edge_begin() const { return edge_begin_; }
+  std::span<const uint32_t> edge_targets() const { return edge_target_; }
 
   uint64_t address(ObjectId o) const { return address_[o.value()]; }
   ObjectType type(ObjectId o) const { return type_[o.value()]; }
@@ -53,7 +60,8 @@ class HeapGraph {
   SiteId site(ObjectId o) const { return site_[o.value()]; }
   uint32_t generation(ObjectId o) const { return generation_[o.value()]; }
 
-  std::span<const ObjectId> references(ObjectId o) const {
+  // What o references; o may be the virtual root.
+  IdRange<ObjectId> references(ObjectId o) const {
     return {edge_target_.data() + edge_begin_[o.value()],
             edge_target_.data() + edge_begin_[o.value() + 1]};
   }
@@ -63,7 +71,14 @@ class HeapGraph {
   }
   bool has_reference_names() const { return !edge_name_.empty(); }
 
+  // The virtual root's references with their categories, in the order of
+  // references(virtual_root()).
   std::span<const RootEdge> roots() const { return roots_; }
+
+  // Whether o's references do not keep their targets alive (ObjectSpace::WeakMap and its
+  // kind: DATA objects whose struct is a weak map).
+  bool holds_weakly(ObjectId o) const { return weak_holder_[o.value()]; }
+  bool has_weak_holders() const { return weak_holders_ > 0; }
 
   const ClassInfo& class_info(ClassId c) const { return classes_[c.value()]; }
   size_t class_count() const { return classes_.size(); }
@@ -93,9 +108,11 @@ class HeapGraph {
   std::vector<SiteId> site_;
   std::vector<uint32_t> generation_;
 
-  std::vector<uint32_t> edge_begin_;  // object_count() + 1 offsets into edge_target_
-  std::vector<ObjectId> edge_target_;
-  std::vector<StringId> edge_name_;  // parallel to edge_target_, empty without names
+  std::vector<uint32_t> edge_begin_;   // object_count() + 2 offsets (the virtual root last)
+  std::vector<uint32_t> edge_target_;  // ObjectId values
+  std::vector<StringId> edge_name_;    // parallel to edge_target_, empty without names
+  std::vector<bool> weak_holder_;
+  size_t weak_holders_ = 0;
 
   std::vector<RootEdge> roots_;
   std::vector<ClassInfo> classes_;

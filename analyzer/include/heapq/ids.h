@@ -1,6 +1,7 @@
 // Strongly typed dense indexes, so that an object id cannot be passed where a class id is meant.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -23,6 +24,39 @@ class Id {
 
  private:
   value_type value_ = kNoneValue;
+};
+
+// A view of an array of raw ids as typed ids (the graph stores raw uint32 arrays so that
+// algorithms can take them as they are).
+template <typename IdT>
+class IdRange {
+ public:
+  class iterator {
+   public:
+    using value_type = IdT;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(const uint32_t* p) : p_(p) {}
+    IdT operator*() const { return IdT(*p_); }
+    iterator& operator++() { return ++p_, *this; }
+    iterator operator++(int) { return iterator(p_++); }
+    bool operator==(const iterator&) const = default;
+
+   private:
+    const uint32_t* p_ = nullptr;
+  };
+
+  IdRange() = default;
+  IdRange(const uint32_t* begin, const uint32_t* end) : begin_(begin), end_(end) {}
+  iterator begin() const { return iterator(begin_); }
+  iterator end() const { return iterator(end_); }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  bool empty() const { return begin_ == end_; }
+  IdT operator[](size_t i) const { return IdT(begin_[i]); }
+
+ private:
+  const uint32_t* begin_ = nullptr;
+  const uint32_t* end_ = nullptr;
 };
 
 using ObjectId = Id<struct ObjectTag>;

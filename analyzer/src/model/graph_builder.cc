@@ -45,7 +45,7 @@ void parallel_for(size_t n, unsigned threads, Fn fn) {
 
 // A chunk's references as object ids, dangling ones dropped.
 struct ResolvedRefs {
-  std::vector<ObjectId> targets;
+  std::vector<uint32_t> targets;
   std::vector<StringId> names;
   std::vector<uint32_t> ends;  // per object, into targets
   uint64_t dangling = 0;
@@ -71,6 +71,8 @@ class GraphBuilder::Builder {
     for (auto& c : chunks_) add_objects(*c);
     add_references(named);
     for (size_t i = 0; i < chunks_.size(); ++i) add_roots(*chunks_[i], strings_[i]);
+    // The virtual root's references close the CSR.
+    g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
     count_dangling_classes();
     GraphBuilder::name_classes(g_, class_records_, class_names_);
     return std::move(g_);
@@ -84,6 +86,7 @@ class GraphBuilder::Builder {
     g_.memsize_.reserve(n);
     g_.site_.reserve(n);
     g_.generation_.reserve(n);
+    g_.weak_holder_.assign(n, false);
     g_.edge_begin_.reserve(n + 1);
     g_.edge_target_.reserve(refs);
     g_.address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
@@ -124,12 +127,15 @@ class GraphBuilder::Builder {
       class_records_.push_back(r);
     }
     for (ObjectLabel l : c.class_names) class_names_.push_back({l.object + base, mapped(strings, l.label)});
+    for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
+    g_.weak_holders_ += c.weak_holders.size();
     strings_.push_back(std::move(strings));
   }
 
   // Resolves addresses to ids on every core (the index is complete and read-only by now),
   // then appends the chunks' edges in order.
   void add_references(bool named) {
+    has_names_ = named;
     std::vector<ResolvedRefs> resolved(chunks_.size());
     parallel_for(chunks_.size(), threads_, [&](size_t i) { resolve(*chunks_[i], strings_[i], named, resolved[i]); });
     if (named) g_.edge_name_.reserve(g_.edge_target_.capacity());
@@ -155,7 +161,7 @@ class GraphBuilder::Builder {
           ++out.dangling;
           continue;
         }
-        out.targets.push_back(*to);
+        out.targets.push_back(to->value());
         if (named) out.names.push_back(c.ref_names.empty() ? StringId::none() : mapped(strings, c.ref_names[r]));
       }
       out.ends.push_back(static_cast<uint32_t>(out.targets.size()));
@@ -170,8 +176,13 @@ class GraphBuilder::Builder {
     for (const RootRecord& root : c.roots) {
       StringId category = mapped(strings, root.category);
       for (; r < root.refs_end; ++r) {
-        if (auto to = g_.find(c.root_refs[r])) g_.roots_.push_back({category, *to});
-        else ++report_.dangling_references;
+        if (auto to = g_.find(c.root_refs[r])) {
+          g_.roots_.push_back({category, *to});
+          g_.edge_target_.push_back(to->value());
+          if (!g_.edge_name_.empty() || has_names_) g_.edge_name_.push_back(category);
+        } else {
+          ++report_.dangling_references;
+        }
       }
     }
   }
@@ -238,6 +249,7 @@ class GraphBuilder::Builder {
 
   std::vector<std::unique_ptr<ParsedChunk>>& chunks_;
   const unsigned threads_;
+  bool has_names_ = false;
   LoadReport& report_;
   HeapGraph g_;
   std::vector<std::vector<StringId>> strings_;  // per chunk: its string ids -> the graph's

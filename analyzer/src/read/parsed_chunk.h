@@ -68,6 +68,7 @@ struct ParsedChunk {
 
   std::vector<ClassRecord> classes;
   std::vector<ObjectLabel> class_names;  // memprof's class_name fields
+  std::vector<uint32_t> weak_holders;    // objects whose references are weak (WeakMap)
 
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;

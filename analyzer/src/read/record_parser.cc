@@ -37,6 +37,7 @@ enum class Field : uint8_t {
   kClassName,
   kFormat,
   kRecords,
+  kStruct,
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -59,6 +60,7 @@ Field classify(const char* s, size_t n) {
     case 6:
       if (s[0] == 'm') HEAPQ_KEY("method", Field::kMethod);
       if (s[0] == 'f') HEAPQ_KEY("format", Field::kFormat);
+      if (s[0] == 's') HEAPQ_KEY("struct", Field::kStruct);
       break;
     case 7:
       switch (s[0]) {
@@ -120,7 +122,7 @@ struct Record {
   bool has_address = false;
   uint64_t class_address = 0;
   uint64_t memsize = 0;
-  std::string_view file, method, name, real_class_name, imemo_type, root, class_name, format;
+  std::string_view file, method, name, real_class_name, imemo_type, root, class_name, format, struct_name;
   bool has_file = false, has_method = false;
   uint64_t line = 0;
   uint64_t generation = 0;
@@ -208,6 +210,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kRoot: rec_.root = {s, n}; break;
       case Field::kClassName: rec_.class_name = {s, n}; break;
       case Field::kFormat: rec_.format = {s, n}; break;
+      case Field::kStruct: rec_.struct_name = {s, n}; break;
       case Field::kReferences:
       case Field::kReferenceNames: return fail("\"" + field_name() + "\" must be an array");
       case Field::kMemsize:
@@ -310,6 +313,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kClassName: return "class_name";
       case Field::kFormat: return "format";
       case Field::kRecords: return "records";
+      case Field::kStruct: return "struct";
       case Field::kOther: break;
     }
     return "?";
@@ -429,6 +433,9 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
     out_.classes.push_back(c);
   }
   if (!rec_.class_name.empty()) out_.class_names.push_back({index, intern(rec_.class_name)});
+  // ObjectSpace::WeakMap ("weakmap"), and ObjectSpace::WeakKeyMap since Ruby 3.3.
+  if (ty == ObjectType::kData && (rec_.struct_name == "weakmap" || rec_.struct_name == "weakkeymap"))
+    out_.weak_holders.push_back(index);
   return true;
 }
 
