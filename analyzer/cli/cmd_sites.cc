@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
+#include "heapq/dominators.h"
 #include "heapq/sites.h"
 
 namespace heapq::cli {
@@ -12,6 +13,7 @@ constexpr OptionSpec kOptions[] = {
     {"by", "GROUP", "site (file:line and class; default), file, method, class or gem"},
     {"top", "N", "groups to list, largest first (default 20; 0 lists all)"},
     {"sort", "KEY", "order by bytes (default) or count"},
+    {"retained", "", "also compute retained bytes (dominators; slower, more memory)"},
 };
 
 Result<SiteGrouping> get_grouping(const ParsedArgs& args) {
@@ -60,8 +62,13 @@ std::string render_text(const LoadedDump& dump, const SiteReport& r, SiteGroupin
   if (r.objects_with_site == 0)
     out += "No object in " + dump.path + " has an allocation site: dump a process that traces\n"
            "allocations (ObjectSpace.trace_object_allocations_start, or Memprof.start).\n\n";
+  const bool retained = !r.groups.empty() && r.groups[0].retained_bytes;
   std::vector<std::string> head = {"count", "bytes"};
   std::vector<bool> numeric = {true, true};
+  if (retained) {
+    head.push_back("retained");
+    numeric.push_back(true);
+  }
   for (std::string& h : header(by)) {
     head.push_back(std::move(h));
     numeric.push_back(false);
@@ -69,6 +76,7 @@ std::string render_text(const LoadedDump& dump, const SiteReport& r, SiteGroupin
   TextTable table(head, numeric);
   for (size_t i = 0; i < r.groups.size() && i < top; ++i) {
     std::vector<std::string> row = {format_count(r.groups[i].count), format_bytes(r.groups[i].bytes)};
+    if (retained) row.push_back(format_bytes(*r.groups[i].retained_bytes));
     for (std::string& l : label(g, by, r.groups[i])) row.push_back(std::move(l));
     table.add(std::move(row));
   }
@@ -132,7 +140,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!sort) return report_error(sort.error());
   auto dump = load_input(args.positional()[0], global);
   if (!dump) return report_error(dump.error());
-  SiteReport report = compute_sites(dump->graph, *by, *sort);
+  std::optional<HeapDominators> dominators;
+  if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
+  SiteReport report = compute_sites(dump->graph, *by, *sort, dominators ? &*dominators : nullptr);
   size_t n = *top == 0 ? SIZE_MAX : *top;
   bool ok = emit(global.format == OutputFormat::kJson ? render_json(*dump, report, *by, n)
                                                      : render_text(*dump, report, *by, n));
@@ -144,12 +154,13 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 const Command kSitesCommand = {
     "sites",
     "memory by allocation site: file:line, file, method, class or gem",
-    "heapq sites [--by site|file|method|class|gem] [--top N] [--sort bytes|count] INPUT",
+    "heapq sites [--by site|file|method|class|gem] [--top N] [--sort bytes|count] [--retained] INPUT",
     "Groups the live objects by where they were allocated, from the dump's tracing fields\n"
     "(file, line, method), and lists the groups with the most memory first. Those fields are\n"
     "there only when the process traced allocations: ObjectSpace.trace_object_allocations_start,\n"
     "or Memprof.start. --by gem takes the gem from paths like .../gems/NAME-VERSION/...;\n"
-    "Ruby's own library is \"(ruby)\" and other files \"(app)\".\n",
+    "Ruby's own library is \"(ruby)\" and other files \"(app)\". --retained adds each group's\n"
+    "retained bytes, from the dominator tree.\n",
     kOptions,
     run,
 };

@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
+#include "heapq/dominators.h"
 #include "heapq/stats.h"
 
 namespace heapq::cli {
@@ -11,6 +12,7 @@ namespace {
 constexpr OptionSpec kOptions[] = {
     {"top", "N", "classes to list, largest first (default 20; 0 lists all)"},
     {"sort", "KEY", "order by bytes (default) or count"},
+    {"retained", "", "also compute retained bytes (dominators; slower, more memory)"},
 };
 
 std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t top) {
@@ -20,10 +22,15 @@ std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t t
   for (const TypeTotals& t : stats.by_type)
     types.add({std::string(object_type_name(t.type)), format_count(t.count), format_bytes(t.bytes)});
   out += types.render() + "\n";
-  TextTable classes({"class", "count", "bytes"}, {false, true, true});
+  const bool retained = !stats.by_class.empty() && stats.by_class[0].retained_bytes;
+  TextTable classes(retained ? std::vector<std::string>{"class", "count", "bytes", "retained"}
+                             : std::vector<std::string>{"class", "count", "bytes"},
+                    {false, true, true, true});
   for (size_t i = 0; i < stats.by_class.size() && i < top; ++i) {
     const ClassTotals& c = stats.by_class[i];
-    classes.add({std::string(dump.graph.class_name(c.cls)), format_count(c.count), format_bytes(c.bytes)});
+    std::vector<std::string> row = {std::string(dump.graph.class_name(c.cls)), format_count(c.count), format_bytes(c.bytes)};
+    if (retained) row.push_back(format_bytes(*c.retained_bytes));
+    classes.add(std::move(row));
   }
   out += classes.render();
   if (top < stats.by_class.size())
@@ -83,7 +90,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!sort) return report_error(sort.error());
   auto dump = load_input(args.positional()[0], global);
   if (!dump) return report_error(dump.error());
-  HeapStats stats = compute_stats(dump->graph, *sort);
+  std::optional<HeapDominators> dominators;
+  if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
+  HeapStats stats = compute_stats(dump->graph, *sort, dominators ? &*dominators : nullptr);
   size_t n = *top == 0 ? SIZE_MAX : *top;
   bool ok = emit(global.format == OutputFormat::kJson ? render_json(*dump, stats, n) : render_text(*dump, stats, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
@@ -94,10 +103,12 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 const Command kStatsCommand = {
     "stats",
     "object counts and bytes by type and by class",
-    "heapq stats [--top N] [--sort bytes|count] INPUT",
+    "heapq stats [--top N] [--sort bytes|count] [--retained] INPUT",
     "Counts the live objects of the dump and their memory (memsize, as Ruby reports it), in all,\n"
     "by type (STRING, ARRAY, ...) and by class, largest first. INPUT is a dump file from\n"
-    "ObjectSpace.dump_all or Memprof.dump_all, plain or gzip, or - for stdin.\n",
+    "ObjectSpace.dump_all or Memprof.dump_all, plain or gzip, or - for stdin. --retained adds\n"
+    "each class's retained bytes: what freeing all its instances would free (an instance inside\n"
+    "another instance's retained set counted once), from the dominator tree (heapq dominators).\n",
     kOptions,
     run,
 };

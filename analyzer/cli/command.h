@@ -33,6 +33,8 @@ std::span<const OptionSpec> global_options();
 // Defined in cmd_*.cc, one file per command.
 extern const Command kStatsCommand;
 extern const Command kSitesCommand;
+extern const Command kRetainersCommand;
+extern const Command kDominatorsCommand;
 
 }  // namespace heapq::cli
 

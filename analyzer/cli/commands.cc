@@ -6,7 +6,7 @@ namespace heapq::cli {
 
 namespace {
 
-const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand};
+const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
     {"format", "FORMAT", "text (default) or json"},

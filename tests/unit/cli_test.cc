@@ -117,6 +117,35 @@ TEST_F(Cli, SitesJsonMatchesItsSchemaForEveryGrouping) {
   }
 }
 
+TEST_F(Cli, RetentionCommandsMatchTheirSchemas) {
+  ASSERT_EQ(run({"--format", "json", "dominators", dump_}), 0) << err_;
+  expect_valid(out_, "dominators.schema.json");
+  ASSERT_EQ(run({"--format", "json", "dominators", "--depth", "3", dump_}), 0) << err_;
+  expect_valid(out_, "dominators.schema.json");
+  ASSERT_EQ(run({"--format", "json", "retainers", "--referrers", dump_, "0x710"}), 0) << err_;
+  expect_valid(out_, "retainers.schema.json");
+  rapidjson::Document d;
+  d.Parse(out_.c_str());
+  ASSERT_EQ(d["paths"].Size(), 1u);
+  EXPECT_EQ(d["paths"][0].Size(), 3u);  // Foo -> Hash -> String
+  EXPECT_EQ(d["paths"][0][0]["root"].GetString(), std::string("vm"));
+  ASSERT_EQ(run({"--format", "json", "retainers", "--referrers", dump_, "String"}), 0) << err_;
+  expect_valid(out_, "retainers.schema.json");
+  d.Parse(out_.c_str());
+  EXPECT_EQ(d["target"]["instances"].GetUint(), 2u);
+  EXPECT_EQ(d["groups"][0]["count"].GetUint(), 2u);
+  ASSERT_EQ(run({"--format", "json", "stats", "--retained", dump_}), 0) << err_;
+  expect_valid(out_, "stats.schema.json");
+  ASSERT_EQ(run({"--format", "json", "sites", "--retained", dump_}), 0) << err_;
+  expect_valid(out_, "sites.schema.json");
+
+  ASSERT_EQ(run({"retainers", dump_, "0x600"}), 0);
+  EXPECT_NE(out_.find("ROOT(vm) -> Foo -> Hash 0x600"), std::string::npos) << out_;
+  EXPECT_EQ(run({"retainers", dump_, "0x12345"}), 1);
+  EXPECT_EQ(run({"retainers", dump_, "NoSuchClass"}), 1);
+  EXPECT_EQ(run({"retainers", dump_}), 1);
+}
+
 TEST_F(Cli, TextOutput) {
   ASSERT_EQ(run({"stats", dump_}), 0);
   EXPECT_NE(out_.find("9 objects"), std::string::npos) << out_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -86,6 +87,13 @@ class HeapGraph {
     return c.valid() ? strings_[classes_[c.value()].name] : std::string_view("(no class)");
   }
 
+  // The name of a CLASS or MODULE record as a class ("Foo", "#<Class:Foo>"); none for other
+  // objects. A class without instances has a name too, though no ClassId.
+  StringId own_name(ObjectId o) const {
+    auto it = record_names_.find(o.value());
+    return it == record_names_.end() ? StringId::none() : it->second;
+  }
+
   const Site& site_info(SiteId s) const { return sites_[s.value()]; }
   size_t site_count() const { return sites_.size(); }
 
@@ -117,6 +125,7 @@ class HeapGraph {
   std::vector<RootEdge> roots_;
   std::vector<ClassInfo> classes_;
   std::vector<Site> sites_;
+  std::unordered_map<uint32_t, StringId> record_names_;
   StringTable strings_;
 
   // Open-addressing table of object ids keyed by address (power-of-two size, linear probing).

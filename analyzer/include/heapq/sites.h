@@ -34,7 +34,12 @@ struct SiteReport {
   uint64_t objects = 0;
 };
 
-SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes);
+class HeapDominators;
+
+// With dominators, each group also gets its retained bytes (objects dominated by another
+// object of the same group counted once).
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes,
+                         const HeapDominators* dominators = nullptr);
 
 // The gem a source path belongs to: ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3";
 // Ruby's own library and internal files -> "(ruby)"; anything else -> "(app)".

@@ -31,6 +31,11 @@ struct HeapStats {
   std::vector<ClassTotals> by_class;  // every class present, largest first
 };
 
-HeapStats compute_stats(const HeapGraph& graph, SortKey sort = SortKey::kBytes);
+class HeapDominators;
+
+// With dominators, each class also gets its retained bytes (instances dominated by another
+// instance of the same class counted once).
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort = SortKey::kBytes,
+                        const HeapDominators* dominators = nullptr);
 
 }  // namespace heapq

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "heapq/dominators.h"
 #include "model/address_hash.h"
 
 namespace heapq {
@@ -60,13 +61,16 @@ std::pair<std::string_view, std::string_view> split_gem(std::string_view gem) {
   return {gem, {}};
 }
 
-SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort) {
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort,
+                         const HeapDominators* dominators) {
   SiteReport report;
   report.objects = graph.object_count();
   std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
   std::vector<std::string> gems;  // kGem: distinct gem labels; key.a indexes them
   std::unordered_map<uint32_t, uint32_t> gem_of_file;
   std::unordered_map<std::string, uint32_t> gem_ids;
+  std::vector<uint32_t> group_of;  // per object, for retained sizes
+  if (dominators) group_of.resize(graph.object_count());
 
   auto gem_id = [&](StringId file) -> uint32_t {
     auto [it, added] = gem_of_file.try_emplace(file.value(), 0);
@@ -115,8 +119,15 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
       report.groups.push_back(std::move(proto));
     }
     SiteGroup& g = report.groups[it->second];
+    if (dominators) group_of[i] = static_cast<uint32_t>(it->second);
     ++g.count;
     g.bytes += graph.memsize(o);
+  }
+
+  if (dominators) {
+    std::vector<uint64_t> retained =
+        dominators->retained_by(graph, report.groups.size(), [&](ObjectId o) { return group_of[o.value()]; });
+    for (size_t i = 0; i < report.groups.size(); ++i) report.groups[i].retained_bytes = retained[i];
   }
 
   auto primary = [&](const SiteGroup& g) { return sort == SortKey::kBytes ? g.bytes : g.count; };

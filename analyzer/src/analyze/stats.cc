@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "heapq/dominators.h"
+
 namespace heapq {
 
 namespace {
@@ -20,7 +22,7 @@ void sort_totals(std::vector<T>& rows, SortKey sort, KeyLess key_less) {
 
 }  // namespace
 
-HeapStats compute_stats(const HeapGraph& graph, SortKey sort) {
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators) {
   HeapStats stats;
   std::vector<TypeTotals> types(kObjectTypeCount);
   std::vector<ClassTotals> classes(graph.class_count());
@@ -39,6 +41,11 @@ HeapStats compute_stats(const HeapGraph& graph, SortKey sort) {
     stats.bytes += size;
   }
   stats.objects = graph.object_count();
+  if (dominators) {
+    std::vector<uint64_t> retained =
+        dominators->retained_by(graph, classes.size(), [&](ObjectId o) { return graph.class_of(o).value(); });
+    for (size_t i = 0; i < classes.size(); ++i) classes[i].retained_bytes = retained[i];
+  }
 
   std::erase_if(types, [](const TypeTotals& t) { return t.count == 0; });
   std::erase_if(classes, [](const ClassTotals& c) { return c.count == 0; });

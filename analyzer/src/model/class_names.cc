@@ -114,6 +114,9 @@ void GraphBuilder::name_classes(HeapGraph& g, const std::vector<ClassRecord>& re
     if (!slot.valid()) slot = l.label;
   }
   ClassNamer namer(g, records);
+  for (const ClassRecord& r : records)
+    if (g.type(ObjectId(r.object)) != ObjectType::kIclass)
+      g.record_names_.emplace(r.object, g.strings_.intern(namer.name(ObjectId(r.object))));
   for (size_t i = 0; i < g.classes_.size(); ++i) {
     ClassInfo& c = g.classes_[i];
     if (c.address == 0) continue;  // pseudo classes are named already

@@ -1,0 +1,73 @@
+#include "cli/paths.h"
+
+#include <cstdio>
+
+namespace heapq::cli {
+
+std::string hex_address(uint64_t address) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+  return buf;
+}
+
+std::string path_text(const HeapGraph& g, const RetentionPath& path) {
+  std::string out = "ROOT(" + std::string(g.string(path.root)) + ")";
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    out += " -> " + describe(g, path.steps[i].object);
+    if (i + 1 < path.steps.size()) {
+      std::string_view edge = g.string(path.steps[i + 1].edge);
+      if (!edge.empty()) out += " " + std::string(edge);
+    } else {
+      out += " " + hex_address(g.address(path.steps[i].object));
+    }
+  }
+  return out;
+}
+
+void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path) {
+  w.StartArray();
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    const PathStep& s = path.steps[i];
+    w.StartObject();
+    json_key(w, "address");
+    json_string(w, hex_address(g.address(s.object)));
+    json_key(w, "class");
+    json_string(w, describe(g, s.object));
+    json_key(w, "edge");
+    json_string_or_null(w, g.string(i == 0 ? path.root : s.edge));
+    if (i == 0) {
+      json_key(w, "root");
+      json_string_or_null(w, g.string(path.root));
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+std::string site_text(const HeapGraph& g, ObjectId o) {
+  SiteId s = g.site(o);
+  if (!s.valid()) return {};
+  const Site& site = g.site_info(s);
+  std::string out = std::string(g.string(site.file)) + ":" + std::to_string(site.line);
+  if (site.method.valid()) out += " in " + std::string(g.string(site.method));
+  return out;
+}
+
+void site_json(JsonWriter& w, const HeapGraph& g, ObjectId o) {
+  SiteId s = g.site(o);
+  if (!s.valid()) {
+    w.Null();
+    return;
+  }
+  const Site& site = g.site_info(s);
+  w.StartObject();
+  json_key(w, "file");
+  json_string(w, g.string(site.file));
+  json_key(w, "line");
+  w.Uint(site.line);
+  json_key(w, "method");
+  json_string_or_null(w, g.string(site.method));
+  w.EndObject();
+}
+
+}  // namespace heapq::cli

@@ -1,0 +1,26 @@
+// Rendering retention paths and objects, shared by retainers and dominators.
+#pragma once
+
+#include <string>
+
+#include "cli/output.h"
+#include "heapq/retainers.h"
+
+namespace heapq::cli {
+
+// "0x7f3a9c0b1e28"
+std::string hex_address(uint64_t address);
+
+// ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...
+std::string path_text(const HeapGraph& g, const RetentionPath& path);
+
+// [{"address","class","edge","root"}, ...]: edge names the reference into each step (for the
+// first step, the root category, also given as "root").
+void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path);
+
+// "samples/app.rb:12 in fetch", or empty without a site.
+std::string site_text(const HeapGraph& g, ObjectId o);
+// {"file","line","method"} or null.
+void site_json(JsonWriter& w, const HeapGraph& g, ObjectId o);
+
+}  // namespace heapq::cli

@@ -1,0 +1,51 @@
+# heapq retainers and dominators on the leaky sample: they must find what holds the leak.
+require_relative "helper"
+
+class TestRetention < Test::Unit::TestCase
+  include E2E
+
+  def leaky_dump
+    dump = File.join(@tmp, "leaky.json")
+    out, err, status = Open3.capture3(RbConfig.ruby, File.join(SOURCE_DIR, "samples/leaky_cache.rb"), dump, "2000")
+    assert(status.success?, "sample failed: #{out}#{err}")
+    dump
+  end
+
+  def test_retainers_of_the_leaking_class_lead_to_the_cache
+    dump = leaky_dump
+    result = heapq_json("retainers", dump, "Catalog::Quote")
+    assert_equal(2000, result["target"]["instances"])
+    top = result["groups"].first
+    assert_equal(2000, top["count"], "every Quote is kept the same way")
+    classes = top["path"].map { |step| step["class"] }
+    assert_equal(["Catalog::PriceCache", "Hash", "Catalog::Quote"], classes.last(3))
+
+    out, _err, code = heapq("retainers", dump, "Catalog::Quote")
+    assert_equal(0, code)
+    assert_match(/2,000 .* -> Catalog::PriceCache -> Hash -> Catalog::Quote 0x\h+$/, out)
+  end
+
+  def test_retainers_of_one_object
+    dump = leaky_dump
+    quote = heapq_json("retainers", dump, "Catalog::Quote")["paths"].first.last["address"]
+    result = heapq_json("retainers", "--referrers", dump, quote)
+    assert_equal(quote, result["target"]["address"])
+    assert_equal("Catalog::Quote", result["target"]["class"])
+    assert_equal("Hash", result["paths"].first[-2]["class"])
+    assert_equal(["Hash"], result["referrers"].map { |r| r["class"] })
+  end
+
+  def test_dominators_find_the_cache
+    dump = leaky_dump
+    result = heapq_json("dominators", "--top", "20", dump)
+    cache = result["dominators"].find { |d| d["class"] == "Catalog::PriceCache" }
+    assert_not_nil(cache, "the cache is among the largest dominators")
+    # The cache retains its Hash and every Quote with its three Strings.
+    assert_operator(cache["retained_count"], :>=, 2 + 2000 * 4)
+    assert_equal("Catalog::PriceCache", cache["path"].last["class"])
+
+    stats = heapq_json("stats", "--retained", "--top", "0", dump)
+    quote = stats["by_class"].find { |c| c["class"] == "Catalog::Quote" }
+    assert_operator(quote["retained_bytes"], :>, quote["bytes"], "a Quote retains its strings")
+  end
+end
