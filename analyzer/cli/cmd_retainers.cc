@@ -65,6 +65,135 @@ std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const 
   return groups;
 }
 
+// Both renderings are built side by side; the caller emits the one asked for.
+struct Output {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w{buffer};
+  std::string text;
+};
+
+void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth, bool want_referrers, Output& out) {
+  JsonWriter& w = out.w;
+  std::string& text = out.text;
+  Referrers referrers = Referrers::build(g);
+  json_key(w, "target");
+  w.StartObject();
+  json_key(w, "address");
+  json_string(w, hex_address(g.address(o)));
+  json_key(w, "class");
+  json_string(w, describe(g, o));
+  json_key(w, "bytes");
+  w.Uint64(g.memsize(o));
+  json_key(w, "site");
+  site_json(w, g, o);
+  w.EndObject();
+
+  std::vector<RetentionPath> paths = shortest_paths(g, referrers, o, max_paths, max_depth);
+  text = describe(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
+  if (std::string site = site_text(g, o); !site.empty()) text += ", allocated at " + site;
+  text += ")\n";
+  if (paths.empty())
+    text += "no path from the GC roots within " + std::to_string(max_depth) +
+            " steps: it is garbage not yet swept, or held only through weak references\n";
+  json_key(w, "paths");
+  w.StartArray();
+  for (size_t i = 0; i < paths.size(); ++i) {
+    text += std::to_string(i + 1) + ". " + path_text(g, paths[i]) + "\n";
+    path_json(w, g, paths[i]);
+  }
+  w.EndArray();
+  if (!want_referrers) return;
+
+  text += "referenced by:\n";
+  json_key(w, "referrers");
+  w.StartArray();
+  for (ObjectId from : referrers.of(o)) {
+    w.StartObject();
+    json_key(w, "address");
+    if (from == g.virtual_root()) {
+      w.Null();
+      json_key(w, "class");
+      json_string(w, "ROOT");
+      text += "  ROOT\n";
+    } else {
+      std::string edge(g.string(edge_name(g, from, o)));
+      json_string(w, hex_address(g.address(from)));
+      json_key(w, "class");
+      json_string(w, describe(g, from));
+      json_key(w, "edge");
+      json_string_or_null(w, edge);
+      text += "  " + describe(g, from) + " " + hex_address(g.address(from)) + (edge.empty() ? "" : " " + edge) + "\n";
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void class_target(const HeapGraph& g, const Target& target, size_t max_paths, bool want_referrers, Output& out) {
+  JsonWriter& w = out.w;
+  std::string& text = out.text;
+  const std::vector<ObjectId>& instances = target.instances;
+  uint64_t bytes = 0;
+  for (ObjectId o : instances) bytes += g.memsize(o);
+  json_key(w, "target");
+  w.StartObject();
+  json_key(w, "address");
+  w.Null();
+  json_key(w, "class");
+  json_string(w, target.label);
+  json_key(w, "instances");
+  w.Uint64(instances.size());
+  json_key(w, "bytes");
+  w.Uint64(bytes);
+  w.EndObject();
+
+  uint64_t unreachable = 0;
+  std::vector<PathGroup> groups = merge_paths(g, ShortestPathTree::compute(g), instances, &unreachable);
+  text = target.label + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
+         "\nshortest paths from the GC roots, merged by shape (count, bytes, an example):\n";
+  const size_t shown = std::min(groups.size(), max_paths);
+  json_key(w, "paths");
+  w.StartArray();
+  for (size_t i = 0; i < shown; ++i) path_json(w, g, groups[i].example);
+  w.EndArray();
+  json_key(w, "groups");
+  w.StartArray();
+  for (size_t i = 0; i < shown; ++i) {
+    const PathGroup& grp = groups[i];
+    text += format_count(grp.count) + "  " + format_bytes(grp.bytes) + "  " + path_text(g, grp.example) + "\n";
+    w.StartObject();
+    json_key(w, "count");
+    w.Uint64(grp.count);
+    json_key(w, "bytes");
+    w.Uint64(grp.bytes);
+    json_key(w, "path");
+    path_json(w, g, grp.example);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (groups.size() > shown) text += "(" + format_count(groups.size() - shown) + " more shapes; --paths N shows more)\n";
+  json_key(w, "unreachable");
+  w.Uint64(unreachable);
+  if (unreachable) text += format_count(unreachable) + " instances are not reachable from the roots (garbage not yet swept)\n";
+  if (!want_referrers) return;
+
+  text += "referenced by (class, reference, count):\n";
+  json_key(w, "referrers");
+  w.StartArray();
+  for (const auto& [key, count] : grouped_referrers(g, Referrers::build(g), instances)) {
+    text += "  " + key.first + (key.second.empty() ? "" : " " + key.second) + "  " + format_count(count) + "\n";
+    w.StartObject();
+    json_key(w, "class");
+    json_string(w, key.first);
+    json_key(w, "edge");
+    json_string_or_null(w, key.second);
+    json_key(w, "count");
+    w.Uint64(count);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 2) return report_error(usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)"));
   auto max_paths = get_count(args, "paths", 3);
@@ -76,132 +205,14 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const HeapGraph& g = dump->graph;
   auto target = find_target(g, args.positional()[1], dump->path);
   if (!target) return report_error(target.error());
-  const bool json = global.format == OutputFormat::kJson;
-  const bool want_referrers = args.has("referrers");
 
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  std::string text;
-  w.StartObject();
-  write_input_json(w, *dump);
-  json_key(w, "target");
-  w.StartObject();
-
-  std::optional<Referrers> referrers;
-  if (target->object) {
-    const ObjectId o = *target->object;
-    referrers = Referrers::build(g);
-    json_key(w, "address");
-    json_string(w, hex_address(g.address(o)));
-    json_key(w, "class");
-    json_string(w, describe(g, o));
-    json_key(w, "bytes");
-    w.Uint64(g.memsize(o));
-    json_key(w, "site");
-    site_json(w, g, o);
-    w.EndObject();
-    std::vector<RetentionPath> paths = shortest_paths(g, *referrers, o, *max_paths, *max_depth);
-    text = describe(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
-    if (std::string site = site_text(g, o); !site.empty()) text += ", allocated at " + site;
-    text += ")\n";
-    if (paths.empty())
-      text += "no path from the GC roots within " + std::to_string(*max_depth) +
-              " steps: it is garbage not yet swept, or held only through weak references\n";
-    json_key(w, "paths");
-    w.StartArray();
-    for (size_t i = 0; i < paths.size(); ++i) {
-      text += std::to_string(i + 1) + ". " + path_text(g, paths[i]) + "\n";
-      path_json(w, g, paths[i]);
-    }
-    w.EndArray();
-    if (want_referrers) {
-      text += "referenced by:\n";
-      json_key(w, "referrers");
-      w.StartArray();
-      for (ObjectId from : referrers->of(o)) {
-        w.StartObject();
-        json_key(w, "address");
-        if (from == g.virtual_root()) {
-          w.Null();
-          json_key(w, "class");
-          json_string(w, "ROOT");
-          text += "  ROOT\n";
-        } else {
-          std::string edge(g.string(edge_name(g, from, o)));
-          json_string(w, hex_address(g.address(from)));
-          json_key(w, "class");
-          json_string(w, describe(g, from));
-          json_key(w, "edge");
-          json_string_or_null(w, edge);
-          text += "  " + describe(g, from) + " " + hex_address(g.address(from)) + (edge.empty() ? "" : " " + edge) + "\n";
-        }
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-  } else {
-    const std::vector<ObjectId>& instances = target->instances;
-    uint64_t bytes = 0;
-    for (ObjectId o : instances) bytes += g.memsize(o);
-    json_key(w, "address");
-    w.Null();
-    json_key(w, "class");
-    json_string(w, target->label);
-    json_key(w, "instances");
-    w.Uint64(instances.size());
-    json_key(w, "bytes");
-    w.Uint64(bytes);
-    w.EndObject();
-    ShortestPathTree tree = ShortestPathTree::compute(g);
-    uint64_t unreachable = 0;
-    std::vector<PathGroup> groups = merge_paths(g, tree, instances, &unreachable);
-    text = target->label + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
-           "\nshortest paths from the GC roots, merged by shape (count, bytes, an example):\n";
-    json_key(w, "paths");
-    w.StartArray();
-    const size_t shown = std::min<size_t>(groups.size(), *max_paths);
-    for (size_t i = 0; i < shown; ++i) path_json(w, g, groups[i].example);
-    w.EndArray();
-    json_key(w, "groups");
-    w.StartArray();
-    for (size_t i = 0; i < shown; ++i) {
-      const PathGroup& grp = groups[i];
-      text += format_count(grp.count) + "  " + format_bytes(grp.bytes) + "  " + path_text(g, grp.example) + "\n";
-      w.StartObject();
-      json_key(w, "count");
-      w.Uint64(grp.count);
-      json_key(w, "bytes");
-      w.Uint64(grp.bytes);
-      json_key(w, "path");
-      path_json(w, g, grp.example);
-      w.EndObject();
-    }
-    w.EndArray();
-    if (groups.size() > shown) text += "(" + format_count(groups.size() - shown) + " more shapes; --paths N shows more)\n";
-    json_key(w, "unreachable");
-    w.Uint64(unreachable);
-    if (unreachable) text += format_count(unreachable) + " instances are not reachable from the roots (garbage not yet swept)\n";
-    if (want_referrers) {
-      referrers = Referrers::build(g);
-      text += "referenced by (class, reference, count):\n";
-      json_key(w, "referrers");
-      w.StartArray();
-      for (const auto& [key, count] : grouped_referrers(g, *referrers, instances)) {
-        text += "  " + key.first + (key.second.empty() ? "" : " " + key.second) + "  " + format_count(count) + "\n";
-        w.StartObject();
-        json_key(w, "class");
-        json_string(w, key.first);
-        json_key(w, "edge");
-        json_string_or_null(w, key.second);
-        json_key(w, "count");
-        w.Uint64(count);
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-  }
-  w.EndObject();
-  bool ok = json ? emit_json(buffer) : emit(text);
+  Output out;
+  out.w.StartObject();
+  write_input_json(out.w, *dump);
+  if (target->object) object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
+  else class_target(g, *target, *max_paths, args.has("referrers"), out);
+  out.w.EndObject();
+  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit(out.text);
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 

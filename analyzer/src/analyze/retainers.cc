@@ -18,13 +18,9 @@ StringId root_category(const HeapGraph& g, ObjectId o) {
   return StringId::none();
 }
 
-// Builds the path root -> ... -> o by following next-hop pointers toward the root.
-RetentionPath follow(const HeapGraph& g, ObjectId o, const std::vector<uint32_t>& toward_root, bool reverse_order) {
+// A path from its objects in order, root-held first: adds the root and the edge names.
+RetentionPath make_path(const HeapGraph& g, const std::vector<ObjectId>& chain) {
   RetentionPath p;
-  const uint32_t root = g.virtual_root().value();
-  std::vector<ObjectId> chain;
-  for (uint32_t v = o.value(); v != root; v = toward_root[v]) chain.push_back(ObjectId(v));
-  if (reverse_order) std::reverse(chain.begin(), chain.end());
   p.root = root_category(g, chain.front());
   for (size_t i = 0; i < chain.size(); ++i)
     p.steps.push_back({chain[i], i == 0 ? StringId::none() : edge_name(g, chain[i - 1], chain[i])});
@@ -74,15 +70,9 @@ std::vector<RetentionPath> shortest_paths(const HeapGraph& g, const Referrers& r
     }
     if (!held_by_root) continue;
     // v is held by a root: the path runs v -> next[v] -> ... -> target.
-    RetentionPath p;
-    p.root = root_category(g, ObjectId(v));
-    ObjectId prev = ObjectId::none();
-    for (uint32_t u = v;; u = next[u]) {
-      p.steps.push_back({ObjectId(u), prev.valid() ? edge_name(g, prev, ObjectId(u)) : StringId::none()});
-      prev = ObjectId(u);
-      if (u == target.value()) break;
-    }
-    paths.push_back(std::move(p));
+    std::vector<ObjectId> chain{ObjectId(v)};
+    for (uint32_t u = v; u != target.value(); u = next[u]) chain.push_back(ObjectId(next[u]));
+    paths.push_back(make_path(g, chain));
   }
   return paths;
 }
@@ -111,7 +101,10 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g) {
 
 RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o) const {
   if (!reachable(o)) return {};
-  return follow(g, o, parent_, true);
+  std::vector<ObjectId> chain;
+  for (uint32_t v = o.value(); v != g.virtual_root().value(); v = parent_[v]) chain.push_back(ObjectId(v));
+  std::reverse(chain.begin(), chain.end());
+  return make_path(g, chain);
 }
 
 std::vector<PathGroup> merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
