@@ -3,11 +3,7 @@
 # Usage: sh bench/retention-bench.sh [DUMP]   (without DUMP, bench/out/big3m.json is made once)
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/build >/dev/null
+. bench/dump.sh
 dump=${1:-bench/out/big3m.json}
-if [ ! -f "$dump" ]; then
-  mkdir -p "$(dirname "$dump")"
-  echo "making $dump (600k orders, about 3M records) ..." >&2
-  ruby bench/make-dump.rb "$dump" 600000
-fi
+bench_dump "$dump" 600000
 build/bin/heapq-retention-bench "$dump"

@@ -3,13 +3,9 @@
 # Usage: sh bench/stats-bench.sh [DUMP]   (without DUMP, bench/out/big.json is made once)
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/build >/dev/null
+. bench/dump.sh
 dump=${1:-bench/out/big.json}
-if [ ! -f "$dump" ]; then
-  mkdir -p "$(dirname "$dump")"
-  echo "making $dump ..." >&2
-  ruby bench/make-dump.rb "$dump"
-fi
+bench_dump "$dump" 200000
 
 mkdir -p bench/out
 size=$(stat -c %s "$dump")
