@@ -1,0 +1,36 @@
+// libFuzzer target: any bytes through the reader and every analysis, which must never crash,
+// hang or read out of bounds. Build and run with tests/fuzz/run.sh (needs clang).
+#include <cstdint>
+#include <string>
+
+#include "heapq/dominators.h"
+#include "heapq/load.h"
+#include "heapq/retainers.h"
+#include "heapq/sites.h"
+#include "heapq/stats.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  for (bool strict : {false, true}) {
+    heapq::LoadOptions options;
+    options.strict = strict;
+    options.threads = 1 + size % 2;
+    options.chunk_bytes = 1 + size % 97;  // odd chunk sizes split lines everywhere
+    auto input = heapq::memory_input(bytes, "fuzz.json");
+    heapq::LoadReport report;
+    auto graph = heapq::load_dump(*input, options, report);
+    if (!graph) continue;
+    const heapq::HeapGraph& g = *graph;
+    heapq::HeapDominators dominators = heapq::HeapDominators::compute(g);
+    heapq::compute_stats(g, heapq::SortKey::kBytes, &dominators);
+    heapq::compute_sites(g, heapq::SiteGrouping::kGem, heapq::SortKey::kCount, &dominators);
+    heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
+    heapq::Referrers referrers = heapq::Referrers::build(g);
+    for (uint32_t i = 0; i < g.object_count() && i < 8; ++i) {
+      heapq::shortest_paths(g, referrers, heapq::ObjectId(i), 3, 16);
+      tree.path_to(g, heapq::ObjectId(i));
+      dominators.children(heapq::ObjectId(i));
+    }
+  }
+  return 0;
+}
