@@ -10,7 +10,9 @@
 //           every node after its immediate dominator; compute_retained() folds sizes
 //           up that order backwards in one pass.
 //
-// Lengauer–Tarjan, O(E log N), iterative throughout: a million-node chain needs no call stack.
+// Lengauer–Tarjan's semidominators with semi-NCA's idom step, falling back to the paper's
+// buckets when that step would go quadratic: O(E log N). Iterative throughout: a million-node
+// chain needs no call stack.
 //
 // Memory: the peak working set is max(24n, 4n + 16r + 4p) bytes for n nodes, r of them
 // reachable, and p predecessor entries (edges leaving reachable nodes, less self-loops and
