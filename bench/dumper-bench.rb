@@ -1,0 +1,118 @@
+# frozen_string_literal: true
+
+# Memprof vs ObjectSpace on one heap: dump_all time and size (alternating runs), the parent's
+# pause with fork: true, and allocation-tracking overhead. Prints figures side by side.
+# Usage: ruby -I build/dumper/ext bench/dumper-bench.rb [--replace] [ORDERS] [RUNS]
+#        (250000 orders: ~1.3M objects)
+# Both medians and best times are printed: on a shared machine single runs vary by 2x.
+require "memprof"
+require "objspace"
+require "tmpdir"
+
+REPLACE = !ARGV.delete("--replace").nil?
+ORDERS = Integer(ARGV.fetch(0, "250000"))
+RUNS = Integer(ARGV.fetch(1, "5"))
+
+class Order
+  def initialize(id)
+    @id = id
+    @customer = "customer-#{id % 1000}"
+    @tags = [:new, :paid]
+    @note = "note #{id}"
+  end
+end
+
+def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+def timed
+  start = now
+  yield
+  now - start
+end
+
+def median(values) = values.sort[values.size / 2]
+def mb(bytes) = format("%.1f MB", bytes / 1e6)
+
+store = {}
+ORDERS.times { |i| store["order-#{i}"] = Order.new(i) }
+GC.start
+counts = ObjectSpace.count_objects
+puts "heap: #{counts[:TOTAL] - counts[:FREE]} live objects, ruby #{RUBY_VERSION}"
+
+Dir.mktmpdir("memprof-bench") do |dir|
+  memprof_path = File.join(dir, "memprof.jsonl")
+  objspace_path = File.join(dir, "objspace.json")
+  memprof_times = []
+  objspace_times = []
+  RUNS.times do |run|
+    # Fresh files for both: replacing a big file costs the filesystem extra (ext4 starts
+    # writeback of a file renamed or truncated over another: auto_da_alloc), which is not the
+    # dumpers' cost. bench/dumper-bench.rb --replace measures with replacement instead.
+    [memprof_path, objspace_path].each { |p| File.unlink(p) if File.exist?(p) } unless REPLACE
+    memprof_times << timed { Memprof.dump_all(memprof_path) }
+    objspace_times << timed { File.open(objspace_path, "w") { |f| ObjectSpace.dump_all(output: f) } }
+    printf("run %d: Memprof.dump_all %.3f s (%s)   ObjectSpace.dump_all %.3f s (%s)\n", run + 1,
+           memprof_times.last, mb(File.size(memprof_path)), objspace_times.last, mb(File.size(objspace_path)))
+  end
+  objspace = median(objspace_times)
+  memprof = median(memprof_times)
+  printf("dump_all median: memprof %.3f s, ObjectSpace %.3f s, ratio %.2fx (target <= 0.67x)\n",
+         memprof, objspace, memprof / objspace)
+  printf("dump_all best:   memprof %.3f s, ObjectSpace %.3f s, ratio %.2fx\n",
+         memprof_times.min, objspace_times.min, memprof_times.min / objspace_times.min)
+  printf("lines: memprof %d, ObjectSpace %d\n", File.foreach(memprof_path).count,
+         File.foreach(objspace_path).count)
+
+  pauses = []
+  RUNS.times do
+    pid = nil
+    File.unlink(memprof_path) if File.exist?(memprof_path) && !REPLACE
+    pauses << timed { pid = Memprof.dump_all(memprof_path, fork: true) }
+    child = timed { Process.wait(pid) }
+    raise "forked dump failed" unless $?.success?
+
+    printf("fork: true: parent pause %.4f s, child finished %.3f s later\n", pauses.last, child)
+  end
+  printf("fork: true parent pause median %.4f s = %.1f%% of ObjectSpace.dump_all (target <= 5%%)\n",
+         median(pauses), 100 * median(pauses) / objspace)
+end
+
+store = nil # rubocop:disable Lint/UselessAssignment
+GC.start
+
+# Allocation-heavy loop: strings, arrays, hashes and objects, most of them short-lived.
+def churn(rounds)
+  kept = []
+  rounds.times do |i|
+    s = "item #{i}"
+    a = [s, i]
+    h = { s => a }
+    o = Order.allocate
+    kept << h if (i % 100).zero?
+    o.hash
+  end
+  kept.size
+end
+
+ROUNDS = 300_000
+churn(10_000) # warm up
+base = []
+with_memprof = []
+with_objspace = []
+RUNS.times do
+  base << timed { churn(ROUNDS) }
+  Memprof.start
+  with_memprof << timed { churn(ROUNDS) }
+  Memprof.stop
+  ObjectSpace.trace_object_allocations_start
+  with_objspace << timed { churn(ROUNDS) }
+  ObjectSpace.trace_object_allocations_stop
+  ObjectSpace.trace_object_allocations_clear
+  GC.start
+end
+b = median(base)
+m = median(with_memprof)
+o = median(with_objspace)
+printf("tracking (%d rounds, ~%d allocations): untracked %.3f s, Memprof.start %.3f s (+%.0f%%), " \
+       "ObjectSpace.trace_object_allocations %.3f s (+%.0f%%)\n",
+       ROUNDS, ROUNDS * 6, b, m, 100 * (m - b) / b, o, 100 * (o - b) / b)

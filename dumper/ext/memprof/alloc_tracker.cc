@@ -1,0 +1,124 @@
+// NEWOBJ/FREEOBJ hooks and the tracked-object table; see alloc_tracker.h.
+#include "alloc_tracker.h"
+
+#include <ruby/debug.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "class_names.h"
+
+namespace memprof {
+namespace {
+
+VALUE compaction_hook = Qnil;
+
+void CompactHook(void*) {
+  AllocTracker::Instance().UpdateAfterCompaction();
+}
+
+// A data object whose only job is to be told when GC compaction moved objects.
+const rb_data_type_t kCompactionHookType = {
+    "memprof/tracker", {nullptr, nullptr, nullptr, CompactHook, {nullptr}}, nullptr, nullptr, 0,
+};
+
+}  // namespace
+
+AllocTracker& AllocTracker::Instance() {
+  static AllocTracker tracker;
+  return tracker;
+}
+
+AllocTracker::AllocTracker() {
+  paths_.emplace_back("(unknown)");
+  path_ids_.emplace(paths_.back(), 0);
+}
+
+void AllocTracker::Init() {
+  compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
+  rb_gc_register_mark_object(compaction_hook);
+}
+
+void AllocTracker::Start() {
+  if (running_) return;
+  if (NIL_P(tracepoint_)) {
+    tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
+                                    &AllocTracker::OnEvent, this);
+    rb_gc_register_address(&tracepoint_);
+  }
+  running_ = true;
+  rb_tracepoint_enable(tracepoint_);
+}
+
+void AllocTracker::Stop() {
+  if (!running_) return;
+  rb_tracepoint_disable(tracepoint_);
+  running_ = false;
+  objects_.Clear();  // without FREEOBJ events the entries would go stale
+}
+
+uint32_t AllocTracker::InternPath(VALUE path) {
+  if (!RB_TYPE_P(path, T_STRING)) return 0;
+  std::string_view bytes(RSTRING_PTR(path), static_cast<size_t>(RSTRING_LEN(path)));
+  if (paths_[last_path_id_] == bytes) return last_path_id_;
+  auto it = path_ids_.find(bytes);
+  if (it == path_ids_.end()) {
+    paths_.emplace_back(bytes);
+    it = path_ids_.emplace(paths_.back(), static_cast<uint32_t>(paths_.size() - 1)).first;
+  }
+  last_path_id_ = it->second;
+  return last_path_id_;
+}
+
+// Runs inside Ruby's allocator or sweeper: no Ruby allocation, no raising.
+void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
+  auto* self = static_cast<AllocTracker*>(data);
+  rb_trace_arg_t* arg = rb_tracearg_from_tracepoint(tracepoint);
+  VALUE obj = rb_tracearg_object(arg);
+  if (rb_tracearg_event_flag(arg) == RUBY_INTERNAL_EVENT_FREEOBJ) {
+    self->objects_.Erase(obj);
+    return;
+  }
+  AllocationSite site;
+  site.seq = self->next_seq_++;
+  site.path = self->InternPath(rb_tracearg_path(arg));
+  VALUE line = rb_tracearg_lineno(arg);
+  site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;
+  VALUE method = rb_tracearg_method_id(arg);
+  site.method = STATIC_SYM_P(method) ? RSHIFT(method, RUBY_SPECIAL_SHIFT) : 0;
+  site.generation = static_cast<uint32_t>(rb_gc_count());
+  self->objects_.Insert(obj, site);
+}
+
+void AllocTracker::UpdateAfterCompaction() {
+  objects_.RekeyAll([](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); });
+}
+
+std::vector<std::pair<std::string, size_t>> AllocTracker::Stats(uint64_t min_seq) const {
+  ClassNames names;
+  std::unordered_map<std::string, size_t> counts;
+  std::string key;
+  objects_.ForEach([&](uintptr_t obj, const AllocationSite& site) {
+    if (site.seq < min_seq) return;
+    key.assign(paths_[site.path]);
+    key += ':';
+    key += std::to_string(site.line);
+    key += ':';
+    VALUE klass = RBASIC(obj)->klass;
+    if (BUILTIN_TYPE(obj) == T_IMEMO) {
+      key += "(imemo)";
+    } else if (!ClassNames::IsClassLike(klass)) {
+      key += "(hidden)";
+    } else {
+      key += names.Of(rb_class_real(klass));
+    }
+    ++counts[key];
+  });
+  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  return sorted;
+}
+
+}  // namespace memprof

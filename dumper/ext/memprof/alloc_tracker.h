@@ -1,0 +1,52 @@
+// Allocation tracking on the NEWOBJ/FREEOBJ internal tracepoints: file, line, method, GC
+// generation and a sequence number for every live object allocated while tracking is on.
+#pragma once
+
+#include <ruby.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "object_table.h"
+
+namespace memprof {
+
+class AllocTracker {
+ public:
+  static AllocTracker& Instance();
+  // Defines the GC-compaction hook object; call once from Init_memprof_ext.
+  static void Init();
+
+  void Start();  // Ruby context; no-op when running
+  void Stop();   // disables the hooks and forgets every tracked object
+  bool Running() const { return running_; }
+  uint64_t NextSeq() const { return next_seq_; }
+
+  const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
+  std::string_view Path(uint32_t id) const { return paths_[id]; }
+
+  // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class",
+  // largest count first. Reads the table without calling Ruby.
+  std::vector<std::pair<std::string, size_t>> Stats(uint64_t min_seq) const;
+
+  void UpdateAfterCompaction();
+
+ private:
+  AllocTracker();
+  static void OnEvent(VALUE tracepoint, void* data);
+  uint32_t InternPath(VALUE path);
+
+  VALUE tracepoint_ = Qnil;
+  bool running_ = false;
+  uint64_t next_seq_ = 1;
+  ObjectTable objects_;
+  std::deque<std::string> paths_;  // id 0 is "(unknown)"
+  std::unordered_map<std::string_view, uint32_t> path_ids_;
+  uint32_t last_path_id_ = 0;
+};
+
+}  // namespace memprof

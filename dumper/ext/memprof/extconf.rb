@@ -1,0 +1,17 @@
+# Builds the memprof extension with mkmf (gem install); CMake builds the same sources for tests.
+require "mkmf"
+
+# The JSON writer is our own (json_sink.cc; see dumper/README.md, "No yajl in the writer").
+have_library("pthread")
+
+# The VM internals file reads Ruby 3.1's structures from its MJIT header (see vm_internals.c).
+mjit_header = "rb_mjit_min_header-#{RUBY_VERSION}.h"
+if RUBY_VERSION.start_with?("3.1.") && File.exist?(File.join(RbConfig::CONFIG["rubyarchhdrdir"], mjit_header))
+  $defs << %(-DMEMPROF_MJIT_HEADER='"#{mjit_header}"')
+else
+  warn "memprof: #{mjit_header} not found; constants, hash defaults and superclasses go unnamed"
+end
+
+$CXXFLAGS << " -std=c++20 -O2"
+$CFLAGS << " -O2"
+create_makefile("memprof_ext")

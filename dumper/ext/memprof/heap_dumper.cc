@@ -1,0 +1,338 @@
+// The heap walk: META, ROOT records, one record per live object, END.
+#include "heap_dumper.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "alloc_tracker.h"
+#include "vm_internals.h"
+
+extern "C" {
+// Exported by libruby, declared by no public header.
+int rb_objspace_markable_object_p(VALUE obj);
+size_t rb_obj_memsize_of(VALUE obj);
+size_t rb_obj_gc_flags(VALUE obj, ID* flags, size_t max);
+void rb_objspace_reachable_objects_from(VALUE obj, void (*func)(VALUE, void*), void* data);
+void rb_objspace_reachable_objects_from_root(void (*func)(const char*, VALUE, void*), void* data);
+void rb_objspace_each_objects(int (*callback)(void*, void*, size_t, void*), void* data);
+}
+
+namespace memprof {
+namespace {
+
+constexpr size_t kNoName = static_cast<size_t>(-1);
+
+struct GcFlagName {
+  std::string_view name;
+  ID id;
+};
+GcFlagName gc_flag_names[] = {{"wb_protected", 0}, {"old", 0},    {"uncollectible", 0},
+                              {"marking", 0},      {"marked", 0}, {"pinned", 0}};
+constexpr int kGcFlagCount = sizeof(gc_flag_names) / sizeof(gc_flag_names[0]);
+// {"flag":true,...} for every combination of the known flags, rendered once.
+std::string gc_flags_json[1 << kGcFlagCount];
+
+}  // namespace
+
+void HeapDumper::Init() {
+  for (auto& flag : gc_flag_names)
+    flag.id = rb_intern2(flag.name.data(), static_cast<long>(flag.name.size()));
+  ID ids[8];
+  rb_obj_gc_flags(rb_cObject, ids, 8);  // its first call interns Ruby's own IDs
+  for (int mask = 0; mask < (1 << kGcFlagCount); ++mask) {
+    std::string& json = gc_flags_json[mask];
+    json = "{";
+    for (int k = 0; k < kGcFlagCount; ++k) {
+      if ((mask & (1 << k)) == 0) continue;
+      if (json.size() > 1) json += ',';
+      json += '"';
+      json += gc_flag_names[k].name;
+      json += "\":true";
+    }
+    json += '}';
+  }
+}
+
+HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTracker& tracker)
+    : sink_(sink), options_(options), tracker_(tracker), namer_(constants_, class_names_) {}
+
+void HeapDumper::Prepare(VALUE only) {
+  VALUE version = rb_const_get(rb_cObject, rb_intern("RUBY_VERSION"));
+  ruby_version_.assign(RSTRING_PTR(version), static_cast<size_t>(RSTRING_LEN(version)));
+  constants_.Build(only);
+  if (only == Qundef) {
+    // Ruby calls with C++ objects alive: a raise must not unwind through this frame.
+    int failed = 0;
+    rb_protect(
+        [](VALUE self) {
+          reinterpret_cast<HeapDumper*>(self)->CollectGlobalNames();
+          return Qnil;
+        },
+        reinterpret_cast<VALUE>(this), &failed);
+    if (failed) {
+      rb_set_errinfo(Qnil);
+      global_names_.clear();  // the dump goes on without global names
+    }
+  }
+}
+
+namespace {
+
+VALUE ReadGlobal(VALUE name) {
+  return rb_gv_get(rb_id2name(SYM2ID(name)));
+}
+
+}  // namespace
+
+// Global variables' values, to name the global_tbl root's references. Reading one can warn
+// ($=) or, for a C extension's getter, raise: warnings are off and errors skip that global.
+void HeapDumper::CollectGlobalNames() {
+  global_names_.clear();
+  VALUE names = rb_funcall(rb_mKernel, rb_intern("global_variables"), 0);
+  VALUE verbose = rb_gv_get("$VERBOSE");
+  rb_gv_set("$VERBOSE", Qnil);
+  for (long i = 0; i < RARRAY_LEN(names); ++i) {
+    VALUE name = RARRAY_AREF(names, i);
+    int failed = 0;
+    VALUE value = rb_protect(ReadGlobal, name, &failed);
+    if (failed) {
+      rb_set_errinfo(Qnil);
+      continue;
+    }
+    if (SPECIAL_CONST_P(value)) continue;
+    VALUE text = rb_sym2str(name);
+    global_names_.try_emplace(value, RSTRING_PTR(text), static_cast<size_t>(RSTRING_LEN(text)));
+  }
+  rb_gv_set("$VERBOSE", verbose);
+  RB_GC_GUARD(names);
+}
+
+void HeapDumper::DumpAll() {
+  WriteMeta();
+  WriteRoots();
+  rb_objspace_each_objects(&HeapDumper::OnPage, this);
+  sink_.BeginRecord();
+  sink_.Key("type");
+  sink_.String("END");
+  sink_.Key("records");
+  sink_.Unsigned(sink_.Records());
+  sink_.EndRecord();
+}
+
+int HeapDumper::OnPage(void* start, void* end, size_t stride, void* data) {
+  auto* self = static_cast<HeapDumper*>(data);
+  for (auto v = reinterpret_cast<uintptr_t>(start); v < reinterpret_cast<uintptr_t>(end);
+       v += stride) {
+    if (RBASIC(v)->flags != 0) self->DumpObject(v);  // 0: a free slot
+  }
+  return self->sink_.Errno() != 0;  // non-zero stops the walk
+}
+
+void HeapDumper::WriteMeta() {
+  char when[40];
+  time_t now = time(nullptr);
+  struct tm utc;
+  gmtime_r(&now, &utc);
+  strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &utc);
+  sink_.BeginRecord();
+  sink_.Key("type");
+  sink_.String("META");
+  sink_.Key("format");
+  sink_.String("memprof");
+  sink_.Key("version");
+  sink_.Unsigned(1);
+  sink_.Key("ruby_version");
+  sink_.String(ruby_version_);
+  sink_.Key("pid");
+  sink_.Unsigned(static_cast<uint64_t>(getpid()));
+  sink_.Key("time");
+  sink_.String(when);
+  sink_.Key("gc_count");
+  sink_.Unsigned(rb_gc_count());
+  sink_.Key("strings");
+  if (options_.string_limit < 0) {
+    sink_.Bool(false);
+  } else {
+    sink_.Unsigned(static_cast<uint64_t>(options_.string_limit));
+  }
+  sink_.EndRecord();
+}
+
+void HeapDumper::OnRoot(const char* category, VALUE ref, void* data) {
+  static_cast<HeapDumper*>(data)->roots_.emplace_back(category, ref);
+}
+
+void HeapDumper::WriteRoots() {
+  roots_.clear();
+  rb_objspace_reachable_objects_from_root(&HeapDumper::OnRoot, this);
+  // One record per run of the same category, as ObjectSpace writes them.
+  for (size_t i = 0; i < roots_.size();) {
+    const char* category = roots_[i].first;
+    sink_.BeginRecord();
+    sink_.Key("type");
+    sink_.String("ROOT");
+    sink_.Key("root");
+    sink_.String(category);
+    size_t first = i;
+    while (i < roots_.size() && roots_[i].first == category) ++i;
+    sink_.Key("references");
+    sink_.ArrayOpen();
+    for (size_t k = first; k < i; ++k) sink_.Address(roots_[k].second);
+    sink_.ArrayClose();
+    if (std::strcmp(category, "global_tbl") == 0 && !global_names_.empty()) {
+      sink_.Key("reference_names");
+      sink_.ArrayOpen();
+      for (size_t k = first; k < i; ++k) {
+        auto it = global_names_.find(roots_[k].second);
+        if (it == global_names_.end()) {
+          sink_.Null();
+        } else {
+          sink_.String(it->second);
+        }
+      }
+      sink_.ArrayClose();
+    }
+    sink_.EndRecord();
+  }
+}
+
+void HeapDumper::DumpObject(VALUE obj) {
+  int type = BUILTIN_TYPE(obj);
+  VALUE klass = RBASIC(obj)->klass;
+  sink_.BeginRecord();
+  sink_.Key("address");
+  sink_.Address(obj);
+  sink_.Key("type");
+  sink_.JsonText(QuotedTypeName(type));
+  if (type == T_ZOMBIE || type == T_MOVED || type == T_NONE) {
+    sink_.EndRecord();  // no class, no references: the slot holds no object any more
+    return;
+  }
+  if (type != T_IMEMO && ClassNames::IsClassLike(klass)) {
+    sink_.Fields(class_names_.ClassFieldsOf(klass));  // rendered once per class
+  } else if (klass != 0) {
+    sink_.Key("class");
+    sink_.Address(klass);
+  }
+  if (OBJ_FROZEN_RAW(obj)) {
+    sink_.Key("frozen");
+    sink_.Bool(true);
+  }
+  WriteTypeFields(obj, type, klass);
+  WriteReferences(obj, type, klass);
+  WriteAllocationSite(obj);
+  sink_.Key("memsize");
+  sink_.Unsigned(rb_obj_memsize_of(obj));
+  WriteFlags(obj);
+  sink_.EndRecord();
+}
+
+void HeapDumper::OnReference(VALUE ref, void* data) {
+  static_cast<HeapDumper*>(data)->refs_.push_back(ref);
+}
+
+void HeapDumper::WriteReferences(VALUE obj, int type, VALUE klass) {
+  refs_.clear();
+  // memprof lists the class edge first; ObjectSpace leaves it out.
+  bool class_edge = type != T_IMEMO && ClassNames::IsClassLike(klass);
+  if (class_edge) refs_.push_back(klass);
+  size_t marked_from = refs_.size();
+  if (rb_objspace_markable_object_p(obj)) {
+    rb_objspace_reachable_objects_from(obj, &HeapDumper::OnReference, this);
+  }
+  if (class_edge) {  // the marker reports the class too: keep one edge to it
+    for (size_t i = marked_from; i < refs_.size(); ++i) {
+      if (refs_[i] == klass) {
+        refs_.erase(refs_.begin() + static_cast<long>(i));
+        break;
+      }
+    }
+  }
+  if (refs_.empty()) return;
+  if (class_edge && refs_.size() == 1) {  // most Strings, Floats, ...: rendered once per class
+    sink_.Fields(class_names_.ClassOnlyReferencesOf(klass));
+    return;
+  }
+  namer_.Begin(obj, type, klass);
+  names_.clear();
+  name_spans_.clear();
+  for (VALUE ref : refs_) {
+    size_t start = names_.size();
+    bool named = namer_.Name(ref, names_);
+    name_spans_.emplace_back(start, named ? names_.size() - start : kNoName);
+  }
+  sink_.Key("references");
+  sink_.ArrayOpen();
+  for (VALUE ref : refs_) sink_.Address(ref);
+  sink_.ArrayClose();
+  sink_.Key("reference_names");
+  sink_.ArrayOpen();
+  for (const auto& [start, length] : name_spans_) {
+    if (length == kNoName) {
+      sink_.Null();
+    } else {
+      std::string_view name = std::string_view(names_).substr(start, length);
+      if (name == "(class)") {
+        sink_.JsonText("\"(class)\"");  // nearly every record has it: skip the escaping
+      } else {
+        sink_.String(name);
+      }
+    }
+  }
+  sink_.ArrayClose();
+}
+
+void HeapDumper::WriteAllocationSite(VALUE obj) {
+  const AllocationSite* site = tracker_.Find(obj);
+  if (site == nullptr) return;
+  if (site->path != 0) {
+    sink_.Key("file");
+    sink_.String(tracker_.Path(site->path));
+    sink_.Key("line");
+    sink_.Unsigned(site->line);
+  }
+  if (site->method != 0) {
+    if (const char* method = rb_id2name(site->method)) {
+      sink_.Key("method");
+      sink_.String(method);
+    }
+  }
+  sink_.Key("generation");
+  sink_.Unsigned(site->generation);
+  sink_.Key("seq");
+  sink_.Unsigned(site->seq);
+}
+
+void HeapDumper::WriteFlags(VALUE obj) {
+  ID ids[8];
+  size_t count = rb_obj_gc_flags(obj, ids, 8);
+  if (count == 0) return;
+  int mask = 0;
+  for (size_t i = 0; i < count; ++i) {
+    int known = -1;
+    for (int k = 0; k < kGcFlagCount; ++k) {
+      if (gc_flag_names[k].id == ids[i]) known = k;
+    }
+    if (known < 0) {
+      mask = -1;  // a flag this build does not know: write them one by one
+      break;
+    }
+    mask |= 1 << known;
+  }
+  sink_.Key("flags");
+  if (mask >= 0) {
+    sink_.JsonText(gc_flags_json[mask]);
+    return;
+  }
+  sink_.MapOpen();
+  for (size_t i = 0; i < count; ++i) {
+    const char* name = rb_id2name(ids[i]);
+    sink_.Key(std::string_view(name != nullptr ? name : "?"));
+    sink_.Bool(true);
+  }
+  sink_.MapClose();
+}
+
+}  // namespace memprof

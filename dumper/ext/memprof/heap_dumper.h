@@ -1,0 +1,67 @@
+// The heap walk: META, ROOT records, one record per live object, END, written to a JsonSink.
+#pragma once
+
+#include <ruby.h>
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "class_names.h"
+#include "json_sink.h"
+#include "ref_names.h"
+
+namespace memprof {
+
+class AllocTracker;
+
+// An object type's name as a JSON string, quotes included ("\"STRING\"").
+std::string_view QuotedTypeName(int type);
+
+struct DumpOptions {
+  long string_limit = 1024;  // most bytes of a String's value written; < 0: no values
+};
+
+class HeapDumper {
+ public:
+  HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTracker& tracker);
+
+  // Ruby context, GC disabled from here to the end of the dump: gathers what needs Ruby's
+  // allocator (constant tables, RUBY_VERSION) so that the walk itself never calls it.
+  void Prepare(VALUE only = Qundef);
+  void DumpAll();              // the whole heap; stops early on a write error
+  void DumpObject(VALUE obj);  // one record
+
+  static void Init();  // interns IDs; Ruby context
+
+ private:
+  static int OnPage(void* start, void* end, size_t stride, void* data);
+  static void OnReference(VALUE ref, void* data);
+  static void OnRoot(const char* category, VALUE ref, void* data);
+
+  void CollectGlobalNames();
+  void WriteMeta();
+  void WriteRoots();
+  void WriteTypeFields(VALUE obj, int type, VALUE klass);
+  void WriteStringFields(VALUE obj);
+  void WriteClassFields(VALUE obj, int type);
+  void WriteReferences(VALUE obj, int type, VALUE klass);
+  void WriteAllocationSite(VALUE obj);
+  void WriteFlags(VALUE obj);
+
+  JsonSink& sink_;
+  DumpOptions options_;
+  const AllocTracker& tracker_;
+  ClassNames class_names_;
+  ConstantTable constants_;
+  ReferenceNamer namer_;
+  std::string ruby_version_;
+  std::vector<VALUE> refs_;
+  std::vector<std::pair<const char*, VALUE>> roots_;
+  std::unordered_map<VALUE, std::string> global_names_;  // value => "$name", read in Prepare
+  std::string names_;                                    // every reference name of one record
+  std::vector<std::pair<size_t, size_t>> name_spans_;    // (start, length) in names_, or npos
+};
+
+}  // namespace memprof

@@ -1,0 +1,231 @@
+// The type-specific fields of a record, as ObjectSpace.dump writes them for each type.
+#include <ruby/encoding.h>
+#include <ruby/io.h>
+
+#include <cstdio>
+
+#include "heap_dumper.h"
+#include "vm_internals.h"
+
+extern "C" {
+// Exported by libruby, declared by no public header.
+const char* rb_objspace_data_type_name(VALUE obj);
+const char* rb_imemo_name(int type);
+}
+
+namespace memprof {
+
+std::string_view QuotedTypeName(int type) {
+  switch (type) {
+    case T_NONE:
+      return "\"NONE\"";
+    case T_OBJECT:
+      return "\"OBJECT\"";
+    case T_CLASS:
+      return "\"CLASS\"";
+    case T_MODULE:
+      return "\"MODULE\"";
+    case T_FLOAT:
+      return "\"FLOAT\"";
+    case T_STRING:
+      return "\"STRING\"";
+    case T_REGEXP:
+      return "\"REGEXP\"";
+    case T_ARRAY:
+      return "\"ARRAY\"";
+    case T_HASH:
+      return "\"HASH\"";
+    case T_STRUCT:
+      return "\"STRUCT\"";
+    case T_BIGNUM:
+      return "\"BIGNUM\"";
+    case T_FILE:
+      return "\"FILE\"";
+    case T_DATA:
+      return "\"DATA\"";
+    case T_MATCH:
+      return "\"MATCH\"";
+    case T_COMPLEX:
+      return "\"COMPLEX\"";
+    case T_RATIONAL:
+      return "\"RATIONAL\"";
+    case T_NIL:
+      return "\"NIL\"";
+    case T_TRUE:
+      return "\"TRUE\"";
+    case T_FALSE:
+      return "\"FALSE\"";
+    case T_SYMBOL:
+      return "\"SYMBOL\"";
+    case T_FIXNUM:
+      return "\"FIXNUM\"";
+    case T_UNDEF:
+      return "\"UNDEF\"";
+    case T_IMEMO:
+      return "\"IMEMO\"";
+    case T_NODE:
+      return "\"NODE\"";
+    case T_ICLASS:
+      return "\"ICLASS\"";
+    case T_ZOMBIE:
+      return "\"ZOMBIE\"";
+    case T_MOVED:
+      return "\"MOVED\"";
+    default:
+      return "\"UNKNOWN\"";
+  }
+}
+
+void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
+  (void)klass;
+  switch (type) {
+    case T_STRING:
+      WriteStringFields(obj);
+      break;
+    case T_SYMBOL: {
+      VALUE name = rb_sym2str(obj);
+      if (RB_TYPE_P(name, T_STRING)) {
+        sink_.Key("bytesize");
+        sink_.Unsigned(static_cast<uint64_t>(RSTRING_LEN(name)));
+        sink_.Key("value");
+        sink_.String({RSTRING_PTR(name), static_cast<size_t>(RSTRING_LEN(name))});
+      }
+      break;
+    }
+    case T_FLOAT: {
+      char text[64];
+      int n = std::snprintf(text, sizeof(text), "%#g", RFLOAT_VALUE(obj));
+      sink_.Key("value");
+      sink_.String({text, static_cast<size_t>(n)});
+      break;
+    }
+    case T_CLASS:
+    case T_MODULE:
+    case T_ICLASS:
+      WriteClassFields(obj, type);
+      break;
+    case T_OBJECT:
+      sink_.Key("ivars");
+      sink_.Unsigned(ROBJECT_NUMIV(obj));
+      break;
+    case T_HASH: {
+      sink_.Key("size");
+      sink_.Unsigned(RHASH_SIZE(obj));
+      VALUE ifnone = memprof_hash_ifnone(obj);
+      if (memprof_vm_internals_available() && !SPECIAL_CONST_P(ifnone)) {
+        sink_.Key("default");
+        sink_.Address(ifnone);
+      }
+      break;
+    }
+    case T_ARRAY:
+      sink_.Key("length");
+      sink_.Unsigned(static_cast<uint64_t>(RARRAY_LEN(obj)));
+      if (FL_TEST_RAW(obj, RUBY_FL_USER2)) {  // ELTS_SHARED
+        sink_.Key("shared");
+        sink_.Bool(true);
+      }
+      if (FL_TEST_RAW(obj, RARRAY_EMBED_FLAG)) {
+        sink_.Key("embedded");
+        sink_.Bool(true);
+      }
+      break;
+    case T_DATA:
+      if (const char* name = rb_objspace_data_type_name(obj)) {
+        sink_.Key("struct");
+        sink_.String(name);
+      }
+      break;
+    case T_FILE:
+      if (rb_io_t* fptr = RFILE(obj)->fptr) {
+        sink_.Key("fd");
+        sink_.Signed(fptr->fd);
+      }
+      break;
+    case T_IMEMO:
+      sink_.Key("imemo_type");
+      sink_.String(rb_imemo_name(static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f)));
+      break;
+    default:
+      break;
+  }
+}
+
+void HeapDumper::WriteStringFields(VALUE obj) {
+  bool embedded = !FL_TEST_RAW(obj, RSTRING_NOEMBED);
+  bool shared = !embedded && FL_TEST_RAW(obj, RUBY_FL_USER2);  // STR_SHARED
+  if (embedded) {
+    sink_.Key("embedded");
+    sink_.Bool(true);
+  }
+  int coderange = rb_enc_str_coderange(obj);
+  bool ascii_only = coderange == ENC_CODERANGE_7BIT &&
+                    rb_enc_asciicompat(rb_enc_from_index(ENCODING_GET_INLINED(obj)));
+  if (coderange == ENC_CODERANGE_BROKEN) {
+    sink_.Key("broken");
+    sink_.Bool(true);
+  }
+  if (FL_TEST_RAW(obj, RSTRING_FSTR)) {
+    sink_.Key("fstring");
+    sink_.Bool(true);
+  }
+  if (shared) {
+    sink_.Key("shared");
+    sink_.Bool(true);
+  }
+  long len = RSTRING_LEN(obj);
+  sink_.Key("bytesize");
+  sink_.Unsigned(static_cast<uint64_t>(len));
+  if (!embedded && !shared && static_cast<long>(rb_str_capacity(obj)) != len) {
+    sink_.Key("capacity");
+    sink_.Unsigned(rb_str_capacity(obj));
+  }
+  if (options_.string_limit >= 0) {
+    const char* bytes = RSTRING_PTR(obj);
+    size_t cut = static_cast<size_t>(len);
+    if (cut > static_cast<size_t>(options_.string_limit)) {
+      cut = static_cast<size_t>(options_.string_limit);
+      // Back off to a character boundary so a cut never leaves half a UTF-8 sequence.
+      while (cut > 0 && (static_cast<unsigned char>(bytes[cut]) & 0xc0) == 0x80) --cut;
+    }
+    sink_.Key("value");
+    if (ascii_only && cut == static_cast<size_t>(len)) {
+      sink_.Utf8String({bytes, cut});  // Ruby already knows it is ASCII: skip our check
+    } else {
+      sink_.String({bytes, cut});
+    }
+  }
+  int encoding = RB_ENCODING_GET_INLINED(obj);
+  if (encoding != 0) {
+    if (rb_encoding* enc = rb_enc_from_index(encoding)) {
+      sink_.Key("encoding");
+      sink_.String(rb_enc_name(enc));
+    }
+  }
+}
+
+void HeapDumper::WriteClassFields(VALUE obj, int type) {
+  if (VALUE super = memprof_class_superclass(obj)) {
+    sink_.Key("superclass");
+    sink_.Address(super);
+  }
+  if (type == T_ICLASS) return;
+  std::string_view name = ClassNames::CachedPath(obj);
+  if (!name.empty()) {
+    sink_.Key("name");
+    sink_.String(name);
+  } else {
+    VALUE real = rb_class_real(obj);
+    std::string_view real_name = ClassNames::IsClassLike(real) ? ClassNames::CachedPath(real) : "";
+    if (!real_name.empty()) {
+      sink_.Key("real_class_name");
+      sink_.String(real_name);
+    }
+  }
+  if (FL_TEST_RAW(obj, FL_SINGLETON)) {
+    sink_.Key("singleton");
+    sink_.Bool(true);
+  }
+}
+
+}  // namespace memprof

@@ -1,0 +1,289 @@
+// Reference naming; see ref_names.h.
+#include "ref_names.h"
+
+#include <ruby/st.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "json_sink.h"
+#include "vm_internals.h"
+
+extern "C" void rb_objspace_each_objects(int (*callback)(void*, void*, size_t, void*), void* data);
+
+namespace memprof {
+namespace {
+
+constexpr size_t kMaxKeyChars = 40;
+ID id_members = 0;  // Struct classes keep their member names in __members__
+
+int OnConstant(st_data_t key, st_data_t value, st_data_t data) {
+  auto* out = reinterpret_cast<std::vector<std::pair<VALUE, ID>>*>(data);
+  VALUE constant = memprof_const_entry_value(reinterpret_cast<const void*>(value));
+  if (!SPECIAL_CONST_P(constant)) out->emplace_back(constant, static_cast<ID>(key));
+  return ST_CONTINUE;
+}
+
+int CollectModule(void* start, void* end, size_t stride, void* data) {
+  auto* modules = static_cast<std::vector<VALUE>*>(data);
+  for (auto v = reinterpret_cast<uintptr_t>(start); v < reinterpret_cast<uintptr_t>(end);
+       v += stride) {
+    if (RBASIC(v)->flags == 0) continue;
+    int type = BUILTIN_TYPE(v);
+    if (type == T_CLASS || type == T_MODULE) modules->push_back(v);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ConstantTable::Build(VALUE only) {
+  table_.clear();
+  if (only != Qundef) {
+    if (RB_TYPE_P(only, T_CLASS) || RB_TYPE_P(only, T_MODULE)) Add(only);
+    return;
+  }
+  std::vector<VALUE> modules;
+  rb_objspace_each_objects(CollectModule, &modules);
+  for (VALUE klass : modules) Add(klass);
+}
+
+void ConstantTable::Add(VALUE klass) {
+  if (!memprof_vm_internals_available()) return;
+  st_table* constants = static_cast<st_table*>(rb_mod_const_at(klass, nullptr));
+  if (constants == nullptr) return;
+  std::vector<std::pair<VALUE, ID>> pairs;
+  rb_st_foreach(constants, OnConstant, reinterpret_cast<st_data_t>(&pairs));
+  rb_st_free_table(constants);
+  if (!pairs.empty()) table_.emplace(klass, std::move(pairs));
+}
+
+void ReferenceNamer::Init() {
+  id_members = rb_intern("__members__");
+}
+
+void ReferenceNamer::Add(VALUE value, Kind kind, uintptr_t detail) {
+  if (SPECIAL_CONST_P(value)) return;  // never a reference
+  named_.push_back({value, kind, detail, false});
+}
+
+int ReferenceNamer::OnIvar(ID name, VALUE value, st_data_t data) {
+  reinterpret_cast<ReferenceNamer*>(data)->Add(value, Kind::kIvar, name);
+  return ST_CONTINUE;
+}
+
+int ReferenceNamer::OnHashPair(VALUE key, VALUE value, VALUE data) {
+  auto* self = reinterpret_cast<ReferenceNamer*>(data);
+  self->Add(key, Kind::kKey, 0);
+  self->Add(value, Kind::kValue, key);
+  return ST_CONTINUE;
+}
+
+void ReferenceNamer::OnLocal(void* data, uintptr_t value, uintptr_t id) {
+  static_cast<ReferenceNamer*>(data)->Add(value, Kind::kLocal, id);
+}
+
+void ReferenceNamer::CollectStruct(VALUE obj) {
+  VALUE members = Qnil;
+  for (VALUE c = RBASIC(obj)->klass; ClassNames::IsClassLike(c); c = memprof_class_superclass(c)) {
+    if (BUILTIN_TYPE(c) == T_ICLASS) continue;
+    members = rb_ivar_get(c, id_members);
+    if (!NIL_P(members)) break;
+  }
+  if (!RB_TYPE_P(members, T_ARRAY)) return;
+  long count = FIX2LONG(rb_struct_size(obj));
+  long names = RARRAY_LEN(members);
+  for (long i = 0; i < count && i < names; ++i) {
+    VALUE member = RARRAY_AREF(members, i);
+    if (STATIC_SYM_P(member)) {
+      Add(rb_struct_aref(obj, LONG2FIX(i)), Kind::kMember, RSHIFT(member, RUBY_SPECIAL_SHIFT));
+    }
+  }
+}
+
+void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
+  named_.clear();
+  cursor_ = 0;
+  if (indexed_) {
+    // clear() costs the bucket count every time: drop a big table instead of clearing it.
+    if (index_.bucket_count() > 1024) {
+      std::unordered_map<VALUE, std::vector<uint32_t>>().swap(index_);
+    } else {
+      index_.clear();
+    }
+    indexed_ = false;
+  }
+  if (ClassNames::IsClassLike(klass) && type != T_IMEMO) Add(klass, Kind::kClass, 0);
+  switch (type) {
+    case T_OBJECT:
+      rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));
+      break;
+    case T_CLASS:
+    case T_MODULE: {
+      if (VALUE super = memprof_class_superclass(obj)) Add(super, Kind::kSuper, 0);
+      rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));
+      if (const auto* constants = constants_.Of(obj)) {
+        for (const auto& [value, name] : *constants) Add(value, Kind::kConstant, name);
+      }
+      break;
+    }
+    case T_ICLASS:
+      if (VALUE super = memprof_class_superclass(obj)) Add(super, Kind::kSuper, 0);
+      break;
+    case T_ARRAY:
+      if (!FL_TEST_RAW(obj, RUBY_FL_USER2)) {  // ELTS_SHARED: the elements belong to another
+        long len = RARRAY_LEN(obj);
+        const VALUE* elements = RARRAY_CONST_PTR_TRANSIENT(obj);
+        for (long i = 0; i < len; ++i) Add(elements[i], Kind::kIndex, static_cast<uintptr_t>(i));
+      }
+      break;
+    case T_HASH:
+      rb_hash_foreach(obj, OnHashPair, reinterpret_cast<VALUE>(this));
+      Add(memprof_hash_ifnone(obj), Kind::kDefault, 0);
+      break;
+    case T_STRUCT:
+      CollectStruct(obj);
+      break;
+    case T_IMEMO:
+      if (((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f) == 0) {  // imemo_env
+        memprof_env_each_local(obj, OnLocal, this);
+      }
+      break;
+    default:
+      break;
+  }
+  if (type != T_OBJECT && type != T_CLASS && type != T_MODULE && FL_TEST_RAW(obj, FL_EXIVAR)) {
+    rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));  // ivars of a String etc.
+  }
+}
+
+bool ReferenceNamer::Name(VALUE ref, std::string& out) {
+  // References usually come in the order the names were collected: try the next one first.
+  while (cursor_ < named_.size() && named_[cursor_].used) ++cursor_;
+  size_t found = named_.size();
+  if (!indexed_ && cursor_ < named_.size() && named_[cursor_].value == ref) {
+    found = cursor_;
+  } else {
+    if (!indexed_) {
+      indexed_ = true;
+      for (size_t i = named_.size(); i-- > cursor_;) {
+        if (!named_[i].used) index_[named_[i].value].push_back(static_cast<uint32_t>(i));
+      }
+    }
+    auto it = index_.find(ref);
+    if (it == index_.end() || it->second.empty()) return false;
+    found = it->second.back();
+    it->second.pop_back();
+  }
+  named_[found].used = true;
+  Format(named_[found], out);
+  return true;
+}
+
+void ReferenceNamer::Format(const Named& named, std::string& out) {
+  char number[32];
+  switch (named.kind) {
+    case Kind::kClass:
+      out += "(class)";
+      return;
+    case Kind::kSuper:
+      out += "(superclass)";
+      return;
+    case Kind::kDefault:
+      out += "(default)";
+      return;
+    case Kind::kKey:
+      out += "(key)";
+      return;
+    case Kind::kIndex:
+      std::snprintf(number, sizeof(number), "[%lu]", static_cast<unsigned long>(named.detail));
+      out += number;
+      return;
+    case Kind::kValue:
+      out += '[';
+      AppendKey(named.detail, out);
+      out += ']';
+      return;
+    case Kind::kIvar:
+    case Kind::kConstant:
+    case Kind::kMember:
+    case Kind::kLocal: {
+      if (named.kind == Kind::kMember) out += '.';
+      if (named.kind == Kind::kLocal) out += "local ";
+      const char* name = rb_id2name(named.detail);
+      out += name != nullptr ? name : "?";
+      return;
+    }
+  }
+}
+
+void ReferenceNamer::AppendKey(VALUE key, std::string& out) {
+  size_t start = out.size();
+  if (FIXNUM_P(key)) {
+    out += std::to_string(FIX2LONG(key));
+  } else if (STATIC_SYM_P(key)) {
+    const char* name = rb_id2name(RSHIFT(key, RUBY_SPECIAL_SHIFT));
+    out += ':';
+    out += name != nullptr ? name : "?";
+  } else if (key == Qnil || key == Qtrue || key == Qfalse) {
+    out += key == Qnil ? "nil" : key == Qtrue ? "true" : "false";
+  } else if (FLONUM_P(key) || SPECIAL_CONST_P(key)) {
+    out += "#<special>";
+  } else if (BUILTIN_TYPE(key) == T_STRING) {
+    AppendQuoted(out, RSTRING_PTR(key), static_cast<size_t>(RSTRING_LEN(key)));
+  } else if (BUILTIN_TYPE(key) == T_SYMBOL) {
+    VALUE name = rb_sym2str(key);
+    out += ':';
+    AppendQuoted(out, RSTRING_PTR(name), static_cast<size_t>(RSTRING_LEN(name)));
+  } else if (ClassNames::IsClassLike(key)) {
+    out += class_names_.Of(key);
+  } else {
+    out += "#<";
+    VALUE klass = RBASIC(key)->klass;
+    if (ClassNames::IsClassLike(klass)) out += class_names_.Of(rb_class_real(klass));
+    out += ':';
+    AppendHexAddress(out, key);
+    out += '>';
+  }
+  if (out.size() - start > kMaxKeyChars) {
+    // Cut on a UTF-8 character boundary.
+    size_t cut = start + kMaxKeyChars;
+    while (cut > start && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) --cut;
+    out.resize(cut);
+    out += "...";
+  }
+}
+
+void AppendQuoted(std::string& out, const char* bytes, size_t len) {
+  auto* s = reinterpret_cast<const unsigned char*>(bytes);
+  out += '"';
+  size_t limit = std::min(len, kMaxKeyChars + 4);  // the caller cuts at kMaxKeyChars anyway
+  for (size_t i = 0; i < limit;) {
+    unsigned char c = s[i];
+    if (c >= 0x80) {
+      size_t valid = ValidUtf8Prefix(s + i, len - i);
+      if (valid > 0) {
+        // Keep whole characters only.
+        size_t j = i + 1;
+        while (j < i + valid && (s[j] & 0xc0) == 0x80) ++j;
+        out.append(bytes + i, j - i);
+        i = j;
+        continue;
+      }
+    }
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02X", c);
+      out += hex;
+    }
+    ++i;
+  }
+  if (len <= limit) out += '"';
+}
+
+}  // namespace memprof

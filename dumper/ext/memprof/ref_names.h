@@ -1,0 +1,83 @@
+// Names for an object's references: which instance variable, constant, hash key, array index,
+// struct member or captured local each referenced object sits in. No Ruby allocation.
+#pragma once
+
+#include <ruby.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "class_names.h"
+
+namespace memprof {
+
+// Constants of every class and module, read before the walk (reading them needs Ruby's
+// allocator); a class maps to its (value, name) pairs.
+class ConstantTable {
+ public:
+  // Ruby context, with GC disabled so that no address changes until the walk ends.
+  void Build(VALUE only = Qundef);
+  const std::vector<std::pair<VALUE, ID>>* Of(VALUE klass) const {
+    auto it = table_.find(klass);
+    return it == table_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  void Add(VALUE klass);
+  std::unordered_map<VALUE, std::vector<std::pair<VALUE, ID>>> table_;
+};
+
+class ReferenceNamer {
+ public:
+  ReferenceNamer(const ConstantTable& constants, ClassNames& class_names)
+      : constants_(constants), class_names_(class_names) {}
+
+  // Learns what obj's references are called; then Name() each reference in turn.
+  void Begin(VALUE obj, int type, VALUE klass);
+  // Appends the name of the next reference equal to ref to out; false when it has none.
+  bool Name(VALUE ref, std::string& out);
+
+  static void Init();  // interns IDs; Ruby context
+
+ private:
+  enum class Kind : uint8_t {
+    kClass,
+    kSuper,
+    kIvar,
+    kConstant,
+    kIndex,
+    kKey,
+    kValue,
+    kMember,
+    kLocal,
+    kDefault
+  };
+  struct Named {
+    VALUE value;
+    Kind kind;
+    uintptr_t detail;  // ID, index or hash key, by kind
+    bool used;         // already given to a reference
+  };
+  void Add(VALUE value, Kind kind, uintptr_t detail);
+  void Format(const Named& named, std::string& out);
+  void AppendKey(VALUE key, std::string& out);
+  void CollectStruct(VALUE obj);
+
+  static int OnIvar(ID name, VALUE value, st_data_t data);
+  static int OnHashPair(VALUE key, VALUE value, VALUE data);
+  static void OnLocal(void* data, uintptr_t value, uintptr_t id);
+
+  const ConstantTable& constants_;
+  ClassNames& class_names_;
+  std::vector<Named> named_;
+  size_t cursor_ = 0;
+  bool indexed_ = false;
+  std::unordered_map<VALUE, std::vector<uint32_t>> index_;  // unused entries, last first
+};
+
+// Appends bytes as a Ruby-inspect-like quoted string: printable ASCII and valid UTF-8 kept,
+// everything else as \xNN.
+void AppendQuoted(std::string& out, const char* bytes, size_t len);
+
+}  // namespace memprof

@@ -1,0 +1,70 @@
+/* VM internals read through Ruby's MJIT header; the only file that depends on the VM layout. */
+/* The build defines MEMPROF_MJIT_HEADER only for Ruby 3.1 (extconf.rb, CMakeLists.txt); the
+   header is self-contained and must come first. */
+#ifdef MEMPROF_MJIT_HEADER
+/* The header declares static functions it never defines (warned about at the end of the file). */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include MEMPROF_MJIT_HEADER
+#define MEMPROF_HAVE_INTERNALS 1
+#else
+#define MEMPROF_HAVE_INTERNALS 0
+#endif
+
+#include "vm_internals.h"
+
+int memprof_vm_internals_available(void) {
+  return MEMPROF_HAVE_INTERNALS;
+}
+
+#if MEMPROF_HAVE_INTERNALS
+
+memprof_value memprof_class_superclass(memprof_value klass) {
+  return RCLASS_SUPER(klass);
+}
+
+memprof_value memprof_hash_ifnone(memprof_value hash) {
+  return RHASH_IFNONE(hash);
+}
+
+memprof_value memprof_const_entry_value(const void* entry) {
+  return ((const rb_const_entry_t*)entry)->value;
+}
+
+void memprof_env_each_local(memprof_value env_value, memprof_local_fn* fn, void* data) {
+  const rb_env_t* env = (const rb_env_t*)env_value;
+  if (env->iseq == NULL || env->ep == NULL) return;
+  /* An env made for a C block points at an ifunc, not an iseq. */
+  if (RB_TYPE_P((VALUE)env->iseq, T_IMEMO) == 0 || imemo_type((VALUE)env->iseq) != imemo_iseq)
+    return;
+  const struct rb_iseq_constant_body* body = env->iseq->body;
+  if (body == NULL || body->local_table == NULL) return;
+  unsigned int size = body->local_table_size;
+  if (size + VM_ENV_DATA_SIZE > env->env_size) return;
+  for (unsigned int i = 0; i < size; i++) {
+    /* Locals sit below the env's data words, the first local lowest. */
+    VALUE value = env->ep[-(long)(size - i - 1 + VM_ENV_DATA_SIZE)];
+    fn(data, value, body->local_table[i]);
+  }
+}
+
+#else
+
+memprof_value memprof_class_superclass(memprof_value klass) {
+  (void)klass;
+  return 0;
+}
+memprof_value memprof_hash_ifnone(memprof_value hash) {
+  (void)hash;
+  return 0x08; /* Qnil */
+}
+memprof_value memprof_const_entry_value(const void* entry) {
+  (void)entry;
+  return 0x08;
+}
+void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data) {
+  (void)env;
+  (void)fn;
+  (void)data;
+}
+
+#endif

@@ -1,0 +1,35 @@
+/* The few VM internals the dumper needs that no public Ruby function offers. */
+#ifndef MEMPROF_VM_INTERNALS_H
+#define MEMPROF_VM_INTERNALS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* VALUE and ID are uintptr_t-sized on every platform Ruby supports; this header cannot
+   include ruby.h because vm_internals.c includes the MJIT header instead. */
+typedef uintptr_t memprof_value;
+
+/* 1 when this build knows the VM's layout (the Ruby version it was compiled for). */
+int memprof_vm_internals_available(void);
+
+/* The raw superclass pointer of a T_CLASS or T_ICLASS (0 when none or unknown). */
+memprof_value memprof_class_superclass(memprof_value klass);
+
+/* A Hash's default value (Qnil when unknown). */
+memprof_value memprof_hash_ifnone(memprof_value hash);
+
+/* The value of a constant table entry (rb_const_entry_t*) as rb_mod_const_at returns it. */
+memprof_value memprof_const_entry_value(const void* entry);
+
+/* Calls fn(data, value, local_id) for each local variable an imemo env captured. */
+typedef void memprof_local_fn(void* data, memprof_value value, memprof_value id);
+void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,66 @@
+# frozen_string_literal: true
+
+# Shared setup of the memprof gem's tests: loads the gem and reads dumps back.
+require "test/unit"
+require "json"
+require "tmpdir"
+require "objspace"
+require "memprof"
+
+module MemprofTestHelper
+  ADDRESS = /\A0x[0-9a-f]+\z/.freeze
+  OBJECT_PREFIX = '{"address":"'
+
+  # A dump read back: one String and an index of address => line, held as Integers so that a
+  # dump kept alive adds almost no objects to the heap the next dump walks.
+  class Dump
+    attr_reader :text
+
+    def initialize(path)
+      @text = File.binread(path).force_encoding(Encoding::UTF_8)
+      raise "#{path}: invalid UTF-8" unless @text.valid_encoding?
+
+      @index = {}
+      offset = 0
+      @text.each_line do |line|
+        if line.start_with?(OBJECT_PREFIX)
+          address = line[OBJECT_PREFIX.size...line.index('"', OBJECT_PREFIX.size)]
+          @index[address.to_i(16)] = (offset << 24) | line.bytesize
+        end
+        offset += line.bytesize
+      end
+    end
+
+    def [](address)
+      span = @index[address.to_i(16)] or raise "no record for #{address}"
+      JSON.parse(@text.byteslice(span >> 24, span & 0xffffff))
+    end
+
+    def key?(address) = @index.key?(address.to_i(16))
+    def object_count = @index.size
+    def lines = @text.lines
+    def records = @text.each_line.map { |line| JSON.parse(line) }
+    def first = JSON.parse(@text[0, @text.index("\n")])
+    def last = JSON.parse(@text[@text.rindex("\n", -2) + 1..])
+  end
+
+  # Dumps the heap into a temporary file and reads it back.
+  def dump_heap(**options)
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "heap.jsonl")
+      GC.start # leave earlier tests' garbage out of this dump
+      Memprof.dump_all(path, **options)
+      Dump.new(path)
+    end
+  end
+
+  # The address ObjectSpace writes for obj.
+  def os_address(obj)
+    JSON.parse(ObjectSpace.dump(obj))["address"]
+  end
+
+  # reference name => referenced address, for a record.
+  def named_refs(record)
+    (record["reference_names"] || []).zip(record["references"] || []).to_h
+  end
+end

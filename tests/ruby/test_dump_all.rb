@@ -1,0 +1,205 @@
+# frozen_string_literal: true
+
+# Memprof.dump_all: record structure, completeness against ObjectSpace, reference names.
+require_relative "memprof_test_helper"
+
+class TestDumpAll < Test::Unit::TestCase
+  include MemprofTestHelper
+
+  Pair = Struct.new(:left, :right)
+
+  class Holder
+    LABEL = +"holder constant"
+    attr_reader :name, :items, :table, :pair
+
+    def initialize
+      @name = +"holder name"
+      @items = [+"first", +"second"]
+      @table = { "key" => +"by string", sym: +"by symbol", 7 => +"by integer" }
+      @pair = Pair.new(+"left value", +"right value")
+    end
+  end
+
+  def test_meta_first_end_last_and_every_line_valid
+    records = dump_heap.records
+    meta = records.first
+    assert_equal("META", meta["type"])
+    assert_equal("memprof", meta["format"])
+    assert_equal(1, meta["version"])
+    assert_equal(RUBY_VERSION, meta["ruby_version"])
+    assert_equal(Process.pid, meta["pid"])
+    assert_match(/\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\z/, meta["time"])
+    assert_equal(1024, meta["strings"])
+    assert_equal({ "type" => "END", "records" => records.size - 1 }, records.last)
+    roots = records.take_while.with_index { |r, i| i.zero? || r["type"] == "ROOT" }.drop(1)
+    assert_not_empty(roots)
+    bad_roots = roots.reject { |r| r["root"].is_a?(String) && r["references"].all? { |a| a.match?(ADDRESS) } }
+    assert_empty(bad_roots)
+    objects = records[(1 + roots.size)...-1]
+    problems = objects.filter_map do |r|
+      if %w[META END ROOT].include?(r["type"]) || !r["address"].match?(ADDRESS)
+        r
+      elsif r["references"] && r["references"].size != r["reference_names"].size
+        r
+      elsif r["class"] && !r["class"].match?(ADDRESS)
+        r
+      end
+    end
+    assert_empty(problems.first(3))
+  end
+
+  def test_live_object_count_matches_count_objects
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "heap.jsonl")
+      counts = {}
+      # First calls allocate: count_objects its keys' names, dump_all its method caches.
+      ObjectSpace.count_objects(counts)
+      Memprof.dump_all(File::NULL)
+      GC.start
+      ObjectSpace.count_objects(counts)
+      Memprof.dump_all(path)
+      live = counts[:TOTAL] - counts[:FREE]
+      objects = Dump.new(path).object_count
+      assert_in_delta(live, objects, 5, "count_objects says #{live}, the dump holds #{objects}")
+    end
+  end
+
+  def test_every_reachable_object_is_referenced
+    holder = Holder.new
+    samples = [holder, holder.items, holder.table, holder.pair, Holder, holder.name, proc { holder }]
+    by_address = dump_heap
+    samples.each do |obj|
+      record = by_address[os_address(obj)]
+      refs = record["references"] || []
+      ObjectSpace.reachable_objects_from(obj).each do |ref|
+        next if ref.is_a?(ObjectSpace::InternalObjectWrapper) # no address to compare
+
+        assert_include(refs, os_address(ref), "#{obj.class} misses a reference to #{ref.class}")
+      end
+      assert_include(refs, os_address(obj.class)) unless obj.is_a?(Class)
+    end
+  end
+
+  def test_reference_names
+    holder = Holder.new
+    by_address = dump_heap
+
+    names = named_refs(by_address[os_address(holder)])
+    assert_equal(os_address(Holder), names["(class)"])
+    assert_equal(os_address(holder.name), names["@name"])
+    assert_equal(os_address(holder.items), names["@items"])
+
+    names = named_refs(by_address[os_address(holder.items)])
+    assert_equal(os_address(holder.items[0]), names["[0]"])
+    assert_equal(os_address(holder.items[1]), names["[1]"])
+
+    names = named_refs(by_address[os_address(holder.table)])
+    assert_equal(os_address(holder.table["key"]), names['["key"]'])
+    assert_equal(os_address(holder.table[:sym]), names["[:sym]"])
+    assert_equal(os_address(holder.table[7]), names["[7]"])
+    assert_include(names.keys, "(key)")
+
+    names = named_refs(by_address[os_address(holder.pair)])
+    assert_equal(os_address(holder.pair.left), names[".left"])
+    assert_equal(os_address(holder.pair.right), names[".right"])
+
+    names = named_refs(by_address[os_address(Holder)])
+    assert_equal(os_address(Holder::LABEL), names["LABEL"])
+    assert_equal(os_address(Object), names["(superclass)"])
+  end
+
+  def test_global_variables_are_named
+    $memprof_test_global = +"held by a global" # rubocop:disable Style/GlobalVars
+    root = dump_heap.records.find { |r| r["type"] == "ROOT" && r["root"] == "global_tbl" }
+    assert_equal(root["references"].size, root["reference_names"].size)
+    assert_equal(os_address($memprof_test_global), named_refs(root)["$memprof_test_global"]) # rubocop:disable Style/GlobalVars
+  end
+
+  def test_captured_locals_are_named
+    captured = +"captured local"
+    block = proc { captured }
+    dump = dump_heap
+    target = os_address(captured)
+    holders = dump.lines.grep(/"local captured"/).map { |line| JSON.parse(line) }
+                  .select { |r| r["type"] == "IMEMO" && named_refs(r)["local captured"] == target }
+    assert_not_empty(holders, "no env names the local 'captured'")
+    assert(block)
+  end
+
+  def test_class_names_and_long_hash_keys
+    anonymous = Class.new
+    obj = anonymous.new
+    singleton_owner = Object.new
+    def singleton_owner.hello; end
+    long_key = { ("k" * 100) => +"long" }
+    by_address = dump_heap
+    assert_equal("TestDumpAll::Holder", by_address[os_address(Holder)]["name"])
+    assert_match(/\A#<Class:0x[0-9a-f]+>\z/, by_address[os_address(obj)]["class_name"])
+    assert_match(/\A#<Class:#<Object:0x[0-9a-f]+>>\z/, by_address[os_address(singleton_owner)]["class_name"])
+    assert_equal("#<Class:TestDumpAll::Holder>", by_address[os_address(Holder)]["class_name"])
+    name = named_refs(by_address[os_address(long_key)]).keys.find { |k| k&.start_with?('["k') }
+    assert_equal("[\"#{"k" * 39}...]", name)
+  end
+
+  def test_strings_option
+    text = +("x" * 5000)
+    utf8 = +("é" * 100)
+    by_address = dump_heap(strings: 11)
+    assert_equal("x" * 11, by_address[os_address(text)]["value"])
+    assert_equal(5000, by_address[os_address(text)]["bytesize"])
+    assert_equal("é" * 5, by_address[os_address(utf8)]["value"]) # cut on a character boundary
+    dump = dump_heap(strings: false)
+    assert_equal(false, dump.first["strings"])
+    assert(dump.lines.none? { |line| line.include?('"type":"STRING"') && line.include?('"value"') })
+  end
+
+  def test_hostile_path_and_bytes_are_valid_json_and_utf8
+    obj = eval("[+\"evil \\xff\\xfe value\", Object.new]", binding, "we\"ird\xff\npath.rb") # rubocop:disable Security/Eval
+    weird_key = { "\xff\x00\"".b => 1, "ok".encode("UTF-16LE") => +"x" }
+    Memprof.start
+    tracked = eval("+'tracked in a weird file'", binding, "we\"ird\xff\npath.rb", 3) # rubocop:disable Security/Eval
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "heap.jsonl")
+      GC.start
+      Memprof.dump_all(path)
+      by_address = Dump.new(path) # fails on invalid UTF-8
+      by_address.records # fails on invalid JSON
+      value = by_address[os_address(obj[0])]["value"]
+      assert_equal("evil ÿþ value", value)
+      assert_equal("we\"irdÿ\npath.rb", by_address[os_address(tracked)]["file"])
+      assert_equal(3, by_address[os_address(tracked)]["line"])
+      assert(by_address[os_address(weird_key)])
+    end
+  ensure
+    Memprof.stop
+  end
+
+  def test_dump_to_io_and_pathname
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "io.jsonl")
+      File.open(path, "w") do |io|
+        io.write("")
+        assert_same(io, Memprof.dump_all(io))
+      end
+      assert_equal("END", JSON.parse(File.readlines(path).last)["type"])
+      require "pathname"
+      assert_equal(Pathname(path), Memprof.dump_all(Pathname(path)))
+      require "stringio"
+      sio = StringIO.new
+      Memprof.dump_all(sio)
+      assert_equal("META", JSON.parse(sio.string.lines.first)["type"])
+    end
+  end
+
+  def test_dump_one_object
+    holder = Holder.new
+    record = JSON.parse(Memprof.dump(holder))
+    assert_equal(os_address(holder), record["address"])
+    assert_equal("TestDumpAll::Holder", record["class_name"])
+    require "stringio"
+    io = StringIO.new
+    Memprof.dump(holder.name, io)
+    assert_equal("holder name", JSON.parse(io.string)["value"])
+    assert_raise(ArgumentError) { Memprof.dump(42) }
+  end
+end

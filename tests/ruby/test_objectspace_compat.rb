@@ -1,0 +1,101 @@
+# frozen_string_literal: true
+
+# Each memprof record carries the fields ObjectSpace.dump writes for the same object.
+require_relative "memprof_test_helper"
+
+class TestObjectSpaceCompat < Test::Unit::TestCase
+  include MemprofTestHelper
+
+  Point = Struct.new(:x, :y)
+
+  class Plain
+    def initialize
+      @a = 1
+      @b = +"b"
+    end
+  end
+
+  # One sample per object type ObjectSpace distinguishes (and the variants it writes fields for).
+  def samples
+    {
+      "STRING embedded" => +"short",
+      "STRING heap" => +("long string " * 10),
+      "STRING shared" => ("shared base string " * 10)[20..],
+      "STRING fstring" => -"an fstring literal",
+      "STRING binary" => "\xff\xfe".b,
+      "STRING broken" => +"broken \xff",
+      "STRING utf16" => "wide".encode("UTF-16LE"),
+      "SYMBOL" => :"dynamic symbol #{rand(1000)}",
+      "FLOAT" => 1.5e300,
+      "BIGNUM" => 2**100,
+      "ARRAY embedded" => [1, +"a"],
+      "ARRAY heap" => Array.new(20) { |i| i.to_s },
+      "HASH" => { +"k" => +"v" },
+      "HASH default" => Hash.new(+"default"),
+      "OBJECT" => Plain.new,
+      "CLASS" => Plain,
+      "CLASS singleton" => Plain.singleton_class,
+      "MODULE" => Comparable,
+      "STRUCT" => Point.new(1, +"y"),
+      "DATA" => Thread::Queue.new.tap { |q| q << +"queued" },
+      "FILE" => $stderr,
+      "REGEXP" => /ab+c/,
+      "MATCH" => "abc".match(/b/),
+      "RATIONAL" => 1/3r,
+      "COMPLEX" => Complex(1, 2),
+      "PROC" => proc { 1 },
+      "RANGE" => (1..2),
+      "METHOD" => method(:puts),
+    }
+  end
+
+  def test_records_carry_objectspace_fields_type_by_type
+    objects = samples
+    GC.start
+    GC.disable # flags (marked, old) must not change between the two dumps
+    begin
+      failures = objects.flat_map do |label, obj|
+        expected = JSON.parse(ObjectSpace.dump(obj))
+        actual = JSON.parse(Memprof.dump(obj))
+        expected.filter_map do |key, value|
+          case key
+          when "references"
+            missing = value - actual["references"].to_a
+            "#{label}: references miss #{missing}" unless missing.empty?
+          else
+            "#{label}: #{key} is #{actual[key].inspect}, ObjectSpace wrote #{value.inspect}" if actual[key] != value
+          end
+        end
+      end
+      assert_empty(failures)
+    ensure
+      GC.enable
+    end
+  end
+
+  def test_memprof_additions
+    obj = Plain.new
+    record = JSON.parse(Memprof.dump(obj))
+    assert_equal("TestObjectSpaceCompat::Plain", record["class_name"])
+    assert_equal(record["class"], record["references"].first)
+    assert_equal("(class)", record["reference_names"].first)
+    assert_equal(["(class)", "@b"], record["reference_names"]) # @a holds a Fixnum
+  end
+
+  def test_dump_all_records_match_objectspace_dump_all_addresses
+    Dir.mktmpdir("memprof-test") do |dir|
+      GC.start
+      GC.disable
+      begin
+        File.open(File.join(dir, "os.json"), "w") { |f| ObjectSpace.dump_all(output: f) }
+        Memprof.dump_all(File.join(dir, "mp.json"))
+      ensure
+        GC.enable
+      end
+      os = File.foreach(File.join(dir, "os.json")).filter_map { |l| l[/\A\{"address":"(0x\h+)"/, 1] }
+      mp = Dump.new(File.join(dir, "mp.json"))
+      missing = os.reject { |a| mp.key?(a) }
+      assert_empty(missing.first(5), "memprof's dump misses objects ObjectSpace wrote")
+    end
+  end
+end

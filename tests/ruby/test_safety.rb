@@ -1,0 +1,108 @@
+# frozen_string_literal: true
+
+# Dumps stay correct under GC.stress, after GC.compact, with threads, in a trap handler, forked.
+require_relative "memprof_test_helper"
+
+class TestSafety < Test::Unit::TestCase
+  include MemprofTestHelper
+
+  def dump_to(dir, name = "heap.jsonl", **options)
+    path = File.join(dir, name)
+    Memprof.dump_all(path, **options)
+    path
+  end
+
+  def assert_complete(dump)
+    assert_equal("META", dump.first["type"])
+    assert_equal({ "type" => "END", "records" => dump.text.count("\n") - 1 }, dump.last)
+  end
+
+  def test_gc_stress
+    keep = Array.new(100) { |i| { i => +"value #{i}" } }
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "stress.jsonl")
+      GC.stress = true
+      begin
+        Memprof.dump_all(path)
+      ensure
+        GC.stress = false
+      end
+      dump = Dump.new(path)
+      assert_complete(dump)
+      assert_equal('["value 42"]', JSON.generate([dump[os_address(keep[42][42])]["value"]]))
+    end
+  end
+
+  def test_after_compaction_addresses_are_current
+    omit("GC.compact is not supported here") unless GC.respond_to?(:compact)
+    holder = { list: Array.new(1000) { |i| +"moved #{i}" } }
+    garbage = Array.new(20_000) { Object.new }
+    garbage = nil # rubocop:disable Lint/UselessAssignment
+    GC.start
+    GC.compact
+    Dir.mktmpdir("memprof-test") do |dir|
+      dump = Dump.new(dump_to(dir))
+      list = holder[:list]
+      record = dump[os_address(list)]
+      assert_equal(list.map { |s| os_address(s) }, record["references"].drop(1))
+      assert_equal("moved 999", dump[os_address(list[999])]["value"])
+      GC.compact
+      dump = Dump.new(dump_to(dir, "second.jsonl"))
+      assert_equal("moved 500", dump[os_address(list[500])]["value"])
+    end
+  end
+
+  def test_other_threads_allocating
+    stop = false
+    worker = Thread.new do
+      junk = []
+      until stop
+        junk << +"junk" << [1, 2]
+        junk.clear if junk.size > 10_000
+      end
+    end
+    Dir.mktmpdir("memprof-test") do |dir|
+      3.times { |i| assert_complete(Dump.new(dump_to(dir, "t#{i}.jsonl"))) }
+    end
+  ensure
+    stop = true
+    worker&.join
+  end
+
+  def test_from_a_signal_handler
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "trap.jsonl")
+      previous = Signal.trap("USR2") { Memprof.dump_all(path) }
+      begin
+        Process.kill("USR2", Process.pid)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+        sleep 0.01 until File.exist?(path) || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      ensure
+        Signal.trap("USR2", previous)
+      end
+      assert_complete(Dump.new(path))
+    end
+  end
+
+  def test_fork_child_writes_a_complete_dump
+    marker = +"written by the child"
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "forked.jsonl")
+      pid = Memprof.dump_all(path, fork: true)
+      assert_kind_of(Integer, pid)
+      assert_not_equal(Process.pid, pid)
+      _, status = Process.wait2(pid)
+      assert(status.success?, "child failed: #{status.inspect}")
+      dump = Dump.new(path)
+      assert_complete(dump)
+      assert_equal(pid, dump.first["pid"])
+      assert_equal("written by the child", dump[os_address(marker)]["value"])
+    end
+  end
+
+  def test_fork_child_reports_failure
+    pid = Memprof.dump_all("/dev/full", fork: true)
+    _, status = Process.wait2(pid)
+    assert_equal(1, status.exitstatus)
+  end
+end

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+# Allocation tracking: start, stop, track, stats, stats_hash, and the sites in a dump.
+require_relative "memprof_test_helper"
+
+class TestTracking < Test::Unit::TestCase
+  include MemprofTestHelper
+
+  class Widget; end
+
+  def teardown
+    Memprof.stop
+  end
+
+  def test_stats_hash_counts_live_objects_by_site
+    Memprof.start
+    line = __LINE__ + 1
+    widgets = Array.new(25) { Widget.new }
+    200.times { +"garbage" }
+    GC.start
+    stats = Memprof.stats_hash
+    assert_equal(25, stats["#{__FILE__}:#{line}:TestTracking::Widget"])
+    assert_nil(stats.keys.find { |k| k.end_with?(":String") && k.include?(":#{line + 1}:") && stats[k] > 10 })
+    assert_equal(stats.values.sort.reverse, stats.values, "largest first")
+    assert(widgets)
+  end
+
+  def test_stats_prints_count_file_line_class
+    Memprof.start
+    line = __LINE__ + 1
+    kept = Array.new(7) { +"kept" }
+    require "stringio"
+    io = StringIO.new
+    Memprof.stats(io)
+    entry = io.string.lines.map(&:split).find { |_, key| key == "#{__FILE__}:#{line}:String" }
+    assert_equal("7", entry&.first)
+    assert(kept)
+  end
+
+  def test_stop_forgets
+    Memprof.start
+    kept = Array.new(3) { Widget.new }
+    assert(Memprof.running?)
+    Memprof.stop
+    assert(!Memprof.running?)
+    assert_empty(Memprof.stats_hash)
+    assert(kept)
+  end
+
+  def test_track_block_reports_its_survivors
+    require "stringio"
+    io = StringIO.new
+    kept = nil
+    line = __LINE__ + 1
+    result = Memprof.track(io) { kept = Array.new(4) { Widget.new }; :done }
+    assert_equal(:done, result)
+    assert_match(/^\s+4 #{Regexp.escape("#{__FILE__}:#{line}:TestTracking::Widget")}$/, io.string)
+    assert(!Memprof.running?)
+    assert(kept)
+  end
+
+  def test_dump_carries_sites_and_sequence
+    Memprof.start
+    line = __LINE__ + 1
+    first, second = "first #{line}", "second #{line}" # allocated by this method itself
+    GC.start
+    GC.compact if GC.respond_to?(:compact) # the tracker must follow moved objects
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "sites.jsonl")
+      Memprof.dump_all(path)
+      dump = Dump.new(path)
+      a = dump[os_address(first)]
+      b = dump[os_address(second)]
+      assert_equal([__FILE__, line, "test_dump_carries_sites_and_sequence"], a.values_at("file", "line", "method"))
+      assert_kind_of(Integer, a["generation"])
+      assert_operator(a["seq"], :<, b["seq"])
+      untracked = dump[os_address(Object)]
+      assert_nil(untracked["seq"])
+    end
+  end
+end
