@@ -1,7 +1,11 @@
 # A tiny service whose price cache never evicts: every request for a new SKU leaves a Quote
 # behind for good. Run it to get a heap dump of the leak:
 #   ruby samples/leaky_cache.rb OUTPUT.json [REQUESTS]
+# written by ObjectSpace.dump_all, or with MEMPROF=1 by Memprof.dump_all (memprof on the load
+# path: ruby -I build/dumper/ext ...), whose dump names every reference.
 require "objspace"
+MEMPROF = ENV["MEMPROF"] == "1"
+require "memprof" if MEMPROF
 
 module Catalog
   class Quote
@@ -35,10 +39,17 @@ end
 output = ARGV.fetch(0) { abort "usage: ruby #{$0} OUTPUT.json [REQUESTS]" }
 requests = Integer(ARGV.fetch(1, "20000"))
 
-ObjectSpace.trace_object_allocations_start
-requests.times { |i| handle_request(i) }
-ObjectSpace.trace_object_allocations_stop
-GC.start
-
-File.open("#{output}.tmp", "w") { |f| ObjectSpace.dump_all(output: f) }
-File.rename("#{output}.tmp", output)
+if MEMPROF
+  Memprof.start
+  requests.times { |i| handle_request(i) }
+  GC.start
+  Memprof.dump_all(output)  # written to a temporary name, renamed when complete
+  Memprof.stop
+else
+  ObjectSpace.trace_object_allocations_start
+  requests.times { |i| handle_request(i) }
+  ObjectSpace.trace_object_allocations_stop
+  GC.start
+  File.open("#{output}.tmp", "w") { |f| ObjectSpace.dump_all(output: f) }
+  File.rename("#{output}.tmp", output)
+end
