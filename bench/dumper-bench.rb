@@ -8,19 +8,11 @@
 require "memprof"
 require "objspace"
 require "tmpdir"
+require_relative "orders"
 
 REPLACE = !ARGV.delete("--replace").nil?
 ORDERS = Integer(ARGV.fetch(0, "250000"))
 RUNS = Integer(ARGV.fetch(1, "5"))
-
-class Order
-  def initialize(id)
-    @id = id
-    @customer = "customer-#{id % 1000}"
-    @tags = [:new, :paid]
-    @note = "note #{id}"
-  end
-end
 
 def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
@@ -33,8 +25,7 @@ end
 def median(values) = values.sort[values.size / 2]
 def mb(bytes) = format("%.1f MB", bytes / 1e6)
 
-store = {}
-ORDERS.times { |i| store["order-#{i}"] = Order.new(i) }
+store = make_orders(ORDERS)
 GC.start
 counts = ObjectSpace.count_objects
 puts "heap: #{counts[:TOTAL] - counts[:FREE]} live objects, ruby #{RUBY_VERSION}"

@@ -2,22 +2,13 @@
 # objects in a Hash (each with two Strings and an Array), allocated with tracing on.
 # Usage: ruby bench/make-dump.rb OUTPUT [COUNT]   (COUNT 200000 gives about 1M records)
 require "objspace"
+require_relative "orders"
 
 output = ARGV.fetch(0) { abort "usage: ruby #{$0} OUTPUT [COUNT]" }
 count = Integer(ARGV.fetch(1, "200000"))
 
-class Order
-  def initialize(id)
-    @id = id
-    @customer = "customer-#{id % 1000}"
-    @tags = [:new, :paid]
-    @note = "note #{id}"
-  end
-end
-
 ObjectSpace.trace_object_allocations_start
-STORE = {}
-count.times { |i| STORE["order-#{i}"] = Order.new(i) }
+STORE = make_orders(count)
 ObjectSpace.trace_object_allocations_stop
 
 GC.start
