@@ -9,7 +9,7 @@
 
 namespace heapq::cli {
 
-enum class OutputFormat { kText, kJson };
+enum class OutputFormat { kText, kJson, kCsv };  // csv: heapq sql only
 
 struct GlobalOptions {
   OutputFormat format = OutputFormat::kText;
@@ -25,6 +25,7 @@ struct Command {
   std::string_view details;  // paragraphs after the usage line
   std::span<const OptionSpec> options;
   int (*run)(const GlobalOptions& global, const ParsedArgs& args);
+  bool writes_csv = false;  // accepts --format csv
 };
 
 std::span<const Command> commands();
@@ -35,6 +36,8 @@ extern const Command kStatsCommand;
 extern const Command kSitesCommand;
 extern const Command kRetainersCommand;
 extern const Command kDominatorsCommand;
+extern const Command kLoadCommand;
+extern const Command kSqlCommand;
 
 }  // namespace heapq::cli
 

@@ -6,10 +6,11 @@ namespace heapq::cli {
 
 namespace {
 
-const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand};
+const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand,
+                                    &kLoadCommand, &kSqlCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
-    {"format", "FORMAT", "text (default) or json"},
+    {"format", "FORMAT", "text (default) or json; also csv for sql"},
     {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
     {"threads", "N", "parser threads (default: one per core)"},

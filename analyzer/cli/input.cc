@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "heapq/store.h"
+
 namespace heapq::cli {
 
 namespace {
@@ -45,6 +47,16 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
   return out.empty() ? out : out + ")";
 }
 
+// A store (heapq load): the graph is rebuilt from its tables, the report is the one saved at
+// load time. PATH may end in #N to pick a dump other than the last.
+Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref) {
+  LoadedDump dump{path, {}, {}};
+  auto graph = read_store(ref.file, ref.dump, dump.report);
+  if (!graph) return graph.error();
+  dump.graph = std::move(*graph);
+  return dump;
+}
+
 }  // namespace
 
 std::vector<std::string> load_warnings(const LoadedDump& d) {
@@ -75,6 +87,13 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
 }
 
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global) {
+  // A store is known by SQLite's magic bytes, whatever its name.
+  if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
+    auto dump = load_store(path, ref);
+    if (dump && !global.quiet)
+      for (const std::string& w : load_warnings(*dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+    return dump;
+  }
   auto input = open_input(path);
   if (!input) return input.error();
   LoadOptions options;

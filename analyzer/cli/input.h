@@ -16,6 +16,7 @@ struct LoadedDump {
 };
 
 // Loads and reports problems on stderr (unless --quiet); errors are returned, not printed.
+// PATH may be a store (heapq load): STORE.db reads its last dump, STORE.db#N dump N.
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global);
 
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.

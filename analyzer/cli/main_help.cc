@@ -47,7 +47,8 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   GlobalOptions g;
   std::string format = args.get("format", "text");
   if (format == "json") g.format = OutputFormat::kJson;
-  else if (format != "text") return usage_error("--format expects text or json, not \"" + format + "\"");
+  else if (format == "csv") g.format = OutputFormat::kCsv;
+  else if (format != "text") return usage_error("--format expects text or json (or csv for sql), not \"" + format + "\"");
   g.quiet = args.has("quiet");
   g.strict = args.has("strict");
   auto threads = get_count(args, "threads", 0);
@@ -94,6 +95,8 @@ int run_heapq(const std::vector<std::string>& args) {
   if (parsed->has("help")) return emit(command_help(*command)) ? 0 : 3;
   auto global = get_global(*parsed);
   if (!global) return report_error(global.error());
+  if (global->format == OutputFormat::kCsv && !command->writes_csv)
+    return report_error(usage_error("--format csv is for heapq sql; " + std::string(command->name) + " writes text or json"));
   return command->run(*global, *parsed);
 }
 

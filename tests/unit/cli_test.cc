@@ -162,6 +162,8 @@ TEST_F(Cli, ExitStatuses) {
   EXPECT_EQ(run({"stats", dump_, "--top", "many"}), 1);
   EXPECT_EQ(run({"sites", "--by", "planet", dump_}), 1);
   EXPECT_EQ(run({"--format", "xml", "stats", dump_}), 1);
+  EXPECT_EQ(run({"--format", "csv", "stats", dump_}), 1);  // csv is heapq sql's alone
+  EXPECT_NE(err_.find("--format csv is for heapq sql"), std::string::npos) << err_;
   EXPECT_EQ(run({"stats", (dir_ / "missing.json").string()}), 3);
   EXPECT_NE(err_.find("missing.json: cannot open"), std::string::npos) << err_;
 

@@ -41,6 +41,7 @@ struct RootEdge {
 };
 
 class GraphBuilder;
+class StoreReader;
 
 class HeapGraph {
  public:
@@ -108,6 +109,7 @@ class HeapGraph {
 
  private:
   friend class GraphBuilder;
+  friend class StoreReader;  // rebuilds a graph from a store's tables (src/store/)
 
   std::vector<uint64_t> address_;
   std::vector<ObjectType> type_;

@@ -1,0 +1,208 @@
+// heapq sql: SQL on a store, printed as an aligned table, JSON rows or CSV.
+#include <cstdio>
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "heapq/store.h"
+
+namespace heapq::cli {
+
+namespace {
+
+constexpr OptionSpec kOptions[] = {
+    {"write", "", "allow statements that change the store (it is opened read-only otherwise)"},
+};
+
+std::string cell_text(const SqlValue& v) {
+  if (std::holds_alternative<std::monostate>(v)) return "";
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&v)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", *d);
+    return buf;
+  }
+  return std::get<std::string>(v);
+}
+
+bool numeric(const SqlValue& v) {
+  return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v);
+}
+
+// Text: a table needs every row to size its columns, so rows are kept until the statement
+// ends; one table per statement that returns rows.
+class TextSink : public SqlSink {
+ public:
+  Status columns(const std::vector<std::string>& names) override {
+    if (Status s = flush(); !s) return s;
+    names_ = names;
+    rows_.clear();
+    open_ = true;
+    return Ok{};
+  }
+  Status row(const std::vector<SqlValue>& values) override {
+    std::vector<std::string> cells;
+    for (const SqlValue& v : values)
+      cells.push_back(std::holds_alternative<std::monostate>(v) ? "NULL" : cell_text(v));
+    rows_.push_back({std::move(cells), values});
+    return Ok{};
+  }
+  Status flush() {
+    if (!open_) return Ok{};
+    open_ = false;
+    // A column is right-aligned when all its values are numbers (NULLs aside).
+    std::vector<bool> right(names_.size(), true);
+    for (const auto& r : rows_)
+      for (size_t c = 0; c < r.values.size(); ++c)
+        if (!numeric(r.values[c]) && !std::holds_alternative<std::monostate>(r.values[c]))
+          right[c] = false;
+    TextTable table(names_, right);
+    for (auto& r : rows_) table.add(std::move(r.cells));
+    std::string out = table.render() + "(" + format_count(rows_.size()) +
+                      (rows_.size() == 1 ? " row)\n" : " rows)\n");
+    rows_.clear();
+    return emit(out) ? Status(Ok{}) : Status(io_error("cannot write the output"));
+  }
+
+ private:
+  struct Row {
+    std::vector<std::string> cells;
+    std::vector<SqlValue> values;
+  };
+  std::vector<std::string> names_;
+  std::vector<Row> rows_;
+  bool open_ = false;
+};
+
+// Writes its output in pieces of about a megabyte.
+class StreamingSink : public SqlSink {
+ protected:
+  Status maybe_emit(std::string& pending, bool force) {
+    if (pending.empty() || (!force && pending.size() < (1 << 20))) return Ok{};
+    bool ok = emit(pending);
+    pending.clear();
+    return ok ? Status(Ok{}) : Status(io_error("cannot write the output"));
+  }
+};
+
+// JSON: one array of row objects, the rows of every statement in turn.
+class JsonSink : public StreamingSink {
+ public:
+  JsonSink() : w_(buffer_) { w_.StartArray(); }
+  Status columns(const std::vector<std::string>& names) override {
+    names_ = names;
+    return Ok{};
+  }
+  Status row(const std::vector<SqlValue>& values) override {
+    w_.StartObject();
+    for (size_t c = 0; c < values.size(); ++c) {
+      json_key(w_, names_[c]);
+      if (auto* i = std::get_if<int64_t>(&values[c]))
+        w_.Int64(*i);
+      else if (auto* d = std::get_if<double>(&values[c]))
+        w_.Double(*d);
+      else if (auto* s = std::get_if<std::string>(&values[c]))
+        json_string(w_, *s);
+      else
+        w_.Null();
+    }
+    w_.EndObject();
+    return drain(false);
+  }
+  Status finish() {
+    w_.EndArray();
+    buffer_.Put('\n');
+    return drain(true);
+  }
+
+ private:
+  Status drain(bool force) {
+    if (!force && buffer_.GetSize() < (1 << 20)) return Ok{};
+    pending_.assign(buffer_.GetString(), buffer_.GetSize());
+    buffer_.Clear();
+    return maybe_emit(pending_, true);
+  }
+  rapidjson::StringBuffer buffer_;
+  JsonWriter w_;
+  std::vector<std::string> names_;
+  std::string pending_;
+};
+
+// RFC 4180: fields with a comma, a quote or a line break are quoted, quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// CSV: a header line, then the rows; another header for each further statement with rows.
+class CsvSink : public StreamingSink {
+ public:
+  Status columns(const std::vector<std::string>& names) override {
+    line(names);
+    return Ok{};
+  }
+  Status row(const std::vector<SqlValue>& values) override {
+    cells_.clear();
+    for (const SqlValue& v : values) cells_.push_back(cell_text(v));
+    line(cells_);
+    return maybe_emit(out_, false);
+  }
+  Status finish() { return maybe_emit(out_, true); }
+
+ private:
+  void line(const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < cells.size(); ++c) out_ += (c ? "," : "") + csv_field(cells[c]);
+    out_ += "\r\n";
+  }
+  std::string out_;
+  std::vector<std::string> cells_;
+};
+
+int run(const GlobalOptions& global, const ParsedArgs& args) {
+  if (args.positional().size() != 2)
+    return report_error(usage_error("sql takes STORE and one SQL text (see heapq sql --help)"));
+  const std::string store = parse_store_ref(args.positional()[0]).file;
+  const std::string& sql = args.positional()[1];
+  Status s = Ok{};
+  if (global.format == OutputFormat::kJson) {
+    JsonSink sink;
+    s = run_sql(store, sql, args.has("write"), sink);
+    if (s) s = sink.finish();
+  } else if (global.format == OutputFormat::kCsv) {
+    CsvSink sink;
+    s = run_sql(store, sql, args.has("write"), sink);
+    if (s) s = sink.finish();
+  } else {
+    TextSink sink;
+    s = run_sql(store, sql, args.has("write"), sink);
+    if (s) s = sink.flush();
+  }
+  return s ? 0 : report_error(s.error());
+}
+
+}  // namespace
+
+const Command kSqlCommand = {
+    "sql",
+    "run SQL on a store (heapq load): tables of objects, references, roots, classes, sites",
+    "heapq sql [--format text|json|csv] [--write] STORE \"SELECT ...\"",
+    "Runs the SQL on the store and prints the rows: an aligned table (text, NULL shown as NULL),\n"
+    "a JSON array of row objects (--format json), or CSV with a header line (--format csv).\n"
+    "Several statements may be given, separated by ';': the rows of each one that returns rows\n"
+    "are printed in turn, as SQLite produces them (the text table waits for its last row). The\n"
+    "store is opened read-only: a statement that would change it is refused (exit status 1)\n"
+    "unless --write is given. An SQL error exits with status 2 and SQLite's message.\n\n"
+    "Tables: dumps, objects, refs, roots, classes, sites, strings, types, class_records,\n"
+    "weak_holders, dump_issues; views objects_v, refs_v, roots_v, sites_v with names spelled out.\n"
+    "The schema, documented, is schemas/store.sql; heapq sql STORE \"SELECT sql FROM "
+    "sqlite_schema\"\n"
+    "prints it. Every row carries its dump_id (dumps.id). For example:\n"
+    "  heapq sql app.db \"SELECT class, count(*), sum(memsize) FROM objects_v WHERE dump_id = 1\n"
+    "                    GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
+    kOptions,
+    run,
+    true,  // writes csv
+};
+
+}  // namespace heapq::cli

@@ -1,0 +1,97 @@
+// The heapq store: heap dumps saved in SQLite (schemas/store.sql), so that a dump is parsed
+// once, reopened without parsing, and queried with SQL.
+//
+// A store holds several dumps of one process, numbered 1, 2, ... in load order. Writing is
+// atomic: rows go to a temporary file beside the store, renamed over it by finish().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "heapq/heap_graph.h"
+#include "heapq/load.h"
+#include "heapq/result.h"
+
+namespace heapq {
+
+// Whether the file starts with SQLite's header ("SQLite format 3\0"); false when unreadable.
+bool is_sqlite_file(const std::string& path);
+
+// A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N".
+// A path that names an existing file is taken whole, '#' included.
+struct StoreRef {
+  std::string file;
+  int64_t dump = 0;
+};
+StoreRef parse_store_ref(const std::string& path);
+
+struct StoredDump {
+  int64_t id = 0;
+  std::string source;  // the dump's path as it was loaded
+};
+
+// Writes a new store. Nothing appears under the final name before finish() succeeds; the
+// destructor removes the temporary file of an unfinished store.
+class StoreWriter {
+ public:
+  // Fails (exit status 3) when the temporary file cannot be created.
+  static Result<StoreWriter> create(const std::string& path);
+  StoreWriter(StoreWriter&&) noexcept;
+  StoreWriter& operator=(StoreWriter&&) noexcept;
+  ~StoreWriter();
+
+  // The temporary file that create(path) writes, for a signal handler that must remove it
+  // (known before the file exists, so that no signal can come between the two).
+  static std::string temp_path_for(const std::string& path);
+  const std::string& temp_path() const;
+
+  // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
+  Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report);
+
+  // Builds the indexes, makes the file durable and renames it to the final name.
+  Status finish();
+
+ private:
+  class Impl;
+  explicit StoreWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The dumps of a store, in id order.
+Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
+
+// Rebuilds the graph of one dump (0: the last one) from the store's tables, and the report its
+// load made. Never parses JSON.
+Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
+                             StoredDump* which = nullptr);
+
+// A value of a query's row: NULL, integer, real or text (a blob comes as text, X'hex' as SQL
+// writes it).
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+
+// Receives a query's results as SQLite steps through them, so that a big result is never held
+// whole: columns() once per statement that returns rows, then row() for each of its rows.
+class SqlSink {
+ public:
+  virtual ~SqlSink() = default;
+  virtual Status columns(const std::vector<std::string>& names) = 0;
+  virtual Status row(const std::vector<SqlValue>& values) = 0;
+};
+
+// Runs SQL (one or more statements) on a store. Read-only unless `write`: a statement that
+// would change the store is refused (exit status 1) before it runs. SQL errors carry SQLite's
+// message (exit status 2).
+Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSink& sink);
+
+// The same, collecting the rows of the last statement that returns rows.
+struct SqlRows {
+  std::vector<std::string> columns;
+  std::vector<std::vector<SqlValue>> rows;
+};
+Result<SqlRows> run_sql(const std::string& path, std::string_view sql, bool write);
+
+}  // namespace heapq

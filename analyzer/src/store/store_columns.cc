@@ -1,0 +1,185 @@
+// graph_columns: the arrays of a HeapGraph saved as blobs, so that reopening a store copies
+// arrays instead of stepping through a row per object and per reference.
+#include "store/store_columns.h"
+
+#include <bit>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "store/store_reader.h"
+
+namespace heapq {
+
+using store::Database;
+using store::Statement;
+
+namespace {
+
+constexpr size_t kChunkBytes = 64 << 20;  // well under SQLite's 1 GB limit on a blob
+constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+
+template <typename T>
+Status write_column(Statement& st, int64_t dump, const char* name, const std::vector<T>& v) {
+  const size_t bytes = v.size() * sizeof(T);
+  const char* data = reinterpret_cast<const char*>(v.data());
+  for (size_t at = 0, chunk = 0; at < bytes || chunk == 0; at += kChunkBytes, ++chunk) {
+    const size_t n = std::min(kChunkBytes, bytes - at);
+    st.bind(1, dump);
+    st.bind_text(2, name);
+    st.bind(3, static_cast<int64_t>(chunk));
+    sqlite3_bind_blob(st.get(), 4, n ? data + at : "", static_cast<int>(n), SQLITE_STATIC);
+    if (Status s = st.run(); !s) return s;
+  }
+  return Ok{};
+}
+
+template <typename T, typename Fn>
+std::vector<T> per_object(const HeapGraph& g, Fn fn) {
+  std::vector<T> v(g.object_count());
+  for (uint32_t i = 0; i < v.size(); ++i) v[i] = fn(ObjectId(i));
+  return v;
+}
+
+}  // namespace
+
+Status store::write_graph_columns(Database& db, int64_t dump, const HeapGraph& g) {
+  if (!kLittleEndian) return Ok{};  // the reader falls back to the rows
+  auto st = db.prepare("INSERT INTO graph_columns VALUES (?, ?, ?, ?)");
+  if (!st) return st.error();
+  const size_t n = g.object_count();
+  Status s = write_column(*st, dump, "address",
+                          per_object<uint64_t>(g, [&](ObjectId o) { return g.address(o); }));
+  if (s)
+    s = write_column(*st, dump, "type",
+                     per_object<uint8_t>(g, [&](ObjectId o) { return uint8_t(g.type(o)); }));
+  if (s)
+    s = write_column(*st, dump, "class",
+                     per_object<uint32_t>(g, [&](ObjectId o) { return g.class_of(o).value(); }));
+  if (s)
+    s = write_column(*st, dump, "memsize",
+                     per_object<uint64_t>(g, [&](ObjectId o) { return g.memsize(o); }));
+  if (s)
+    s = write_column(*st, dump, "site",
+                     per_object<uint32_t>(g, [&](ObjectId o) { return g.site(o).value(); }));
+  if (s)
+    s = write_column(*st, dump, "generation",
+                     per_object<uint32_t>(g, [&](ObjectId o) { return g.generation(o); }));
+  // The objects' part of the CSR; the roots' edges come from the roots table.
+  std::vector<uint32_t> begin(g.edge_begin().begin(), g.edge_begin().begin() + n + 1);
+  const uint32_t edges = begin.back();
+  if (s) s = write_column(*st, dump, "edge_begin", begin);
+  if (s)
+    s = write_column(
+        *st, dump, "edge_target",
+        std::vector<uint32_t>(g.edge_targets().begin(), g.edge_targets().begin() + edges));
+  if (s && g.has_reference_names()) {
+    std::vector<uint32_t> names(edges);
+    for (uint32_t o = 0, e = 0; o < n; ++o)
+      for (size_t i = 0; i < g.references(ObjectId(o)).size(); ++i)
+        names[e++] = g.reference_name(ObjectId(o), i).value();
+    s = write_column(*st, dump, "edge_name", names);
+  }
+  return s ? s : db.error(s.error().message);
+}
+
+namespace {
+
+// Reads one column's chunks into v, straight from SQLite's pages (sqlite3_blob_read: no
+// intermediate copy); false when the column is missing or not a whole number of elements.
+template <typename T>
+Result<bool> read_column(Database& db, int64_t dump, const char* name, std::vector<T>& v) {
+  auto st = db.prepare(
+      "SELECT rowid, length(data) FROM graph_columns WHERE dump_id = ? AND name = ? ORDER BY "
+      "chunk");
+  if (!st) return st.error();
+  st->bind(1, dump);
+  st->bind_text(2, name);
+  std::vector<std::pair<int64_t, int>> chunks;
+  size_t bytes = 0;
+  int rc;
+  while ((rc = st->step()) == SQLITE_ROW) {
+    chunks.emplace_back(st->int64(0), static_cast<int>(st->int64(1)));
+    bytes += static_cast<size_t>(chunks.back().second);
+  }
+  if (rc != SQLITE_DONE) return db.error();
+  if (chunks.empty() || bytes % sizeof(T)) return false;
+  v.resize(bytes / sizeof(T));
+  char* to = reinterpret_cast<char*>(v.data());
+  for (auto [rowid, n] : chunks) {
+    sqlite3_blob* blob = nullptr;
+    rc = sqlite3_blob_open(db.get(), "main", "graph_columns", "data", rowid, 0, &blob);
+    if (rc == SQLITE_OK) rc = sqlite3_blob_read(blob, to, n, 0);
+    sqlite3_blob_close(blob);
+    if (rc != SQLITE_OK) return db.error();
+    to += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<bool> StoreReader::read_columns() {
+  if (!kLittleEndian) return false;
+  bool all = true;
+  auto read = [&](const char* column, auto& v) -> Status {
+    auto r = read_column(db_, dump_, column, v);
+    if (!r) return r.error();
+    all = all && *r;
+    return Ok{};
+  };
+  Status s = read("address", g_.address_);
+  // The address index is built on another core while the other columns are read.
+  std::thread index;
+  if (s && all) index = std::thread([this] { index_addresses(); });
+  if (s) s = read("type", g_.type_);
+  if (s) s = read("class", g_.class_of_);
+  if (s) s = read("memsize", g_.memsize_);
+  if (s) s = read("site", g_.site_);
+  if (s) s = read("generation", g_.generation_);
+  if (s) s = read("edge_begin", g_.edge_begin_);
+  if (s) s = read("edge_target", g_.edge_target_);
+  if (s && names_) s = read("edge_name", g_.edge_name_);
+  if (index.joinable()) index.join();
+  if (!s) return s.error();
+  if (all && columns_fit()) return true;
+  // Not there, or not what the tables say: the rows are the truth.
+  g_.address_.clear();
+  g_.type_.clear();
+  g_.class_of_.clear();
+  g_.memsize_.clear();
+  g_.site_.clear();
+  g_.generation_.clear();
+  g_.edge_begin_.clear();
+  g_.edge_target_.clear();
+  g_.edge_name_.clear();
+  g_.address_index_.clear();
+  return false;
+}
+
+// Whether the arrays read from graph_columns make a valid graph over the tables' classes,
+// sites and strings: the commands index arrays with these values without checking them.
+bool StoreReader::columns_fit() const {
+  const size_t n = g_.address_.size();
+  if (g_.type_.size() != n || g_.class_of_.size() != n || g_.memsize_.size() != n ||
+      g_.site_.size() != n || g_.generation_.size() != n || g_.edge_begin_.size() != n + 1 ||
+      g_.edge_begin_[0] != 0 || g_.edge_begin_.back() != g_.edge_target_.size() ||
+      (names_ && g_.edge_name_.size() != g_.edge_target_.size()))
+    return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (g_.edge_begin_[i] > g_.edge_begin_[i + 1] ||
+        static_cast<int>(g_.type_[i]) >= kObjectTypeCount)
+      return false;
+    if (g_.class_of_[i].valid() && g_.class_of_[i].value() >= g_.classes_.size()) return false;
+    if (g_.site_[i].valid() && g_.site_[i].value() >= g_.sites_.size()) return false;
+  }
+  for (uint32_t t : g_.edge_target_)
+    if (t >= n) return false;
+  for (StringId s : g_.edge_name_)
+    if (s.valid() && s.value() >= g_.strings_.size()) return false;
+  for (const ClassInfo& c : g_.classes_)
+    if (c.object.valid() && c.object.value() >= n) return false;
+  return true;
+}
+
+}  // namespace heapq

@@ -1,0 +1,327 @@
+// StoreReader: rebuilds a HeapGraph from a store's tables, columns read in id order straight
+// into the graph's arrays; objects and references are read at once, on two connections.
+#include "store/store_reader.h"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "heapq/store.h"
+#include "model/address_hash.h"
+
+namespace heapq {
+
+using store::Database;
+using store::Statement;
+
+namespace {
+
+constexpr int kReadFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+// PRAGMA application_id and user_version in schemas/store.sql.
+constexpr int64_t kApplicationId = 1751474545;
+constexpr int64_t kSchemaVersion = 1;
+
+StringId string_or_none(const Statement& s, int col) {
+  return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));
+}
+
+Result<Statement> select(Database& db, std::string_view sql, int64_t dump) {
+  auto st = db.prepare(sql);
+  if (st) st->bind(1, dump);
+  return st;
+}
+
+// An error for a store whose rows contradict each other (edited with heapq sql --write).
+Error damaged(const Database& db, const std::string& what) {
+  return bad_input(db.path() + ": damaged store: " + what);
+}
+
+}  // namespace
+
+Result<HeapGraph> StoreReader::read(LoadReport& report) {
+  if (Status s = read_report(report); !s) return s.error();
+  Status s = read_strings();
+  if (s) s = read_classes_and_sites();
+  if (!s) return s.error();
+  auto columns = read_columns();
+  if (!columns) return columns.error();
+  if (!*columns) {
+    // References on a second connection while this one reads the objects.
+    Status refs = Ok{};
+    std::thread edges([&] { refs = read_refs(); });
+    s = read_objects();
+    edges.join();
+    if (s) s = refs;
+    if (s) s = check_refs();
+    if (s) index_addresses();
+  }
+  if (s) s = read_roots();
+  if (s) s = read_records_and_weak();
+  if (!s) return s.error();
+  return std::move(g_);
+}
+
+Status StoreReader::read_report(LoadReport& r) {
+  auto st = select(
+      db_,
+      "SELECT format, lines, objects, roots, shapes, skipped_records, bad_lines, repaired_strings,"
+      " dangling_references, dangling_classes, duplicate_addresses, damage, missing_end,"
+      " end_records, edges, named_refs FROM dumps WHERE id = ?",
+      dump_);
+  if (!st) return st.error();
+  if (st->step() != SQLITE_ROW) return damaged(db_, "no dump " + std::to_string(dump_));
+  r.format = st->text(0) == "memprof" ? DumpFormat::kMemprof : DumpFormat::kObjectSpace;
+  uint64_t* counts[] = {&r.lines,
+                        &r.objects,
+                        &r.roots,
+                        &r.shapes,
+                        &r.skipped_records,
+                        &r.bad_lines,
+                        &r.repaired_strings,
+                        &r.dangling_references,
+                        &r.dangling_classes,
+                        &r.duplicate_addresses};
+  for (int i = 0; i < 10; ++i) *counts[i] = static_cast<uint64_t>(st->int64(i + 1));
+  r.damage = std::string(st->text(11));
+  r.missing_end = st->int64(12) != 0;
+  r.end_records = st->is_null(13) ? -1 : st->int64(13);
+  edge_count_ = static_cast<size_t>(st->int64(14));
+  names_ = st->int64(15) != 0;
+  return each_row(
+      db_,
+      select(db_,
+             "SELECT kind, line, message FROM dump_issues WHERE dump_id = ? ORDER BY kind, seq",
+             dump_),
+      [&](const Statement& row) -> Status {
+        auto& to = row.text(0) == "bad_line" ? r.first_bad_lines : r.first_repaired_strings;
+        to.push_back({static_cast<uint64_t>(row.int64(1)), std::string(row.text(2))});
+        return Ok{};
+      });
+}
+
+Status StoreReader::read_strings() {
+  return each_row(db_,
+                  select(db_, "SELECT id, value FROM strings WHERE dump_id = ? ORDER BY id", dump_),
+                  [&](const Statement& row) -> Status {
+                    // Interned in id order, so each string gets its id back.
+                    if (g_.strings_.intern(row.text(1)).value() != row.int64(0))
+                      return damaged(db_, "strings");
+                    return Ok{};
+                  });
+}
+
+Status StoreReader::read_classes_and_sites() {
+  Status s = each_row(
+      db_,
+      select(db_, "SELECT address, object, name_id FROM classes WHERE dump_id = ? ORDER BY id",
+             dump_),
+      [&](const Statement& row) -> Status {
+        if (!valid_string(row.int64(2))) return damaged(db_, "classes.name_id");
+        ObjectId object =
+            row.is_null(1) ? ObjectId::none() : ObjectId(static_cast<uint32_t>(row.int64(1)));
+        g_.classes_.push_back(
+            {static_cast<uint64_t>(row.int64(0)), object, string_or_none(row, 2)});
+        return Ok{};
+      });
+  if (!s) return s;
+  return each_row(
+      db_,
+      select(db_, "SELECT file_id, line, method_id FROM sites WHERE dump_id = ? ORDER BY id",
+             dump_),
+      [&](const Statement& row) -> Status {
+        if (!valid_string(row.int64(0)) || (!row.is_null(2) && !valid_string(row.int64(2))))
+          return damaged(db_, "sites");
+        g_.sites_.push_back(
+            {string_or_none(row, 0), static_cast<uint32_t>(row.int64(1)), string_or_none(row, 2)});
+        return Ok{};
+      });
+}
+
+Status StoreReader::read_objects() {
+  const int64_t classes = static_cast<int64_t>(g_.classes_.size()),
+                sites = static_cast<int64_t>(g_.sites_.size());
+  return each_row(
+      db_,
+      select(db_,
+             "SELECT id, address, type, class_id, memsize, site_id, generation FROM objects"
+             " WHERE dump_id = ? ORDER BY id",
+             dump_),
+      [&](const Statement& row) -> Status {
+        const int64_t type = row.int64(2), cls = row.is_null(3) ? -1 : row.int64(3);
+        const int64_t site = row.is_null(5) ? -1 : row.int64(5);
+        if (row.int64(0) != static_cast<int64_t>(g_.address_.size()) || type < 0 ||
+            type >= kObjectTypeCount || cls >= classes || site >= sites)
+          return damaged(db_, "objects (row " + std::to_string(row.int64(0)) + ")");
+        g_.address_.push_back(static_cast<uint64_t>(row.int64(1)));
+        g_.type_.push_back(static_cast<ObjectType>(type));
+        g_.class_of_.push_back(cls < 0 ? ClassId::none() : ClassId(static_cast<uint32_t>(cls)));
+        g_.memsize_.push_back(static_cast<uint64_t>(row.int64(4)));
+        g_.site_.push_back(site < 0 ? SiteId::none() : SiteId(static_cast<uint32_t>(site)));
+        g_.generation_.push_back(static_cast<uint32_t>(row.int64(6)));
+        return Ok{};
+      });
+}
+
+Status StoreReader::read_refs() {
+  auto db = Database::open(db_.path(), kReadFlags);
+  if (!db) return db.error();
+  g_.edge_target_.reserve(edge_count_);
+  if (names_) g_.edge_name_.reserve(edge_count_);
+  g_.edge_begin_.push_back(0);
+  // edge_begin_ is completed per source object: objects without references have no rows.
+  return each_row(
+      *db,
+      select(*db,
+             "SELECT from_id, to_id, name_id FROM refs WHERE dump_id = ? ORDER BY from_id, seq",
+             dump_),
+      [&](const Statement& row) -> Status {
+        const int64_t from = row.int64(0);
+        if (from < static_cast<int64_t>(g_.edge_begin_.size()) - 1 || from >= INT32_MAX)
+          return damaged(db_, "refs");
+        while (static_cast<int64_t>(g_.edge_begin_.size()) <= from)
+          g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
+        g_.edge_target_.push_back(static_cast<uint32_t>(row.int64(1)));
+        if (names_) g_.edge_name_.push_back(string_or_none(row, 2));
+        return Ok{};
+      });
+}
+
+// Completes the CSR once the object count is known, and checks every target.
+Status StoreReader::check_refs() {
+  const size_t n = g_.address_.size();
+  if (g_.edge_begin_.size() > n + 1) return damaged(db_, "refs from objects that do not exist");
+  while (g_.edge_begin_.size() <= n)
+    g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
+  for (uint32_t t : g_.edge_target_)
+    if (t >= n) return damaged(db_, "refs to objects that do not exist");
+  for (StringId s : g_.edge_name_)
+    if (s.valid() && s.value() >= g_.strings_.size()) return damaged(db_, "refs.name_id");
+  for (const ClassInfo& c : g_.classes_)
+    if (c.object.valid() && c.object.value() >= n) return damaged(db_, "classes.object");
+  return Ok{};
+}
+
+Status StoreReader::read_roots() {
+  const size_t n = g_.address_.size();
+  Status s = each_row(
+      db_,
+      select(db_, "SELECT category_id, target FROM roots WHERE dump_id = ? ORDER BY seq", dump_),
+      [&](const Statement& row) -> Status {
+        if (!valid_string(row.int64(0)) || row.int64(1) < 0 ||
+            static_cast<uint64_t>(row.int64(1)) >= n)
+          return damaged(db_, "roots");
+        RootEdge r{StringId(static_cast<uint32_t>(row.int64(0))),
+                   ObjectId(static_cast<uint32_t>(row.int64(1)))};
+        g_.roots_.push_back(r);
+        g_.edge_target_.push_back(r.target.value());
+        if (names_) g_.edge_name_.push_back(r.category);
+        return Ok{};
+      });
+  g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
+  return s;
+}
+
+Status StoreReader::read_records_and_weak() {
+  const int64_t n = static_cast<int64_t>(g_.address_.size());
+  g_.weak_holder_.assign(g_.address_.size(), false);
+  Status s = each_row(
+      db_, select(db_, "SELECT object, name_id FROM class_records WHERE dump_id = ?", dump_),
+      [&](const Statement& row) -> Status {
+        if (row.int64(0) < 0 || row.int64(0) >= n || !valid_string(row.int64(1)))
+          return damaged(db_, "class_records");
+        g_.record_names_.emplace(static_cast<uint32_t>(row.int64(0)),
+                                 StringId(static_cast<uint32_t>(row.int64(1))));
+        return Ok{};
+      });
+  if (!s) return s;
+  return each_row(db_, select(db_, "SELECT object FROM weak_holders WHERE dump_id = ?", dump_),
+                  [&](const Statement& row) -> Status {
+                    if (row.int64(0) < 0 || row.int64(0) >= n) return damaged(db_, "weak_holders");
+                    g_.weak_holder_[static_cast<size_t>(row.int64(0))] = true;
+                    ++g_.weak_holders_;
+                    return Ok{};
+                  });
+}
+
+// The same open-addressing index as GraphBuilder's: the first record of an address wins.
+void StoreReader::index_addresses() {
+  const size_t n = g_.address_.size();
+  g_.address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
+  const size_t mask = g_.address_index_.size() - 1;
+  for (uint32_t id = 0; id < n; ++id) {
+    const uint64_t address = g_.address_[id];
+    for (size_t slot = address_hash(address) & mask;; slot = (slot + 1) & mask) {
+      ObjectId& cell = g_.address_index_[slot];
+      if (!cell.valid()) {
+        cell = ObjectId(id);
+        break;
+      }
+      if (g_.address_[cell.value()] == address) break;
+    }
+  }
+}
+
+StoreRef parse_store_ref(const std::string& path) {
+  const size_t hash = path.rfind('#');
+  std::error_code ec;
+  if (hash == std::string::npos || hash + 1 == path.size() || std::filesystem::exists(path, ec))
+    return {path, 0};
+  const std::string number = path.substr(hash + 1);
+  if (number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
+    return {path, 0};
+  return {path.substr(0, hash), std::stoll(number)};
+}
+
+bool is_sqlite_file(const std::string& path) {
+  static constexpr char kMagic[16] = "SQLite format 3";  // with its final NUL
+  char head[16] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
+}
+
+Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
+  auto db = Database::open(path, kReadFlags);
+  if (!db) return db.error();
+  auto id = db->prepare("PRAGMA application_id");
+  if (!id) return id.error();
+  if (id->step() != SQLITE_ROW || id->int64(0) != kApplicationId)
+    return bad_input(path + ": an SQLite file, but not a heapq store (made by heapq load)");
+  auto version = db->prepare("PRAGMA user_version");
+  if (!version) return version.error();
+  if (version->step() == SQLITE_ROW && version->int64(0) != kSchemaVersion)
+    return bad_input(path + ": not a store of this version of heapq (schema version " +
+                     std::to_string(version->int64(0)) + ", expected " +
+                     std::to_string(kSchemaVersion) + ")");
+  auto st = db->prepare("SELECT id, path FROM dumps ORDER BY id");
+  if (!st)
+    return bad_input(path + ": not a heapq store (" + st.error().message.substr(path.size() + 2) +
+                     ")");
+  std::vector<StoredDump> out;
+  int rc;
+  while ((rc = st->step()) == SQLITE_ROW) out.push_back({st->int64(0), std::string(st->text(1))});
+  if (rc != SQLITE_DONE) return db->error();
+  return out;
+}
+
+Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
+                             StoredDump* which) {
+  auto dumps = list_stored_dumps(path);
+  if (!dumps) return dumps.error();
+  if (dumps->empty()) return bad_input(path + ": the store holds no dump");
+  const StoredDump* found = dump == 0 ? &dumps->back() : nullptr;
+  for (const StoredDump& d : *dumps)
+    if (d.id == dump) found = &d;
+  if (!found)
+    return bad_input(path + ": no dump #" + std::to_string(dump) +
+                     " in the store (it holds #1 to #" + std::to_string(dumps->back().id) + ")");
+  if (which) *which = *found;
+  auto db = Database::open(path, kReadFlags);
+  if (!db) return db.error();
+  // Pages read through a mapping of the file rather than copied into SQLite's cache.
+  if (Status s = db->exec("PRAGMA mmap_size = 1073741824"); !s) return s.error();
+  return StoreReader(*db, found->id).read(report);
+}
+
+}  // namespace heapq

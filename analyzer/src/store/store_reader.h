@@ -1,0 +1,51 @@
+// StoreReader: rebuilds one dump's HeapGraph from a store, without parsing any JSON.
+#pragma once
+
+#include "heapq/heap_graph.h"
+#include "heapq/load.h"
+#include "store/sqlite_db.h"
+
+namespace heapq {
+
+class StoreReader {
+ public:
+  StoreReader(store::Database& db, int64_t dump) : db_(db), dump_(dump) {}
+
+  Result<HeapGraph> read(LoadReport& report);
+
+ private:
+  Status read_report(LoadReport& r);
+  Status read_strings();
+  Status read_classes_and_sites();
+  // The objects' and references' arrays from graph_columns (store_columns.cc); false when they
+  // are not there, and the rows must be read instead.
+  Result<bool> read_columns();
+  bool columns_fit() const;
+  Status read_objects();
+  Status read_refs();
+  Status check_refs();  // completes the CSR read from rows and checks it
+  Status read_roots();
+  Status read_records_and_weak();
+  void index_addresses();
+
+  // Steps through a query's rows, calling fn(row) for each; SQLite errors become values.
+  template <typename Fn>
+  Status each_row(store::Database& db, Result<store::Statement> st, Fn fn) {
+    if (!st) return st.error();
+    int rc;
+    while ((rc = st->step()) == SQLITE_ROW)
+      if (Status s = fn(*st); !s) return s;
+    return rc == SQLITE_DONE ? Status(Ok{}) : Status(db.error());
+  }
+  bool valid_string(int64_t v) const {
+    return v >= 0 && static_cast<uint64_t>(v) < g_.strings_.size();
+  }
+
+  store::Database& db_;
+  const int64_t dump_;
+  HeapGraph g_;
+  size_t edge_count_ = 0;
+  bool names_ = false;  // the dump names its references: edge_name_ runs parallel to the edges
+};
+
+}  // namespace heapq
