@@ -24,6 +24,22 @@ module E2E
     [out, err, status.exitstatus]
   end
 
+  # Dumps samples/leaky_cache.rb after REQUESTS requests, with ObjectSpace.dump_all or, with
+  # memprof: true, Memprof.dump_all (omitted when the extension is not built).
+  def leaky_dump(requests, memprof: false)
+    env = {}
+    load_path = []
+    if memprof
+      load_path = ["-I", ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }]
+      env["MEMPROF"] = "1"
+    end
+    dump = File.join(@tmp, memprof ? "leaky.jsonl" : "leaky.json")
+    sample = File.join(SOURCE_DIR, "samples/leaky_cache.rb")
+    out, err, status = Open3.capture3(env, RbConfig.ruby, *load_path, sample, dump, requests.to_s)
+    assert(status.success?, "sample failed: #{out}#{err}")
+    dump
+  end
+
   def heapq_json(*args)
     out, err, code = heapq("--format", "json", *args)
     assert_equal(0, code, "heapq #{args.join(' ')} failed: #{err}")

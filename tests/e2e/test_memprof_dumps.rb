@@ -4,18 +4,8 @@ require_relative "helper"
 class TestMemprofDumps < Test::Unit::TestCase
   include E2E
 
-  def memprof_dump(requests)
-    ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
-    dump = File.join(@tmp, "leaky.jsonl")
-    env = {"MEMPROF" => "1"}
-    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I", ext, File.join(SOURCE_DIR, "samples/leaky_cache.rb"),
-                                      dump, requests.to_s)
-    assert(status.success?, "sample failed: #{out}#{err}")
-    dump
-  end
-
   def test_named_path_to_the_holder
-    dump = memprof_dump(500)
+    dump = leaky_dump(500, memprof: true)
     result = heapq_json("retainers", dump, "Catalog::Quote")
     group = result["groups"].first
     assert_equal(500, group["count"])
@@ -30,7 +20,7 @@ class TestMemprofDumps < Test::Unit::TestCase
   end
 
   def test_counts_and_no_warnings
-    dump = memprof_dump(300)
+    dump = leaky_dump(300, memprof: true)
     lines = File.readlines(dump).map { |l| JSON.parse(l) }
     objects = lines.count { |r| r["address"] && r["type"] != "SHAPE" }
     out, err, code = heapq("--format", "json", "stats", dump)

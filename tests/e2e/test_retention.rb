@@ -4,15 +4,8 @@ require_relative "helper"
 class TestRetention < Test::Unit::TestCase
   include E2E
 
-  def leaky_dump
-    dump = File.join(@tmp, "leaky.json")
-    out, err, status = Open3.capture3(RbConfig.ruby, File.join(SOURCE_DIR, "samples/leaky_cache.rb"), dump, "2000")
-    assert(status.success?, "sample failed: #{out}#{err}")
-    dump
-  end
-
   def test_retainers_of_the_leaking_class_lead_to_the_cache
-    dump = leaky_dump
+    dump = leaky_dump(2000)
     result = heapq_json("retainers", dump, "Catalog::Quote")
     assert_equal(2000, result["target"]["instances"])
     top = result["groups"].first
@@ -26,7 +19,7 @@ class TestRetention < Test::Unit::TestCase
   end
 
   def test_retainers_of_one_object
-    dump = leaky_dump
+    dump = leaky_dump(2000)
     quote = heapq_json("retainers", dump, "Catalog::Quote")["paths"].first.last["address"]
     result = heapq_json("retainers", "--referrers", dump, quote)
     assert_equal(quote, result["target"]["address"])
@@ -36,7 +29,7 @@ class TestRetention < Test::Unit::TestCase
   end
 
   def test_dominators_find_the_cache
-    dump = leaky_dump
+    dump = leaky_dump(2000)
     result = heapq_json("dominators", "--top", "20", dump)
     cache = result["dominators"].find { |d| d["class"] == "Catalog::PriceCache" }
     assert_not_nil(cache, "the cache is among the largest dominators")

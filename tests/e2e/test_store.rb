@@ -5,20 +5,13 @@ require_relative "helper"
 class TestStore < Test::Unit::TestCase
   include E2E
 
-  def leaky_dump
-    dump = File.join(@tmp, "leaky.json")
-    out, err, status = Open3.capture3(RbConfig.ruby, File.join(SOURCE_DIR, "samples/leaky_cache.rb"), dump, "500")
-    assert(status.success?, "sample failed: #{out}#{err}")
-    dump
-  end
-
   # The JSON of a command, its input's path (also in warnings) replaced.
   def answer(input, *args)
     JSON.generate(heapq_json(*args, input)).gsub(input, "INPUT")
   end
 
   def test_commands_answer_the_same_on_the_store
-    dump = leaky_dump
+    dump = leaky_dump(500)
     _out, err, code = heapq("load", dump)
     assert_equal(0, code, err)
     store = "#{dump}.db"
@@ -36,7 +29,7 @@ class TestStore < Test::Unit::TestCase
   end
 
   def test_readme_queries
-    dump = leaky_dump
+    dump = leaky_dump(500)
     store = File.join(@tmp, "leaky.db")
     _out, err, code = heapq("load", "-o", store, dump, dump)
     assert_equal(0, code, err)
@@ -69,7 +62,7 @@ class TestStore < Test::Unit::TestCase
 
   # Every SQL example of the README runs on a store (its address made one of the dump's).
   def test_the_readme_examples_run
-    dump = leaky_dump
+    dump = leaky_dump(500)
     store = File.join(@tmp, "leaky.db")
     _out, err, code = heapq("load", "-o", store, dump)
     assert_equal(0, code, err)
@@ -108,7 +101,7 @@ class TestStore < Test::Unit::TestCase
   end
 
   def test_an_existing_store_is_kept_without_force
-    dump = leaky_dump
+    dump = leaky_dump(500)
     store = File.join(@tmp, "kept.db")
     File.write(store, "precious")
     _out, err, code = heapq("load", "-o", store, dump)

@@ -84,13 +84,11 @@ class Cli : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs heapq; returns its exit status and keeps what it printed.
-  int run(std::vector<std::string> args) {
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    int status = cli::run_heapq(args);
-    out_ = ::testing::internal::GetCapturedStdout();
-    err_ = ::testing::internal::GetCapturedStderr();
-    return status;
+  int run(const std::vector<std::string>& args) {
+    testing::CliRun r = testing::run_cli(args);
+    out_ = std::move(r.out);
+    err_ = std::move(r.err);
+    return r.status;
   }
 
   std::filesystem::path dir_;

@@ -298,13 +298,11 @@ TEST_F(Store, ContradictoryRowsAreReportedNotFollowed) {
 // heapq's commands on a dump and on its store.
 class StoreCli : public Store {
  protected:
-  int run(std::vector<std::string> args) {
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    int status = cli::run_heapq(args);
-    out_ = ::testing::internal::GetCapturedStdout();
-    err_ = ::testing::internal::GetCapturedStderr();
-    return status;
+  int run(const std::vector<std::string>& args) {
+    testing::CliRun r = testing::run_cli(args);
+    out_ = std::move(r.out);
+    err_ = std::move(r.err);
+    return r.status;
   }
   // The JSON output with the input's path (also in its warnings) replaced by INPUT.
   std::string json_of(std::vector<std::string> args, const std::string& input) {

@@ -5,6 +5,11 @@
 
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cli/main_help.h"
 #include "heapq/load.h"
 
 namespace heapq::testing {
@@ -19,6 +24,22 @@ inline Loaded load_text(std::string text, LoadOptions options = {}) {
   LoadReport report;
   Result<HeapGraph> graph = load_dump(*input, options, report);
   return {std::move(graph), std::move(report)};
+}
+
+// Runs the heapq command line in-process; keeps its exit status and what it printed.
+struct CliRun {
+  int status = 0;
+  std::string out, err;
+};
+
+inline CliRun run_cli(const std::vector<std::string>& args) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  CliRun r;
+  r.status = cli::run_heapq(args);
+  r.out = ::testing::internal::GetCapturedStdout();
+  r.err = ::testing::internal::GetCapturedStderr();
+  return r;
 }
 
 // gzip-compresses bytes (one member).
