@@ -67,16 +67,19 @@ TEST(Dominators, RetainedSizesIdomsAndGarbage) {
   EXPECT_EQ(d.idom(id(g, 0x300)), id(g, 0x200));
   EXPECT_EQ(d.idom(id(g, 0x310)), g.virtual_root());  // two ways in
   EXPECT_EQ(d.retained_bytes(id(g, 0x100)), 40u + 200 + 1000);
-  EXPECT_EQ(d.retained_count(id(g, 0x100)), 3u);
+  EXPECT_EQ(d.retained_count(id(g, 0x100)), 4u);  // its class Holder too: no one else holds it
   EXPECT_EQ(d.retained_bytes(id(g, 0x400)), 100u + 60);
   // Only a weak map holds 0x500, nothing holds 0x600: both are garbage, apart from all sizes.
   EXPECT_FALSE(d.reachable(id(g, 0x500)));
   EXPECT_FALSE(d.reachable(id(g, 0x600)));
-  EXPECT_EQ(d.unreachable_count(), 2u + 4);  // and the four class records nothing references
+  // ... and the WeakMap class, whose only referrer is the weak map (all of whose references,
+  // its class edge included, are left out).
+  EXPECT_EQ(d.unreachable_count(), 3u);
   EXPECT_EQ(d.unreachable_bytes(), 7000u + 9000);
   EXPECT_EQ(d.retained_bytes(g.virtual_root()), 40u + 200 + 1000 + 500 + 100 + 60 + 80);
+  // Root-held 0x100, 0x400, 0x700; 0x310 and classes Hash and Item, each reached two ways.
   std::vector<ObjectId> top = d.children(g.virtual_root());
-  ASSERT_EQ(top.size(), 4u);
+  ASSERT_EQ(top.size(), 6u);
   EXPECT_EQ(top[0], id(g, 0x100));  // largest retained first
 }
 
@@ -129,6 +132,19 @@ TEST(Retainers, NamedPathsFromMemprofDumps) {
   EXPECT_EQ(describe(g, id(g, 0x10)), "class Holder");
 }
 
+// ObjectSpace dumps leave out the reference from an object to its class; heapq adds it (memprof
+// dumps have it already, named "(class)").
+TEST(Dominators, ObjectsKeepTheirClassesAlive) {
+  HeapGraph g = load(diamond_dump());
+  IdRange<ObjectId> refs = g.references(id(g, 0x100));
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[1], id(g, 0x10));
+  EXPECT_EQ(g.references(id(g, 0x410)).size(), 1u) << "an object without references still has its class";
+  HeapDominators d = HeapDominators::compute(g);
+  EXPECT_EQ(d.idom(id(g, 0x10)), id(g, 0x100));
+  EXPECT_TRUE(d.reachable(id(g, 0x20)));
+}
+
 TEST(Retainers, MergedPathsGroupInstancesByShape) {
   HeapGraph g = load(diamond_dump());
   ShortestPathTree tree = ShortestPathTree::compute(g);
@@ -149,7 +165,7 @@ TEST(Retention, MillionObjectChainNeedsNoStack) {
     dump += record(0x1000 + 0x28 * i, "OBJECT", 0x30, i + 1 < kDepth ? std::vector<uint64_t>{uint64_t(0x1000 + 0x28 * (i + 1))} : std::vector<uint64_t>{}, 40);
   HeapGraph g = load(dump);
   HeapDominators d = HeapDominators::compute(g);
-  EXPECT_EQ(d.retained_count(id(g, 0x1000)), uint32_t(kDepth));
+  EXPECT_EQ(d.retained_count(id(g, 0x1000)), uint32_t(kDepth) + 1);  // and their class
   auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
   EXPECT_EQ(by_class[g.class_of(id(g, 0x1000)).value()], 40u * kDepth);
   ShortestPathTree tree = ShortestPathTree::compute(g);

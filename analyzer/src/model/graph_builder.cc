@@ -118,7 +118,6 @@ class GraphBuilder::Builder {
     append(g_.type_, c.type);
     append(g_.memsize_, c.memsize);
     append(g_.generation_, c.generation);
-    release(c.class_slot);
     release(c.site_slot);
     for (ClassRecord r : c.classes) {
       r.object += base;
@@ -150,12 +149,27 @@ class GraphBuilder::Builder {
     }
   }
 
+  // An object keeps its class alive, but ObjectSpace leaves that reference out of its dumps
+  // (memprof writes it): without it class objects would look like garbage. Resolved once
+  // per class of the chunk; none for IMEMO objects, whose class slot is not a class.
+  std::vector<uint32_t> class_objects(const ParsedChunk& c) const {
+    std::vector<uint32_t> out(c.class_keys.size(), UINT32_MAX);
+    if (report_.format == DumpFormat::kMemprof) return out;
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (c.class_keys[k].imemo || c.class_keys[k].address == 0) continue;
+      if (auto o = g_.find(c.class_keys[k].address)) out[k] = o->value();
+    }
+    return out;
+  }
+
   void resolve(ParsedChunk& c, const std::vector<StringId>& strings, bool named, ResolvedRefs& out) const {
-    out.targets.reserve(c.refs.size());
+    const std::vector<uint32_t> class_object = class_objects(c);
+    out.targets.reserve(c.refs.size() + c.refs_end.size());
     out.ends.reserve(c.refs_end.size());
     size_t r = 0;
-    for (uint32_t end : c.refs_end) {
-      for (; r < end; ++r) {
+    for (size_t i = 0; i < c.refs_end.size(); ++i) {
+      const size_t first = out.targets.size();
+      for (const uint32_t end = c.refs_end[i]; r < end; ++r) {
         std::optional<ObjectId> to = g_.find(c.refs[r]);
         if (!to) {
           ++out.dangling;
@@ -164,11 +178,18 @@ class GraphBuilder::Builder {
         out.targets.push_back(to->value());
         if (named) out.names.push_back(c.ref_names.empty() ? StringId::none() : mapped(strings, c.ref_names[r]));
       }
+      const uint32_t klass = class_object[c.class_slot[i]];
+      if (klass != UINT32_MAX &&
+          std::find(out.targets.begin() + first, out.targets.end(), klass) == out.targets.end()) {
+        out.targets.push_back(klass);
+        if (named) out.names.push_back(StringId::none());
+      }
       out.ends.push_back(static_cast<uint32_t>(out.targets.size()));
     }
     release(c.refs);
     release(c.ref_names);
     release(c.refs_end);
+    release(c.class_slot);
   }
 
   void add_roots(ParsedChunk& c, const std::vector<StringId>& strings) {
