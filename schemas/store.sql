@@ -155,6 +155,20 @@ CREATE TABLE graph_columns (
   PRIMARY KEY (dump_id, name, chunk)
 );
 
+-- ObjectSpace dumps leave out the reference from each object to its class, which keeps the
+-- class alive all the same: heapq adds it as the object's last reference for its analyses, and
+-- keeps it here rather than in refs (it is not the dump's). name: target (u32 per object, in id
+-- order, little-endian): the class object's id, or 0xffffffff where no edge was added (memprof
+-- dumps, which write the class edge themselves; IMEMO objects; a class not in the dump; an
+-- object that references its class anyway). The same chunks as graph_columns.
+CREATE TABLE class_edges (
+  dump_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  chunk INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (dump_id, name, chunk)
+);
+
 -- @after-rows
 
 CREATE TRIGGER objects_insert_drops_columns AFTER INSERT ON objects

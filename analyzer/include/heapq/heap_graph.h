@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -80,6 +82,10 @@ class HeapGraph {
   // Whether o's references do not keep their targets alive (ObjectSpace::WeakMap and its
   // kind: DATA objects whose struct is a weak map).
   bool holds_weakly(ObjectId o) const { return weak_holder_[o.value()]; }
+
+  // Whether o's last reference is its class, added by heapq: ObjectSpace dumps leave out the
+  // reference from an object to its class, which keeps the class alive all the same.
+  bool added_class_edge(ObjectId o) const { return added_class_edge_[o.value()]; }
   bool has_weak_holders() const { return weak_holders_ > 0; }
 
   const ClassInfo& class_info(ClassId c) const { return classes_[c.value()]; }
@@ -101,7 +107,8 @@ class HeapGraph {
   const StringTable& strings() const { return strings_; }
   std::string_view string(StringId s) const { return s.valid() ? strings_[s] : std::string_view(); }
 
-  // The object at this address, if the dump has one.
+  // The object at this address, if the dump has one. The address index is built on the first
+  // call (commands such as stats never need it); calls from several threads are safe.
   std::optional<ObjectId> find(uint64_t address) const;
 
   // Bytes held by the model, for memory accounting.
@@ -123,6 +130,7 @@ class HeapGraph {
   std::vector<StringId> edge_name_;    // parallel to edge_target_, empty without names
   std::vector<bool> weak_holder_;
   size_t weak_holders_ = 0;
+  std::vector<bool> added_class_edge_;
 
   std::vector<RootEdge> roots_;
   std::vector<ClassInfo> classes_;
@@ -130,8 +138,14 @@ class HeapGraph {
   std::unordered_map<uint32_t, StringId> record_names_;
   StringTable strings_;
 
+  // Builds the address index now; returns how many records repeat an address seen before
+  // (the first record wins).
+  size_t build_address_index() const;
+
   // Open-addressing table of object ids keyed by address (power-of-two size, linear probing).
-  std::vector<ObjectId> address_index_;
+  mutable std::vector<ObjectId> address_index_;
+  mutable std::shared_ptr<std::once_flag> index_once_ = std::make_shared<std::once_flag>();
+  mutable size_t duplicate_addresses_ = 0;
 };
 
 }  // namespace heapq

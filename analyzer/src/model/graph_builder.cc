@@ -48,6 +48,7 @@ struct ResolvedRefs {
   std::vector<uint32_t> targets;
   std::vector<StringId> names;
   std::vector<uint32_t> ends;  // per object, into targets
+  std::vector<uint32_t> added_class_edge;  // objects (chunk-relative) given their class edge
   uint64_t dangling = 0;
 };
 
@@ -69,6 +70,7 @@ class GraphBuilder::Builder {
     }
     reserve(n, refs);
     for (auto& c : chunks_) add_objects(*c);
+    report_.duplicate_addresses += g_.build_address_index();
     add_references(named);
     for (size_t i = 0; i < chunks_.size(); ++i) add_roots(*chunks_[i], strings_[i]);
     // The virtual root's references close the CSR.
@@ -89,7 +91,6 @@ class GraphBuilder::Builder {
     g_.weak_holder_.assign(n, false);
     g_.edge_begin_.reserve(n + 1);
     g_.edge_target_.reserve(refs);
-    g_.address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
   }
 
   // Strings of a chunk, as ids of the graph's table.
@@ -111,8 +112,6 @@ class GraphBuilder::Builder {
 
     const uint32_t base = static_cast<uint32_t>(g_.address_.size());
     append(g_.address_, c.address);
-    for (uint32_t i = base; i < g_.address_.size(); ++i)
-      if (!index_address(ObjectId(i))) ++report_.duplicate_addresses;
     for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
     for (uint32_t slot : c.site_slot) g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
     append(g_.type_, c.type);
@@ -139,7 +138,11 @@ class GraphBuilder::Builder {
     parallel_for(chunks_.size(), threads_, [&](size_t i) { resolve(*chunks_[i], strings_[i], named, resolved[i]); });
     if (named) g_.edge_name_.reserve(g_.edge_target_.capacity());
     g_.edge_begin_.push_back(0);
+    g_.added_class_edge_.assign(g_.address_.size(), false);
+    uint32_t first_object = 0;
     for (ResolvedRefs& r : resolved) {
+      for (uint32_t i : r.added_class_edge) g_.added_class_edge_[first_object + i] = true;
+      first_object += static_cast<uint32_t>(r.ends.size());
       const uint32_t base = static_cast<uint32_t>(g_.edge_target_.size());
       for (uint32_t end : r.ends) g_.edge_begin_.push_back(base + end);
       append(g_.edge_target_, r.targets);
@@ -182,6 +185,7 @@ class GraphBuilder::Builder {
       if (klass != UINT32_MAX &&
           std::find(out.targets.begin() + first, out.targets.end(), klass) == out.targets.end()) {
         out.targets.push_back(klass);
+        out.added_class_edge.push_back(static_cast<uint32_t>(i));
         if (named) out.names.push_back(StringId::none());
       }
       out.ends.push_back(static_cast<uint32_t>(out.targets.size()));
@@ -205,21 +209,6 @@ class GraphBuilder::Builder {
           ++report_.dangling_references;
         }
       }
-    }
-  }
-
-  // Indexes the object by its address; false when the address is already there (the first
-  // record wins).
-  bool index_address(ObjectId id) {
-    const uint64_t address = g_.address_[id.value()];
-    const size_t mask = g_.address_index_.size() - 1;
-    for (size_t slot = address_hash(address) & mask;; slot = (slot + 1) & mask) {
-      ObjectId& cell = g_.address_index_[slot];
-      if (!cell.valid()) {
-        cell = id;
-        return true;
-      }
-      if (g_.address_[cell.value()] == address) return false;
     }
   }
 

@@ -1,11 +1,37 @@
 #include "heapq/heap_graph.h"
 
+#include <algorithm>
+#include <bit>
+
 #include "model/address_hash.h"
 
 namespace heapq {
 
+size_t HeapGraph::build_address_index() const {
+  std::call_once(*index_once_, [this] {
+    const size_t n = address_.size();
+    address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
+    const size_t mask = address_index_.size() - 1;
+    for (uint32_t id = 0; id < n; ++id) {
+      const uint64_t address = address_[id];
+      for (size_t slot = address_hash(address) & mask;; slot = (slot + 1) & mask) {
+        ObjectId& cell = address_index_[slot];
+        if (!cell.valid()) {
+          cell = ObjectId(id);
+          break;
+        }
+        if (address_[cell.value()] == address) {
+          ++duplicate_addresses_;
+          break;
+        }
+      }
+    }
+  });
+  return duplicate_addresses_;
+}
+
 std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
-  if (address_index_.empty()) return std::nullopt;
+  build_address_index();
   const size_t mask = address_index_.size() - 1;
   for (size_t slot = address_hash(address) & mask;; slot = (slot + 1) & mask) {
     ObjectId id = address_index_[slot];

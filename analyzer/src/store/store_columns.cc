@@ -4,7 +4,7 @@
 
 #include <bit>
 #include <cstring>
-#include <thread>
+#include <string>
 #include <utility>
 
 #include "store/store_reader.h"
@@ -83,15 +83,29 @@ Status store::write_graph_columns(Database& db, int64_t dump, const HeapGraph& g
   return s ? s : db.error(s.error().message);
 }
 
+Status store::write_class_edges(Database& db, int64_t dump, const HeapGraph& g) {
+  if (!kLittleEndian) return db.error("class_edges needs a little-endian machine");
+  auto st = db.prepare("INSERT INTO class_edges VALUES (?, ?, ?, ?)");
+  if (!st) return st.error();
+  std::vector<uint32_t> targets(g.object_count(), UINT32_MAX);
+  for (uint32_t o = 0; o < targets.size(); ++o)
+    if (g.added_class_edge(ObjectId(o))) {
+      IdRange<ObjectId> refs = g.references(ObjectId(o));
+      targets[o] = refs[refs.size() - 1].value();
+    }
+  Status s = write_column(*st, dump, "target", targets);
+  return s ? s : db.error(s.error().message);
+}
+
 namespace {
 
 // Reads one column's chunks into v, straight from SQLite's pages (sqlite3_blob_read: no
 // intermediate copy); false when the column is missing or not a whole number of elements.
 template <typename T>
-Result<bool> read_column(Database& db, int64_t dump, const char* name, std::vector<T>& v) {
-  auto st = db.prepare(
-      "SELECT rowid, length(data) FROM graph_columns WHERE dump_id = ? AND name = ? ORDER BY "
-      "chunk");
+Result<bool> read_column(Database& db, int64_t dump, const char* name, std::vector<T>& v,
+                         const char* table = "graph_columns") {
+  auto st = db.prepare(std::string("SELECT rowid, length(data) FROM ") + table +
+                       " WHERE dump_id = ? AND name = ? ORDER BY chunk");
   if (!st) return st.error();
   st->bind(1, dump);
   st->bind_text(2, name);
@@ -108,7 +122,7 @@ Result<bool> read_column(Database& db, int64_t dump, const char* name, std::vect
   char* to = reinterpret_cast<char*>(v.data());
   for (auto [rowid, n] : chunks) {
     sqlite3_blob* blob = nullptr;
-    rc = sqlite3_blob_open(db.get(), "main", "graph_columns", "data", rowid, 0, &blob);
+    rc = sqlite3_blob_open(db.get(), "main", table, "data", rowid, 0, &blob);
     if (rc == SQLITE_OK) rc = sqlite3_blob_read(blob, to, n, 0);
     sqlite3_blob_close(blob);
     if (rc != SQLITE_OK) return db.error();
@@ -129,9 +143,6 @@ Result<bool> StoreReader::read_columns() {
     return Ok{};
   };
   Status s = read("address", g_.address_);
-  // The address index is built on another core while the other columns are read.
-  std::thread index;
-  if (s && all) index = std::thread([this] { index_addresses(); });
   if (s) s = read("type", g_.type_);
   if (s) s = read("class", g_.class_of_);
   if (s) s = read("memsize", g_.memsize_);
@@ -140,7 +151,6 @@ Result<bool> StoreReader::read_columns() {
   if (s) s = read("edge_begin", g_.edge_begin_);
   if (s) s = read("edge_target", g_.edge_target_);
   if (s && names_) s = read("edge_name", g_.edge_name_);
-  if (index.joinable()) index.join();
   if (!s) return s.error();
   if (all && columns_fit()) return true;
   // Not there, or not what the tables say: the rows are the truth.
@@ -153,8 +163,50 @@ Result<bool> StoreReader::read_columns() {
   g_.edge_begin_.clear();
   g_.edge_target_.clear();
   g_.edge_name_.clear();
-  g_.address_index_.clear();
   return false;
+}
+
+// The class edges heapq added (class_edges): appended to the references read from rows, or,
+// with the references read from graph_columns, checked against their last reference.
+Status StoreReader::read_class_edges(bool edges_from_rows) {
+  const size_t n = g_.address_.size();
+  std::vector<uint32_t> targets;
+  g_.added_class_edge_.assign(n, false);
+  auto got = read_column(db_, dump_, "target", targets, "class_edges");
+  if (!got) return got.error();
+  if (!*got || targets.size() != n) return damaged_store("class_edges");
+  std::vector<uint32_t> begin, target;
+  if (edges_from_rows) {
+    begin.reserve(n + 1);
+    target.reserve(g_.edge_target_.size() + n);
+    begin.push_back(0);
+  }
+  for (uint32_t o = 0; o < n; ++o) {
+    const uint32_t klass = targets[o];
+    if (klass != UINT32_MAX && klass >= n) return damaged_store("class_edges");
+    g_.added_class_edge_[o] = klass != UINT32_MAX;
+    const uint32_t from = g_.edge_begin_[o], to = g_.edge_begin_[o + 1];
+    if (!edges_from_rows) {
+      if (klass != UINT32_MAX && (from == to || g_.edge_target_[to - 1] != klass)) return damaged_store("class_edges");
+      continue;
+    }
+    target.insert(target.end(), g_.edge_target_.begin() + from, g_.edge_target_.begin() + to);
+    if (klass != UINT32_MAX) target.push_back(klass);
+    begin.push_back(static_cast<uint32_t>(target.size()));
+  }
+  if (!edges_from_rows) return Ok{};
+  if (names_) {  // memprof dumps get no added edges, but keep the arrays parallel regardless
+    std::vector<StringId> names;
+    names.reserve(target.size());
+    for (uint32_t o = 0; o < n; ++o) {
+      names.insert(names.end(), g_.edge_name_.begin() + g_.edge_begin_[o], g_.edge_name_.begin() + g_.edge_begin_[o + 1]);
+      if (targets[o] != UINT32_MAX) names.push_back(StringId::none());
+    }
+    g_.edge_name_ = std::move(names);
+  }
+  g_.edge_begin_ = std::move(begin);
+  g_.edge_target_ = std::move(target);
+  return Ok{};
 }
 
 // Whether the arrays read from graph_columns make a valid graph over the tables' classes,

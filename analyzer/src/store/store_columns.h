@@ -11,4 +11,8 @@ namespace heapq::store {
 
 Status write_graph_columns(Database& db, int64_t dump, const HeapGraph& graph);
 
+// The class edges heapq added to an ObjectSpace dump's references (class_edges), which the
+// refs rows leave out.
+Status write_class_edges(Database& db, int64_t dump, const HeapGraph& graph);
+
 }  // namespace heapq::store

@@ -55,8 +55,8 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
     edges.join();
     if (s) s = refs;
     if (s) s = check_refs();
-    if (s) index_addresses();
   }
+  if (s) s = read_class_edges(!*columns);
   if (s) s = read_roots();
   if (s) s = read_records_and_weak();
   if (!s) return s.error();
@@ -246,23 +246,6 @@ Status StoreReader::read_records_and_weak() {
 }
 
 // The same open-addressing index as GraphBuilder's: the first record of an address wins.
-void StoreReader::index_addresses() {
-  const size_t n = g_.address_.size();
-  g_.address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
-  const size_t mask = g_.address_index_.size() - 1;
-  for (uint32_t id = 0; id < n; ++id) {
-    const uint64_t address = g_.address_[id];
-    for (size_t slot = address_hash(address) & mask;; slot = (slot + 1) & mask) {
-      ObjectId& cell = g_.address_index_[slot];
-      if (!cell.valid()) {
-        cell = ObjectId(id);
-        break;
-      }
-      if (g_.address_[cell.value()] == address) break;
-    }
-  }
-}
-
 StoreRef parse_store_ref(const std::string& path) {
   const size_t hash = path.rfind('#');
   std::error_code ec;

@@ -24,9 +24,12 @@ class StoreReader {
   Status read_objects();
   Status read_refs();
   Status check_refs();  // completes the CSR read from rows and checks it
+  Status read_class_edges(bool edges_from_rows);  // store_columns.cc
+  Error damaged_store(const std::string& what) const {
+    return bad_input(db_.path() + ": damaged store: " + what);
+  }
   Status read_roots();
   Status read_records_and_weak();
-  void index_addresses();
 
   // Steps through a query's rows, calling fn(row) for each; SQLite errors become values.
   template <typename Fn>

@@ -222,7 +222,11 @@ Status StoreWriter::Impl::add_refs_and_roots(int64_t id, const HeapGraph& g) {
   const bool named = g.has_reference_names();
   for (uint32_t o = 0; o < g.object_count(); ++o) {
     uint32_t seq = 0;
-    for (ObjectId t : g.references(ObjectId(o))) {
+    const uint32_t* first = g.edge_targets().data() + g.edge_begin()[o];
+    const uint32_t* last = g.edge_targets().data() + g.edge_begin()[o + 1];
+    // The class edge heapq added is not the dump's: it lives in class_edges, not in refs.
+    if (g.added_class_edge(ObjectId(o))) --last;
+    for (ObjectId t : IdRange<ObjectId>(first, last)) {
       refs->add(id);
       refs->add(o);
       refs->add(seq);
@@ -308,6 +312,7 @@ Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
   if (s) s = w.add_refs_and_roots(id, g);
   if (s) s = w.add_issues(id, report);
   if (s) s = store::write_graph_columns(w.db, id, g);
+  if (s) s = store::write_class_edges(w.db, id, g);
   analyze.join();
   if (s) s = w.add_objects(id, g, a);
   if (s) s = w.add_dump_row(id, source, g, report, a);
