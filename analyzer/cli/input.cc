@@ -49,9 +49,9 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
 
 // A store (heapq load): the graph is rebuilt from its tables, the report is the one saved at
 // load time. PATH may end in #N to pick a dump other than the last.
-Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref) {
+Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
   LoadedDump dump{path, {}, {}};
-  auto graph = read_store(ref.file, ref.dump, dump.report);
+  auto graph = read_store(ref.file, ref.dump, dump.report, nullptr, references);
   if (!graph) return graph.error();
   dump.graph = std::move(*graph);
   return dump;
@@ -86,10 +86,10 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
   return w;
 }
 
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global) {
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, bool references) {
   // A store is known by SQLite's magic bytes, whatever its name.
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
-    auto dump = load_store(path, ref);
+    auto dump = load_store(path, ref, references);
     if (dump && !global.quiet)
       for (const std::string& w : load_warnings(*dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
     return dump;

@@ -17,7 +17,10 @@ struct LoadedDump {
 
 // Loads and reports problems on stderr (unless --quiet); errors are returned, not printed.
 // PATH may be a store (heapq load): STORE.db reads its last dump, STORE.db#N dump N.
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global);
+// Commands that never follow references (stats, sites) pass references = false: a store then
+// opens without them (a dump is read whole all the same).
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global,
+                              bool references = true);
 
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);

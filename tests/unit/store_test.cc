@@ -90,6 +90,7 @@ void expect_same_graph(const HeapGraph& a, const HeapGraph& b) {
     EXPECT_EQ(a.site(o), b.site(o));
     EXPECT_EQ(a.generation(o), b.generation(o));
     EXPECT_EQ(a.holds_weakly(o), b.holds_weakly(o));
+    EXPECT_EQ(a.added_class_edge(o), b.added_class_edge(o));
     EXPECT_EQ(a.string(a.own_name(o)), b.string(b.own_name(o)));
     EXPECT_EQ(b.find(a.address(o)), a.find(a.address(o)));
   }
@@ -174,18 +175,52 @@ TEST_F(Store, TheMemprofDumpCoversNamesWeakMapsAndBadLines) {
 }
 
 TEST_F(Store, RowsGiveTheSameGraphWithoutTheColumns) {
-  std::string store = write_store({kMemprofDump});
-  auto original = testing::load_text(kMemprofDump);
-  // An edit of the objects drops the dump's graph columns (a trigger); the rows remain.
-  auto edit = run_sql(store, "UPDATE objects SET memsize = memsize WHERE id = 0", true);
-  ASSERT_TRUE(edit.ok()) << edit.error().message;
-  auto left = run_sql(store, "SELECT count(*) FROM graph_columns", false);
-  ASSERT_TRUE(left.ok());
-  EXPECT_EQ(std::get<int64_t>(left->rows[0][0]), 0);
+  // The ObjectSpace dump has class edges heapq added (class_edges, not refs rows).
+  for (const char* dump : {testing::kSmallDump, kMemprofDump}) {
+    std::string store = write_store({dump});
+    auto original = testing::load_text(dump);
+    // An edit of the objects drops the dump's graph columns (a trigger); the rows remain.
+    auto edit = run_sql(store, "UPDATE objects SET memsize = memsize WHERE id = 0", true);
+    ASSERT_TRUE(edit.ok()) << edit.error().message;
+    auto left = run_sql(store, "SELECT count(*) FROM graph_columns", false);
+    ASSERT_TRUE(left.ok());
+    EXPECT_EQ(std::get<int64_t>(left->rows[0][0]), 0);
+    LoadReport report;
+    auto graph = read_store(store, 1, report);
+    ASSERT_TRUE(graph.ok()) << graph.error().message;
+    expect_same_graph(original.graph.value(), *graph);
+    std::filesystem::remove(store);
+  }
+}
+
+TEST_F(Store, AddedClassEdgesAreNotRefsRows) {
+  std::string store = write_store({testing::kSmallDump});
+  auto original = testing::load_text(testing::kSmallDump);
+  size_t added = 0, dump_refs = 0;
+  const HeapGraph& g = original.graph.value();
+  for (uint32_t i = 0; i < g.object_count(); ++i) {
+    added += g.added_class_edge(ObjectId(i));
+    dump_refs += g.references(ObjectId(i)).size();
+  }
+  ASSERT_GT(added, 0u);
+  auto rows = run_sql(store, "SELECT count(*) FROM refs", false);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(std::get<int64_t>(rows->rows[0][0]), int64_t(dump_refs - added));
+}
+
+TEST_F(Store, OpensWithoutReferencesForCommandsThatNeedNone) {
+  std::string store = write_store({testing::kSmallDump});
+  auto original = testing::load_text(testing::kSmallDump);
   LoadReport report;
-  auto graph = read_store(store, 1, report);
+  auto graph = read_store(store, 0, report, nullptr, /*references=*/false);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
-  expect_same_graph(original.graph.value(), *graph);
+  ASSERT_EQ(graph->object_count(), original.graph->object_count());
+  for (uint32_t i = 0; i < graph->object_count(); ++i) {
+    EXPECT_TRUE(graph->references(ObjectId(i)).empty());
+    EXPECT_EQ(graph->class_name(graph->class_of(ObjectId(i))),
+              original.graph->class_name(original.graph->class_of(ObjectId(i))));
+  }
+  EXPECT_EQ(graph->roots().size(), original.graph->roots().size());
 }
 
 TEST_F(Store, AnalysesAreStored) {

@@ -65,9 +65,10 @@ class StoreWriter {
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
 
 // Rebuilds the graph of one dump (0: the last one) from the store's tables, and the report its
-// load made. Never parses JSON.
+// load made. Never parses JSON. Without references the graph has the objects and the roots
+// only (for stats and sites, which do not follow references): faster to open.
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
-                             StoredDump* which = nullptr);
+                             StoredDump* which = nullptr, bool references = true);
 
 // A value of a query's row: NULL, integer, real or text (a blob comes as text, X'hex' as SQL
 // writes it).

@@ -148,9 +148,10 @@ Result<bool> StoreReader::read_columns() {
   if (s) s = read("memsize", g_.memsize_);
   if (s) s = read("site", g_.site_);
   if (s) s = read("generation", g_.generation_);
-  if (s) s = read("edge_begin", g_.edge_begin_);
-  if (s) s = read("edge_target", g_.edge_target_);
-  if (s && names_) s = read("edge_name", g_.edge_name_);
+  if (s && references_) s = read("edge_begin", g_.edge_begin_);
+  if (s && references_) s = read("edge_target", g_.edge_target_);
+  if (s && names_ && references_) s = read("edge_name", g_.edge_name_);
+  if (s && !references_) g_.edge_begin_.assign(g_.address_.size() + 1, 0);
   if (!s) return s.error();
   if (all && columns_fit()) return true;
   // Not there, or not what the tables say: the rows are the truth.

@@ -50,13 +50,14 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
   if (!*columns) {
     // References on a second connection while this one reads the objects.
     Status refs = Ok{};
-    std::thread edges([&] { refs = read_refs(); });
+    std::thread edges([&] { refs = references_ ? read_refs() : Ok{}; });
     s = read_objects();
     edges.join();
     if (s) s = refs;
     if (s) s = check_refs();
   }
-  if (s) s = read_class_edges(!*columns);
+  if (s && references_) s = read_class_edges(!*columns);
+  if (s && !references_) g_.added_class_edge_.assign(g_.address_.size(), false);
   if (s) s = read_roots();
   if (s) s = read_records_and_weak();
   if (!s) return s.error();
@@ -289,7 +290,7 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
 }
 
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
-                             StoredDump* which) {
+                             StoredDump* which, bool references) {
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
   if (dumps->empty()) return bad_input(path + ": the store holds no dump");
@@ -304,7 +305,7 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   if (!db) return db.error();
   // Pages read through a mapping of the file rather than copied into SQLite's cache.
   if (Status s = db->exec("PRAGMA mmap_size = 1073741824"); !s) return s.error();
-  return StoreReader(*db, found->id).read(report);
+  return StoreReader(*db, found->id, references).read(report);
 }
 
 }  // namespace heapq

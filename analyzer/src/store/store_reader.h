@@ -9,7 +9,9 @@ namespace heapq {
 
 class StoreReader {
  public:
-  StoreReader(store::Database& db, int64_t dump) : db_(db), dump_(dump) {}
+  // Without references, the objects' references are left out (roots are kept).
+  StoreReader(store::Database& db, int64_t dump, bool references = true)
+      : db_(db), dump_(dump), references_(references) {}
 
   Result<HeapGraph> read(LoadReport& report);
 
@@ -46,6 +48,7 @@ class StoreReader {
 
   store::Database& db_;
   const int64_t dump_;
+  const bool references_;
   HeapGraph g_;
   size_t edge_count_ = 0;
   bool names_ = false;  // the dump names its references: edge_name_ runs parallel to the edges
