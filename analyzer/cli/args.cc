@@ -55,7 +55,7 @@ Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64
 std::string describe_options(std::span<const OptionSpec> specs) {
   std::string out;
   for (const OptionSpec& s : specs) {
-    std::string left = "  --" + std::string(s.name);
+    std::string left = (s.name.size() == 1 ? "  -" : "  --") + std::string(s.name);
     if (!s.value_name.empty()) left += " " + std::string(s.value_name);
     if (left.size() < 22) left.resize(22, ' ');
     else left += "  ";

@@ -1,5 +1,6 @@
 // heapq dominators: the objects that keep the most memory alive, and the dominator tree.
 #include <algorithm>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -19,7 +20,7 @@ constexpr OptionSpec kOptions[] = {
 struct Analysis {
   const HeapGraph& g;
   const HeapDominators& dom;
-  const ShortestPathTree& paths;
+  const ShortestPathTree* paths;  // for the top list only: --depth prints no paths
 };
 
 // The objects with the most retained bytes, the virtual root left out.
@@ -55,7 +56,7 @@ std::string render_text(const LoadedDump& dump, const Analysis& a, const std::ve
   out += "\n\n";
   for (size_t i = 0; i < top.size(); ++i) {
     out += std::to_string(i + 1) + ". " + object_line(a, top[i]) + "\n";
-    out += "   " + path_text(g, a.paths.path_to(g, top[i])) + "\n";
+    out += "   " + path_text(g, a.paths->path_to(g, top[i])) + "\n";
   }
   return out;
 }
@@ -165,7 +166,7 @@ std::string render_json(const LoadedDump& dump, const Analysis& a, const std::ve
     json_key(w, "site");
     site_json(w, a.g, o);
     json_key(w, "path");
-    path_json(w, a.g, a.paths.path_to(a.g, o));
+    path_json(w, a.g, a.paths->path_to(a.g, o));
     w.EndObject();
   }
   w.EndArray();
@@ -191,8 +192,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!dump) return report_error(dump.error());
   const HeapGraph& g = dump->graph;
   HeapDominators dom = HeapDominators::compute(g);
-  ShortestPathTree paths = ShortestPathTree::compute(g);
-  Analysis a{g, dom, paths};
+  std::optional<ShortestPathTree> paths;
+  if (!depth) paths = ShortestPathTree::compute(g);
+  Analysis a{g, dom, paths ? &*paths : nullptr};
   const size_t n = *top == 0 ? SIZE_MAX : *top;
   std::vector<ObjectId> best = depth ? std::vector<ObjectId>() : top_objects(g, dom, n);
   std::string text;

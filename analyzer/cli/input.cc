@@ -86,12 +86,20 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
   return w;
 }
 
+namespace {
+
+void print_warnings(const LoadedDump& dump) {
+  for (const std::string& w : load_warnings(dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+}
+
+}  // namespace
+
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, bool references) {
   // A store is known by SQLite's magic bytes, whatever its name.
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
     auto dump = load_store(path, ref, references);
     if (dump && !global.quiet)
-      for (const std::string& w : load_warnings(*dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+      print_warnings(*dump);
     return dump;
   }
   auto input = open_input(path);
@@ -110,7 +118,7 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
   if (!graph) return graph.error();
   dump.graph = std::move(*graph);
   if (!global.quiet)
-    for (const std::string& w : load_warnings(dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+    print_warnings(dump);
   return dump;
 }
 

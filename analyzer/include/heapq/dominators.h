@@ -39,7 +39,7 @@ class HeapDominators {
   std::vector<uint64_t> retained_by(const HeapGraph& graph, size_t key_count, KeyFn key) const;
 
  private:
-  static constexpr uint32_t kUnreachable = UINT32_MAX;
+  static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
   std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, std::vector<uint32_t> keys, size_t key_count) const;
   void build_children() const;
 

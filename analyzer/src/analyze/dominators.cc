@@ -6,6 +6,7 @@
 
 namespace heapq {
 
+
 namespace {
 
 // The graph's CSR without the references of weak holders (a copy only when there are any).
@@ -31,6 +32,7 @@ RetainingEdges without_weak_edges(const HeapGraph& g) {
 }  // namespace
 
 HeapDominators HeapDominators::compute(const HeapGraph& g) {
+  static_assert(kUnreachable == kNoDominator, "idoms are kept as the tree gives them");
   const uint32_t n = static_cast<uint32_t>(g.object_count());
   const uint32_t root = g.virtual_root().value();
   DominatorTree tree = [&] {
@@ -51,7 +53,6 @@ HeapDominators HeapDominators::compute(const HeapGraph& g) {
   d.retained_count_ = std::move(retained.count);
   for (uint32_t i = 0; i < n; ++i) {
     if (d.idom_[i] != kNoDominator) continue;
-    d.idom_[i] = kUnreachable;
     ++d.unreachable_count_;
     d.unreachable_bytes_ += sizes[i];
   }

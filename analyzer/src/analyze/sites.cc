@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analyze/ranking.h"
 #include "heapq/dominators.h"
 #include "model/address_hash.h"
 
@@ -130,16 +131,10 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
     for (size_t i = 0; i < report.groups.size(); ++i) report.groups[i].retained_bytes = retained[i];
   }
 
-  auto primary = [&](const SiteGroup& g) { return sort == SortKey::kBytes ? g.bytes : g.count; };
-  auto secondary = [&](const SiteGroup& g) { return sort == SortKey::kBytes ? g.count : g.bytes; };
   auto label = [&](const SiteGroup& g) {
     return std::tuple(graph.string(g.file), g.line, graph.string(g.method), g.cls.value(), std::string_view(g.gem));
   };
-  std::sort(report.groups.begin(), report.groups.end(), [&](const SiteGroup& a, const SiteGroup& b) {
-    if (primary(a) != primary(b)) return primary(a) > primary(b);
-    if (secondary(a) != secondary(b)) return secondary(a) > secondary(b);
-    return label(a) < label(b);
-  });
+  sort_largest_first(report.groups, sort, [&](const SiteGroup& a, const SiteGroup& b) { return label(a) < label(b); });
   return report;
 }
 

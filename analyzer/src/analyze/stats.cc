@@ -2,25 +2,10 @@
 
 #include <algorithm>
 
+#include "analyze/ranking.h"
 #include "heapq/dominators.h"
 
 namespace heapq {
-
-namespace {
-
-// Largest first; ties broken by the other measure, then by the key so output is stable.
-template <typename T, typename KeyLess>
-void sort_totals(std::vector<T>& rows, SortKey sort, KeyLess key_less) {
-  std::sort(rows.begin(), rows.end(), [&](const T& a, const T& b) {
-    auto primary = [&](const T& t) { return sort == SortKey::kBytes ? t.bytes : t.count; };
-    auto secondary = [&](const T& t) { return sort == SortKey::kBytes ? t.count : t.bytes; };
-    if (primary(a) != primary(b)) return primary(a) > primary(b);
-    if (secondary(a) != secondary(b)) return secondary(a) > secondary(b);
-    return key_less(a, b);
-  });
-}
-
-}  // namespace
 
 HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators) {
   HeapStats stats;
@@ -49,8 +34,8 @@ HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominato
 
   std::erase_if(types, [](const TypeTotals& t) { return t.count == 0; });
   std::erase_if(classes, [](const ClassTotals& c) { return c.count == 0; });
-  sort_totals(types, sort, [](const TypeTotals& a, const TypeTotals& b) { return a.type < b.type; });
-  sort_totals(classes, sort, [&](const ClassTotals& a, const ClassTotals& b) {
+  sort_largest_first(types, sort, [](const TypeTotals& a, const TypeTotals& b) { return a.type < b.type; });
+  sort_largest_first(classes, sort, [&](const ClassTotals& a, const ClassTotals& b) {
     return graph.class_name(a.cls) < graph.class_name(b.cls);
   });
   stats.by_type = std::move(types);
