@@ -47,12 +47,15 @@ class ShortestPathTree {
  public:
   static ShortestPathTree compute(const HeapGraph& graph);
   bool reachable(ObjectId o) const { return parent_[o.value()] != kNone; }
+  // References from the virtual root to o along the shortest path; UINT32_MAX when unreachable.
+  uint32_t distance(ObjectId o) const { return distance_[o.value()]; }
   // The path to o; empty when the roots do not reach o.
   RetentionPath path_to(const HeapGraph& graph, ObjectId o) const;
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> parent_;  // by node; the virtual root for root-held objects
+  std::vector<uint32_t> parent_;    // by node; the virtual root for root-held objects
+  std::vector<uint32_t> distance_;  // by node
 };
 
 // Paths to many objects merged by their shape: the same root, classes and reference names

@@ -81,7 +81,9 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g) {
   ShortestPathTree t;
   const uint32_t root = g.virtual_root().value();
   t.parent_.assign(g.object_count() + 1, kNone);
+  t.distance_.assign(g.object_count() + 1, kNone);
   t.parent_[root] = root;
+  t.distance_[root] = 0;
   std::vector<uint32_t> queue{root};
   const auto begin = g.edge_begin();
   const auto target = g.edge_targets();
@@ -92,6 +94,7 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g) {
       const uint32_t w = target[e];
       if (t.parent_[w] == kNone) {
         t.parent_[w] = v;
+        t.distance_[w] = t.distance_[v] + 1;
         queue.push_back(w);
       }
     }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "heapq/dominators.h"
+#include "heapq/retainers.h"
 #include "heapq/store.h"
 #include "store/bulk_insert.h"
 #include "store/schema.h"
@@ -29,28 +30,9 @@ int64_t or_null(uint32_t id_value) {
   return id_value == UINT32_MAX ? kNull : int64_t(id_value);
 }
 
-// Fewest references from the virtual root (breadth-first); UINT32_MAX for the unreachable.
-// Weak maps' references are not followed, as for retainers and dominators.
-std::vector<uint32_t> distances(const HeapGraph& g) {
-  const uint32_t n = static_cast<uint32_t>(g.object_count());
-  std::vector<uint32_t> d(n + 1, UINT32_MAX);
-  std::vector<uint32_t> queue{n};
-  d[n] = 0;
-  for (size_t at = 0; at < queue.size(); ++at) {
-    const uint32_t v = queue[at];
-    if (v < n && g.holds_weakly(ObjectId(v))) continue;
-    for (ObjectId t : g.references(ObjectId(v)))
-      if (d[t.value()] == UINT32_MAX) {
-        d[t.value()] = d[v] + 1;
-        queue.push_back(t.value());
-      }
-  }
-  return d;
-}
-
 struct Analysis {
   HeapDominators dom;
-  std::vector<uint32_t> distance;
+  ShortestPathTree paths;  // distance: fewest references from the roots
 };
 
 std::string utc_now() {
@@ -260,7 +242,7 @@ Status StoreWriter::Impl::add_objects(int64_t id, const HeapGraph& g, const Anal
          {id, int64_t(i), int64_t(g.address(o)), int64_t(g.type(o)), or_null(g.class_of(o).value()),
           int64_t(g.memsize(o)), or_null(g.site(o).value()), int64_t(g.generation(o)), idom_value,
           int64_t(a.dom.retained_bytes(o)), int64_t(a.dom.retained_count(o)),
-          or_null(a.distance[i])})
+          or_null(a.paths.distance(o))})
       objects->add(v);
     if (Status s = objects->maybe_flush(); !s) return s;
   }
@@ -305,7 +287,7 @@ Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
   Analysis a;
   std::thread analyze([&] {
     a.dom = HeapDominators::compute(g);
-    a.distance = distances(g);
+    a.paths = ShortestPathTree::compute(g);
   });
   Status s = w.add_strings(id, g);
   if (s) s = w.add_classes_and_sites(id, g);
