@@ -8,7 +8,9 @@ class TestMemprofDumps < Test::Unit::TestCase
     dump = leaky_dump(500, memprof: true)
     result = heapq_json("retainers", dump, "Catalog::Quote")
     group = result["groups"].first
-    assert_equal(500, group["count"])
+    # All in the cache; the last request's Quote may still be seen sooner on the machine stack
+    # (Ruby's GC scans it conservatively), which gives it another shortest path.
+    assert_include([499, 500], group["count"])
     steps = group["path"].last(4).map { |s| [s["class"], s["edge"]] }
     assert_equal(["class Object", "Catalog::PriceCache", "Hash", "Catalog::Quote"], steps.map(&:first))
     assert_equal(["CACHE", "@store"], steps[1..2].map(&:last))

@@ -9,13 +9,15 @@ class TestRetention < Test::Unit::TestCase
     result = heapq_json("retainers", dump, "Catalog::Quote")
     assert_equal(2000, result["target"]["instances"])
     top = result["groups"].first
-    assert_equal(2000, top["count"], "every Quote is kept the same way")
+    # Every Quote is kept the same way, but the last request's may still be seen sooner on the
+    # machine stack (Ruby's GC scans it conservatively).
+    assert_include([1999, 2000], top["count"], "every Quote is kept the same way")
     classes = top["path"].map { |step| step["class"] }
     assert_equal(["Catalog::PriceCache", "Hash", "Catalog::Quote"], classes.last(3))
 
     out, _err, code = heapq("retainers", dump, "Catalog::Quote")
     assert_equal(0, code)
-    assert_match(/2,000 .* -> Catalog::PriceCache -> Hash -> Catalog::Quote 0x\h+$/, out)
+    assert_match(/^(1,999|2,000) .* -> Catalog::PriceCache -> Hash -> Catalog::Quote 0x\h+$/, out)
   end
 
   def test_retainers_of_one_object
@@ -34,7 +36,7 @@ class TestRetention < Test::Unit::TestCase
     cache = result["dominators"].find { |d| d["class"] == "Catalog::PriceCache" }
     assert_not_nil(cache, "the cache is among the largest dominators")
     # The cache retains its Hash and every Quote with its three Strings.
-    assert_operator(cache["retained_count"], :>=, 2 + 2000 * 4)
+    assert_operator(cache["retained_count"], :>=, 2 + 1999 * 4)  # (the last Quote: see above)
     assert_equal("Catalog::PriceCache", cache["path"].last["class"])
 
     stats = heapq_json("stats", "--retained", "--top", "0", dump)
