@@ -17,6 +17,9 @@ constexpr OptionSpec kOptions[] = {
     {"depth", "D", "print the top D levels of the dominator tree instead"},
 };
 
+// Steps shown of a long path: its first and last ones, the middle elided.
+constexpr size_t kPathSteps = 64;
+
 struct Analysis {
   const HeapGraph& g;
   const HeapDominators& dom;
@@ -56,7 +59,7 @@ std::string render_text(const LoadedDump& dump, const Analysis& a, const std::ve
   out += "\n\n";
   for (size_t i = 0; i < top.size(); ++i) {
     out += std::to_string(i + 1) + ". " + object_line(a, top[i]) + "\n";
-    out += "   " + path_text(g, a.paths->path_to(g, top[i])) + "\n";
+    out += "   " + path_text(g, a.paths->path_to(g, top[i], kPathSteps)) + "\n";
   }
   return out;
 }
@@ -166,7 +169,7 @@ std::string render_json(const LoadedDump& dump, const Analysis& a, const std::ve
     json_key(w, "site");
     site_json(w, a.g, o);
     json_key(w, "path");
-    path_json(w, a.g, a.paths->path_to(a.g, o));
+    path_json(w, a.g, a.paths->path_to(a.g, o, kPathSteps));
     w.EndObject();
   }
   w.EndArray();

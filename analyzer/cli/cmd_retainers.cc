@@ -1,4 +1,5 @@
 // heapq retainers: why is this object (or this class's instances) alive?
+#include <charconv>
 #include <map>
 
 #include "cli/command.h"
@@ -12,8 +13,9 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"paths", "N", "paths to show (default 3; for a class, path shapes)"},
-    {"max-depth", "D", "longest path searched, in steps (default 64)"},
+    {"paths", "N", "paths to show (default 3; for a class, path shapes; 0: all)"},
+    {"max-depth", "D", "steps shown of a path, its middle elided past them; for a class, the deepest\n"
+                       "shape, deeper paths merged into it (default 64)"},
     {"referrers", "", "also list the direct referrers"},
 };
 
@@ -28,13 +30,10 @@ Result<Target> find_target(const HeapGraph& g, const std::string& spec, const st
   t.label = spec;
   if (spec.starts_with("0x") || spec.starts_with("0X")) {
     uint64_t address = 0;
-    try {
-      size_t used = 0;
-      address = std::stoull(spec.substr(2), &used, 16);
-      if (used != spec.size() - 2) throw std::invalid_argument(spec);
-    } catch (const std::exception&) {
-      return usage_error("\"" + spec + "\" is not a hex address");
-    }
+    const char* first = spec.data() + 2;
+    const char* last = spec.data() + spec.size();
+    auto [end, ec] = std::from_chars(first, last, address, 16);
+    if (first == last || ec != std::errc() || end != last) return usage_error("\"" + spec + "\" is not a hex address");
     auto o = g.find(address);
     if (!o) return usage_error("no object at " + spec + " in " + path);
     t.object = *o;
@@ -52,14 +51,14 @@ std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const 
                                                                            const std::vector<ObjectId>& targets) {
   std::map<std::pair<std::string, std::string>, uint64_t> groups;
   for (ObjectId t : targets) {
-    for (ObjectId from : r.of(t)) {
-      if (from == g.virtual_root()) {
+    IdRange<ObjectId> sources = r.of(t);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i] == g.virtual_root()) {
         ++groups[{"ROOT", ""}];
         continue;
       }
-      std::string edge(g.string(edge_name(g, from, t)));
-      if (edge.starts_with("[")) edge = "[]";
-      ++groups[{describe(g, from), edge}];
+      std::string edge(generalized_edge(g.string(reference_label(g, r.edges_of(t)[i]))));
+      ++groups[{describe(g, sources[i]), edge}];
     }
   }
   return groups;
@@ -88,13 +87,14 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   site_json(w, g, o);
   w.EndObject();
 
-  std::vector<RetentionPath> paths = shortest_paths(g, referrers, o, max_paths, max_depth);
+  std::vector<RetentionPath> paths = holder_paths(g, referrers, o, max_paths, max_depth);
   text = describe(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
   if (std::string site = site_text(g, o); !site.empty()) text += ", allocated at " + site;
   text += ")\n";
   if (paths.empty())
-    text += "no path from the GC roots within " + std::to_string(max_depth) +
-            " steps: it is garbage not yet swept, or held only through weak references\n";
+    text += "not reachable from the GC roots: garbage not yet swept, or held only through weak references\n";
+  else
+    text += "shortest paths from the GC roots, each through a different referrer:\n";
   json_key(w, "paths");
   w.StartArray();
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -107,16 +107,21 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   text += "referenced by:\n";
   json_key(w, "referrers");
   w.StartArray();
-  for (ObjectId from : referrers.of(o)) {
+  IdRange<ObjectId> sources = referrers.of(o);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const ObjectId from = sources[i];
     w.StartObject();
     json_key(w, "address");
     if (from == g.virtual_root()) {
+      std::string root(g.string(reference_label(g, referrers.edges_of(o)[i])));
       w.Null();
       json_key(w, "class");
       json_string(w, "ROOT");
-      text += "  ROOT\n";
+      json_key(w, "edge");
+      json_string_or_null(w, root);
+      text += "  ROOT(" + root + ")\n";
     } else {
-      std::string edge(g.string(edge_name(g, from, o)));
+      std::string edge(g.string(reference_label(g, referrers.edges_of(o)[i])));
       json_string(w, hex_address(g.address(from)));
       json_key(w, "class");
       json_string(w, describe(g, from));
@@ -129,7 +134,8 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   w.EndArray();
 }
 
-void class_target(const HeapGraph& g, const Target& target, size_t max_paths, bool want_referrers, Output& out) {
+void class_target(const HeapGraph& g, const Target& target, size_t max_paths, size_t max_depth, bool want_referrers,
+                  Output& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   const std::vector<ObjectId>& instances = target.instances;
@@ -147,34 +153,45 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, bo
   w.Uint64(bytes);
   w.EndObject();
 
-  uint64_t unreachable = 0;
-  std::vector<PathGroup> groups = merge_paths(g, ShortestPathTree::compute(g), instances, &unreachable);
+  const ShortestPathTree tree = ShortestPathTree::compute(g);
+  const MergedPaths merged = merge_paths(g, tree, instances, max_depth);
   text = target.label + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
          "\nshortest paths from the GC roots, merged by shape (count, bytes, an example):\n";
-  const size_t shown = std::min(groups.size(), max_paths);
+  const size_t shown = std::min(merged.groups.size(), max_paths);
+  std::vector<RetentionPath> examples;
+  for (size_t i = 0; i < shown; ++i)
+    examples.push_back(tree.path_to(g, merged.nodes[merged.groups[i]].nearest_target, max_depth));
   json_key(w, "paths");
   w.StartArray();
-  for (size_t i = 0; i < shown; ++i) path_json(w, g, groups[i].example);
+  for (const RetentionPath& p : examples) path_json(w, g, p);
   w.EndArray();
   json_key(w, "groups");
   w.StartArray();
   for (size_t i = 0; i < shown; ++i) {
-    const PathGroup& grp = groups[i];
-    text += format_count(grp.count) + "  " + format_bytes(grp.bytes) + "  " + path_text(g, grp.example) + "\n";
+    const ShapeNode& node = merged.nodes[merged.groups[i]];
+    text += format_count(node.count) + "  " + format_bytes(node.bytes) + "  " + path_text(g, examples[i]) + "\n";
+    if (node.repeats) text += "    (a chain: a step of this shape repeats, as in a linked list)\n";
+    if (node.deeper) text += "    (and paths deeper than --max-depth " + std::to_string(max_depth) + " merged here)\n";
     w.StartObject();
     json_key(w, "count");
-    w.Uint64(grp.count);
+    w.Uint64(node.count);
     json_key(w, "bytes");
-    w.Uint64(grp.bytes);
+    w.Uint64(node.bytes);
+    json_key(w, "repeats");
+    w.Bool(node.repeats);
+    json_key(w, "deeper");
+    w.Bool(node.deeper);
     json_key(w, "path");
-    path_json(w, g, grp.example);
+    path_json(w, g, examples[i]);
     w.EndObject();
   }
   w.EndArray();
-  if (groups.size() > shown) text += "(" + format_count(groups.size() - shown) + " more shapes; --paths N shows more)\n";
+  if (merged.groups.size() > shown)
+    text += "(" + format_count(merged.groups.size() - shown) + " more shapes; --paths N shows more)\n";
   json_key(w, "unreachable");
-  w.Uint64(unreachable);
-  if (unreachable) text += format_count(unreachable) + " instances are not reachable from the roots (garbage not yet swept)\n";
+  w.Uint64(merged.unreachable);
+  if (merged.unreachable)
+    text += format_count(merged.unreachable) + " instances are not reachable from the roots (garbage not yet swept)\n";
   if (!want_referrers) return;
 
   text += "referenced by (class, reference, count):\n";
@@ -198,6 +215,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 2) return report_error(usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)"));
   auto max_paths = get_count(args, "paths", 3);
   if (!max_paths) return report_error(max_paths.error());
+  if (*max_paths == 0) *max_paths = SIZE_MAX;
   auto max_depth = get_count(args, "max-depth", 64);
   if (!max_depth) return report_error(max_depth.error());
   auto dump = load_input(args.positional()[0], global);
@@ -210,7 +228,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   out.w.StartObject();
   write_input_json(out.w, *dump);
   if (target->object) object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
-  else class_target(g, *target, *max_paths, args.has("referrers"), out);
+  else class_target(g, *target, *max_paths, *max_depth, args.has("referrers"), out);
   out.w.EndObject();
   bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit(out.text);
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
@@ -224,11 +242,13 @@ const Command kRetainersCommand = {
     "heapq retainers [--paths N] [--max-depth D] [--referrers] INPUT TARGET",
     "TARGET is an object's address (0x...) or a class name as heapq stats shows it.\n"
     "For an address: the N shortest paths from the GC roots to the object, each through a\n"
-    "different root-held object, as ROOT(category) -> Class @ivar -> Hash [\"key\"] -> ...;\n"
-    "reference names come from memprof dumps, class names always. For a class: the shortest\n"
-    "path of every instance, merged by shape (same root, classes and reference names, with\n"
-    "indexes and hash keys generalized), most instances first. --referrers lists the direct\n"
-    "referrers too. References held by weak maps do not retain and are never on a path.\n",
+    "different referrer (the object holding it directly), as\n"
+    "ROOT(category) -> Class @ivar -> Hash [\"key\"] -> ...; reference names come from memprof\n"
+    "dumps, class names always. For a class: the shortest path of every instance, merged by\n"
+    "shape (same root, classes and reference names, with indexes and hash keys generalized,\n"
+    "a repeated step such as a linked list's @next folded), most instances first. Paths longer\n"
+    "than --max-depth show their first and last steps. --referrers lists the direct referrers\n"
+    "too. References held by weak maps do not retain and are never on a path.\n",
     kOptions,
     run,
 };

@@ -13,6 +13,7 @@ std::string hex_address(uint64_t address) {
 std::string path_text(const HeapGraph& g, const RetentionPath& path) {
   std::string out = "ROOT(" + std::string(g.string(path.root)) + ")";
   for (size_t i = 0; i < path.steps.size(); ++i) {
+    if (path.elided && i == path.elided_after) out += " -> ... (" + format_count(path.elided) + " steps) ...";
     out += " -> " + describe(g, path.steps[i].object);
     if (i + 1 < path.steps.size()) {
       std::string_view edge = g.string(path.steps[i + 1].edge);
@@ -27,6 +28,12 @@ std::string path_text(const HeapGraph& g, const RetentionPath& path) {
 void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path) {
   w.StartArray();
   for (size_t i = 0; i < path.steps.size(); ++i) {
+    if (path.elided && i == path.elided_after) {
+      w.StartObject();
+      json_key(w, "elided");
+      w.Uint64(path.elided);
+      w.EndObject();
+    }
     const PathStep& s = path.steps[i];
     w.StartObject();
     json_key(w, "address");

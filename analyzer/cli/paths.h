@@ -11,11 +11,12 @@ namespace heapq::cli {
 // "0x7f3a9c0b1e28"
 std::string hex_address(uint64_t address);
 
-// ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...
+// ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...;
+// an elided middle reads "-> ... (N steps) ...".
 std::string path_text(const HeapGraph& g, const RetentionPath& path);
 
 // [{"address","class","edge","root"}, ...]: edge names the reference into each step (for the
-// first step, the root category, also given as "root").
+// first step, the root category, also given as "root"); an elided middle is {"elided": N}.
 void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path);
 
 // "samples/app.rb:12 in fetch", or empty without a site.

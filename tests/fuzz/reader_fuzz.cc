@@ -27,10 +27,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
     heapq::Referrers referrers = heapq::Referrers::build(g);
     for (uint32_t i = 0; i < g.object_count() && i < 8; ++i) {
-      heapq::shortest_paths(g, referrers, heapq::ObjectId(i), 3, 16);
-      tree.path_to(g, heapq::ObjectId(i));
+      heapq::holder_paths(g, referrers, heapq::ObjectId(i), 3, 16);
+      tree.path_to(g, heapq::ObjectId(i), 4);
       dominators.children(heapq::ObjectId(i));
     }
+    std::vector<heapq::ObjectId> everything;
+    for (uint32_t i = 0; i < g.object_count(); ++i) everything.push_back(heapq::ObjectId(i));
+    heapq::merge_paths(g, tree, everything, 8);
   }
   return 0;
 }

@@ -142,6 +142,24 @@ TEST_F(Cli, RetentionCommandsMatchTheirSchemas) {
   EXPECT_EQ(run({"retainers", dump_, "0x12345"}), 1);
   EXPECT_EQ(run({"retainers", dump_, "NoSuchClass"}), 1);
   EXPECT_EQ(run({"retainers", dump_}), 1);
+  for (const char* bad : {"0x-1", "0x0x600", "0x", "0x600 "}) {
+    EXPECT_EQ(run({"retainers", dump_, bad}), 1) << bad;
+    EXPECT_NE(err_.find("is not a hex address"), std::string::npos) << bad << err_;
+  }
+}
+
+TEST_F(Cli, RetainersPathsZeroMeansAll) {
+  ASSERT_EQ(run({"--format", "json", "retainers", "--paths", "1", dump_, "String"}), 0) << err_;
+  rapidjson::Document d;
+  d.Parse(out_.c_str());
+  const rapidjson::SizeType one = d["groups"].Size();
+  ASSERT_EQ(run({"--format", "json", "retainers", "--paths", "0", dump_, "String"}), 0) << err_;
+  d.Parse(out_.c_str());
+  EXPECT_EQ(one, 1u);
+  EXPECT_GE(d["groups"].Size(), one);
+  uint64_t counted = 0;
+  for (const auto& g : d["groups"].GetArray()) counted += g["count"].GetUint64();
+  EXPECT_EQ(counted + d["unreachable"].GetUint64(), d["target"]["instances"].GetUint64());
 }
 
 TEST_F(Cli, TextOutput) {

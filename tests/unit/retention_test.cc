@@ -98,18 +98,55 @@ TEST(Dominators, RetainedByClassCountsNestedInstancesOnce) {
   EXPECT_EQ(of("Holder"), 40u + 200 + 1000);
 }
 
-TEST(Retainers, ShortestPathsThroughDifferentRootHeldObjects) {
+TEST(Retainers, HolderPathsShortestFirstEachThroughAnotherHolder) {
   HeapGraph g = load(diamond_dump());
   Referrers r = Referrers::build(g);
-  std::vector<RetentionPath> paths = shortest_paths(g, r, id(g, 0x310), 5, 64);
+  std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x310), 5, 64);
   ASSERT_EQ(paths.size(), 2u);
   EXPECT_EQ(paths[0].steps.size(), 2u);  // root -> 0x400 -> 0x310
   EXPECT_EQ(paths[0].steps[0].object, id(g, 0x400));
   EXPECT_EQ(g.string(paths[0].root), "vm");
   EXPECT_EQ(paths[1].steps.size(), 3u);  // root -> 0x100 -> 0x200 -> 0x310
   EXPECT_EQ(paths[1].steps.back().object, id(g, 0x310));
-  EXPECT_EQ(shortest_paths(g, r, id(g, 0x310), 5, 2).size(), 1u) << "max_depth bounds the search";
-  EXPECT_TRUE(shortest_paths(g, r, id(g, 0x500), 5, 64).empty()) << "weak references never retain";
+  EXPECT_TRUE(holder_paths(g, r, id(g, 0x500), 5, 64).empty()) << "weak references never retain";
+  // A path longer than max_steps keeps its ends and says how much it left out.
+  std::vector<RetentionPath> cut = holder_paths(g, r, id(g, 0x310), 5, 2);
+  ASSERT_EQ(cut.size(), 2u);
+  EXPECT_EQ(cut[1].steps.size(), 2u);
+  EXPECT_EQ(cut[1].elided, 1u);
+  EXPECT_EQ(cut[1].length(), 3u);
+  EXPECT_EQ(cut[1].steps.front().object, id(g, 0x100));
+  EXPECT_EQ(cut[1].steps.back().object, id(g, 0x310));
+}
+
+// Two root-held objects reach one Hash that holds the target: that is one reason it is alive,
+// not two. A second path needs a second holder.
+TEST(Retainers, AlternativePathsDifferAtTheHolder) {
+  std::string dump = kClasses + root("vm", {0x100, 0x110, 0x120}) +
+                     record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x110, "OBJECT", 0x10, {0x100}, 40) +
+                     record(0x120, "OBJECT", 0x10, {0x210}, 40) +
+                     record(0x200, "HASH", 0x20, {0x300}, 200) + record(0x210, "HASH", 0x20, {0x220}, 200) +
+                     record(0x220, "HASH", 0x20, {0x300}, 200) + record(0x300, "OBJECT", 0x30, {}, 40);
+  HeapGraph g = load(dump);
+  Referrers r = Referrers::build(g);
+  std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x300), 5, 64);
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0].steps[paths[0].steps.size() - 2].object, id(g, 0x200));
+  EXPECT_EQ(paths[1].steps[paths[1].steps.size() - 2].object, id(g, 0x220));
+  EXPECT_EQ(paths[1].length(), 4u);  // root -> 0x120 -> 0x210 -> 0x220 -> 0x300
+}
+
+// The paths to a target's holders never run through the target itself.
+TEST(Retainers, HolderPathsAvoidTheTarget) {
+  // root -> 0x100 -> 0x300 (target) -> 0x200 -> 0x300: 0x200 is a referrer reached only
+  // through the target: not a reason for it to be alive.
+  std::string dump = kClasses + root("vm", {0x100}) + record(0x100, "OBJECT", 0x10, {0x300}, 40) +
+                     record(0x300, "OBJECT", 0x30, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 40);
+  HeapGraph g = load(dump);
+  Referrers r = Referrers::build(g);
+  std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x300), 5, 64);
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths[0].steps.front().object, id(g, 0x100));
 }
 
 TEST(Retainers, NamedPathsFromMemprofDumps) {
@@ -122,7 +159,7 @@ TEST(Retainers, NamedPathsFromMemprofDumps) {
       R"J({"type":"END", "records":8})J" "\n";
   HeapGraph g = load(dump);
   Referrers r = Referrers::build(g);
-  auto paths = shortest_paths(g, r, id(g, 0x300), 1, 64);
+  auto paths = holder_paths(g, r, id(g, 0x300), 1, 64);
   ASSERT_EQ(paths.size(), 1u);
   ASSERT_EQ(paths[0].steps.size(), 3u);
   EXPECT_EQ(g.string(paths[0].root), "global_tbl");
@@ -148,12 +185,96 @@ TEST(Dominators, ObjectsKeepTheirClassesAlive) {
 TEST(Retainers, MergedPathsGroupInstancesByShape) {
   HeapGraph g = load(diamond_dump());
   ShortestPathTree tree = ShortestPathTree::compute(g);
-  uint64_t unreachable = 0;
   std::vector<ObjectId> items = {id(g, 0x300), id(g, 0x310), id(g, 0x500)};
-  std::vector<PathGroup> groups = merge_paths(g, tree, items, &unreachable);
-  EXPECT_EQ(unreachable, 1u);
-  ASSERT_EQ(groups.size(), 2u);  // Holder -> Hash -> Item, and Hash -> Item
-  EXPECT_EQ(groups[0].count + groups[1].count, 2u);
+  MergedPaths merged = merge_paths(g, tree, items, 64);
+  EXPECT_EQ(merged.unreachable, 1u);
+  ASSERT_EQ(merged.groups.size(), 2u);  // Holder -> Hash -> Item, and Hash -> Item
+  const ShapeNode& a = merged.nodes[merged.groups[0]];
+  const ShapeNode& b = merged.nodes[merged.groups[1]];
+  EXPECT_EQ(a.count + b.count, 2u);
+  EXPECT_EQ(a.bytes + b.bytes, 1500u);
+  // Counts add up from the targets to the roots.
+  uint32_t top = merged.groups[0];
+  while (merged.nodes[top].parent != ShapeNode::kNoParent) top = merged.nodes[top].parent;
+  EXPECT_EQ(merged.nodes[top].total_count, merged.nodes[merged.groups[0]].count);
+}
+
+// A linked list: every node's path is the one before it plus "@next". The repeated step folds,
+// so 30,000 nodes make two shapes, not 30,000 paths of up to 30,000 steps each.
+std::string linked_list(int length, uint64_t base) {
+  std::string dump = R"J({"type":"META", "format":"memprof", "version":1})J" "\n"
+                     R"J({"type":"ROOT", "root":"vm", "references":["0x100"]})J" "\n" + kClasses;
+  dump += R"J({"address":"0x100", "type":"OBJECT", "class":"0x10", "references":["0x)J";
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%llx\"], \"reference_names\":[\"@head\"], \"memsize\":40}\n", (unsigned long long)base);
+  dump += buf;
+  for (int i = 0; i < length; ++i) {
+    const unsigned long long a = base + 0x28ull * i;
+    if (i + 1 < length)
+      std::snprintf(buf, sizeof buf, R"J({"address":"0x%llx", "type":"OBJECT", "class":"0x30", "references":["0x%llx"], "reference_names":["@next"], "memsize":40})J" "\n", a, a + 0x28);
+    else
+      std::snprintf(buf, sizeof buf, R"J({"address":"0x%llx", "type":"OBJECT", "class":"0x30", "references":[], "memsize":40})J" "\n", a);
+    dump += buf;
+  }
+  return dump + R"J({"type":"END", "records":0})J" "\n";
+}
+
+TEST(Retainers, MergedPathsFoldALinkedList) {
+  const int kLength = 30'000;
+  HeapGraph g = load(linked_list(kLength, 0x10000));
+  ShortestPathTree tree = ShortestPathTree::compute(g);
+  std::vector<ObjectId> nodes;
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (g.class_name(g.class_of(ObjectId(i))) == "Item") nodes.push_back(ObjectId(i));
+  ASSERT_EQ(nodes.size(), size_t(kLength));
+  MergedPaths merged = merge_paths(g, tree, nodes, 64);
+  EXPECT_EQ(merged.unreachable, 0u);
+  ASSERT_EQ(merged.groups.size(), 2u);
+  const ShapeNode& chain = merged.nodes[merged.groups[0]];
+  EXPECT_EQ(chain.count, uint64_t(kLength - 1));
+  EXPECT_TRUE(chain.repeats);
+  EXPECT_EQ(g.string(tree.edge_into(g, chain.example)), "@next");
+  EXPECT_EQ(merged.nodes[merged.groups[1]].count, 1u);  // the head, reached by @head
+  EXPECT_LE(merged.nodes.size(), 4u);
+  // Its example is the first node to repeat @next: holder, head, second node.
+  EXPECT_EQ(tree.path_to(g, chain.nearest_target).length(), 3u);
+  // The deepest node's path is shown by its ends.
+  RetentionPath p = tree.path_to(g, nodes.back(), 8);
+  EXPECT_EQ(p.steps.size(), 8u);
+  EXPECT_EQ(p.length(), size_t(kLength) + 1);
+}
+
+// Alternating steps do not fold; max_depth bounds the shapes all the same.
+TEST(Retainers, MergedPathsStopAtMaxDepth) {
+  std::string dump = kClasses + root("vm", {0x1000});
+  const int kLength = 1000;
+  for (int i = 0; i < kLength; ++i) {
+    const uint64_t a = 0x1000 + 0x28 * i;
+    dump += record(a, i % 2 ? "HASH" : "OBJECT", i % 2 ? 0x20 : 0x30,
+                   i + 1 < kLength ? std::vector<uint64_t>{a + 0x28} : std::vector<uint64_t>{}, 40);
+  }
+  HeapGraph g = load(dump);
+  ShortestPathTree tree = ShortestPathTree::compute(g);
+  std::vector<ObjectId> items;
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (g.class_name(g.class_of(ObjectId(i))) == "Item") items.push_back(ObjectId(i));
+  MergedPaths merged = merge_paths(g, tree, items, 10);
+  EXPECT_LE(merged.nodes.size(), 10u);
+  const ShapeNode& last = merged.nodes[merged.groups[0]];
+  EXPECT_TRUE(last.deeper);
+  EXPECT_EQ(last.count, uint64_t(kLength / 2 - 5));  // items at depths 11, 13, ... 999
+}
+
+// A live object deeper than the steps shown is still alive: its path is elided, never missing.
+TEST(Retainers, DeepLiveObjectIsNotGarbage) {
+  HeapGraph g = load(linked_list(300, 0x10000));
+  Referrers r = Referrers::build(g);
+  const ObjectId last = id(g, 0x10000 + 0x28 * 299);
+  std::vector<RetentionPath> paths = holder_paths(g, r, last, 3, 64);
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths[0].length(), 301u);
+  EXPECT_EQ(paths[0].steps.size(), 64u);
+  EXPECT_EQ(g.string(paths[0].steps.back().edge), "@next");
 }
 
 // A chain as deep as the heap is long: nothing may recurse over the graph.
@@ -172,7 +293,7 @@ TEST(Retention, MillionObjectChainNeedsNoStack) {
   const uint64_t last = 0x1000 + 0x28 * (kDepth - 1);
   EXPECT_EQ(tree.path_to(g, id(g, last)).steps.size(), size_t(kDepth));
   Referrers r = Referrers::build(g);
-  EXPECT_EQ(shortest_paths(g, r, id(g, last), 1, kDepth).at(0).steps.size(), size_t(kDepth));
+  EXPECT_EQ(holder_paths(g, r, id(g, last), 1, kDepth).at(0).steps.size(), size_t(kDepth));
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ class HeapGraph {
     return edge_name_.empty() ? StringId::none() : edge_name_[edge_begin_[o.value()] + i];
   }
   bool has_reference_names() const { return !edge_name_.empty(); }
+  // The name of a reference by its index into edge_targets(); none when the dump has no name.
+  StringId edge_name(uint32_t edge) const { return edge_name_.empty() ? StringId::none() : edge_name_[edge]; }
 
   // The virtual root's references with their categories, in the order of
   // references(virtual_root()).

@@ -2,10 +2,12 @@
 //
 // A path is what keeps its last object alive: a root category, then each object reached and
 // the name of the reference that reached it (when the dump names references). References held
-// by weak maps are never part of a path: they do not retain.
+// by weak maps are never part of a path: they do not retain. Every function here is linear in
+// objects + references (plus the length of the paths it returns).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,11 @@ struct PathStep {
 struct RetentionPath {
   StringId root;  // the GC root category holding steps.front()
   std::vector<PathStep> steps;
+  // A long path keeps its first and last steps: `elided` steps are left out after
+  // steps[elided_after - 1]. elided == 0: the path is whole.
+  size_t elided_after = 0;
+  uint64_t elided = 0;
+  size_t length() const { return steps.size() + elided; }
 };
 
 // The objects that reference each object (the reverse CSR), built when a command needs it.
@@ -30,49 +37,82 @@ class Referrers {
   IdRange<ObjectId> of(ObjectId o) const {
     return {source_.data() + begin_[o.value()], source_.data() + begin_[o.value() + 1]};
   }
+  // The reference (an index into graph.edge_targets()) by which of(o)[i] references o.
+  std::span<const uint32_t> edges_of(ObjectId o) const {
+    return {edge_.data() + begin_[o.value()], edge_.data() + begin_[o.value() + 1]};
+  }
 
  private:
   std::vector<uint32_t> begin_;   // object_count() + 2 offsets
   std::vector<uint32_t> source_;  // referrer ids, the virtual root included
+  std::vector<uint32_t> edge_;    // parallel to source_
 };
 
-// Up to max_paths shortest paths from the roots to target, each through a different object
-// held directly by a root, shortest first; none longer than max_depth steps. Breadth-first
-// over the referrers from the target: O(objects + references).
-std::vector<RetentionPath> shortest_paths(const HeapGraph& graph, const Referrers& referrers,
-                                          ObjectId target, size_t max_paths, size_t max_depth);
+// The name of a reference (an index into graph.edge_targets()): "@ivar", "[3]", or for a
+// reference of the virtual root its GC root category.
+StringId reference_label(const HeapGraph& graph, uint32_t edge);
 
-// The shortest path from the roots to every object, from one breadth-first search.
+// The shortest path from the roots to every object, from one breadth-first search that keeps,
+// for each object, the reference that reached it. O(objects + references).
 class ShortestPathTree {
  public:
-  static ShortestPathTree compute(const HeapGraph& graph);
+  // `through_not`: an object the search reaches but never goes through, so that the paths to
+  // its referrers do not run through it (none: every object).
+  static ShortestPathTree compute(const HeapGraph& graph, ObjectId through_not = ObjectId::none());
   bool reachable(ObjectId o) const { return parent_[o.value()] != kNone; }
   // References from the virtual root to o along the shortest path; UINT32_MAX when unreachable.
   uint32_t distance(ObjectId o) const { return distance_[o.value()]; }
-  // The path to o; empty when the roots do not reach o.
-  RetentionPath path_to(const HeapGraph& graph, ObjectId o) const;
+  // The object that reached o (the virtual root for root-held objects); none when unreachable.
+  ObjectId parent(ObjectId o) const {
+    return parent_[o.value()] == kNone ? ObjectId::none() : ObjectId(parent_[o.value()]);
+  }
+  // The name of the reference that reached o (for a root-held object: its root category).
+  StringId edge_into(const HeapGraph& graph, ObjectId o) const { return reference_label(graph, via_[o.value()]); }
+  // The path to o, with at most max_steps steps (its middle elided); empty when unreachable.
+  RetentionPath path_to(const HeapGraph& graph, ObjectId o, size_t max_steps = SIZE_MAX) const;
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> parent_;    // by node; the virtual root for root-held objects
+  std::vector<uint32_t> via_;       // by node: the reference (edge index) from the parent
   std::vector<uint32_t> distance_;  // by node
 };
 
-// Paths to many objects merged by their shape: the same root, classes and reference names
-// (indexes and hash keys generalized to "[]"), as Eclipse MAT's "merge shortest paths".
-struct PathGroup {
-  RetentionPath example;  // the path to the first object of the group
-  uint64_t count = 0;
-  uint64_t bytes = 0;  // memsize of the objects the paths lead to
+// Up to max_paths shortest paths from the roots to target, each through a different holder
+// (the object that references target directly), shortest first; a path longer than max_steps
+// keeps its first and last steps. O(objects + references + referrers log referrers).
+std::vector<RetentionPath> holder_paths(const HeapGraph& graph, const Referrers& referrers, ObjectId target,
+                                        size_t max_paths, size_t max_steps);
+
+// The shortest paths to many objects merged by their shape into a tree, as Eclipse MAT's
+// "merge shortest paths": two paths share a node while they have the same root category,
+// classes and reference names (indexes and hash keys generalized to "[]"). A step that repeats
+// the one before it (a linked list's "@next") folds into it, and paths deeper than max_depth
+// shapes end in their node at that depth, so the tree stays as small as the heap's variety.
+struct ShapeNode {
+  static constexpr uint32_t kNoParent = UINT32_MAX;
+  uint32_t parent = kNoParent;  // a root-held shape has no parent
+  ObjectId example;             // the first object met with this shape
+  bool repeats = false;         // a step here repeats (a chain folded into one node)
+  bool deeper = false;          // paths run deeper than max_depth and end here
+  uint64_t count = 0, bytes = 0;              // targets whose path ends here
+  uint64_t total_count = 0, total_bytes = 0;  // targets whose path ends here or below
+  ObjectId nearest_target;  // of the targets ending here, the one nearest the roots (none: no target ends here)
 };
 
-std::vector<PathGroup> merge_paths(const HeapGraph& graph, const ShortestPathTree& tree,
-                                   const std::vector<ObjectId>& targets, uint64_t* unreachable);
+struct MergedPaths {
+  std::vector<ShapeNode> nodes;  // parents before children
+  std::vector<uint32_t> groups;  // nodes where targets end, most targets first
+  uint64_t unreachable = 0;      // targets the roots do not reach
+};
 
-// The name of the reference from one object to another (the first such reference).
-StringId edge_name(const HeapGraph& graph, ObjectId from, ObjectId to);
+MergedPaths merge_paths(const HeapGraph& graph, const ShortestPathTree& tree, const std::vector<ObjectId>& targets,
+                        size_t max_depth);
 
 // How an object reads in a path: its class, or "class Foo" / "module Bar" for classes.
 std::string describe(const HeapGraph& graph, ObjectId o);
+
+// A reference name as paths merge it: indexes and hash keys ("[3]", "[\"k\"]") read "[]".
+std::string_view generalized_edge(std::string_view edge);
 
 }  // namespace heapq

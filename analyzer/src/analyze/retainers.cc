@@ -1,7 +1,6 @@
 #include "heapq/retainers.h"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 namespace heapq {
@@ -12,22 +11,33 @@ bool retains(const HeapGraph& g, uint32_t from) {
   return from >= g.object_count() || !g.holds_weakly(ObjectId(from));
 }
 
-StringId root_category(const HeapGraph& g, ObjectId o) {
-  for (const RootEdge& r : g.roots())
-    if (r.target == o) return r.category;
-  return StringId::none();
-}
-
-// A path from its objects in order, root-held first: adds the root and the edge names.
-RetentionPath make_path(const HeapGraph& g, const std::vector<ObjectId>& chain) {
+// A path from its objects in order, root-held first, keeping at most max_steps of them.
+template <typename EdgeInto>
+RetentionPath make_path(StringId root, const std::vector<uint32_t>& chain, size_t max_steps, EdgeInto edge_into) {
   RetentionPath p;
-  p.root = root_category(g, chain.front());
-  for (size_t i = 0; i < chain.size(); ++i)
-    p.steps.push_back({chain[i], i == 0 ? StringId::none() : edge_name(g, chain[i - 1], chain[i])});
+  p.root = root;
+  max_steps = std::max<size_t>(max_steps, 2);
+  const size_t head = chain.size() <= max_steps ? chain.size() : max_steps / 2;
+  const size_t tail_from = chain.size() <= max_steps ? chain.size() : chain.size() - (max_steps - head);
+  auto add = [&](size_t i) {
+    p.steps.push_back({ObjectId(chain[i]), i == 0 ? StringId::none() : edge_into(i)});
+  };
+  for (size_t i = 0; i < head; ++i) add(i);
+  if (tail_from < chain.size()) {
+    p.elided_after = head;
+    p.elided = tail_from - head;
+    for (size_t i = tail_from; i < chain.size(); ++i) add(i);
+  }
   return p;
 }
 
 }  // namespace
+
+StringId reference_label(const HeapGraph& g, uint32_t edge) {
+  const uint32_t roots_begin = g.edge_begin()[g.virtual_root().value()];
+  if (edge >= roots_begin && edge - roots_begin < g.roots().size()) return g.roots()[edge - roots_begin].category;
+  return g.edge_name(edge);
+}
 
 Referrers Referrers::build(const HeapGraph& g) {
   Referrers r;
@@ -38,49 +48,22 @@ Referrers Referrers::build(const HeapGraph& g) {
   for (uint32_t t : target) ++r.begin_[t + 1];
   for (size_t i = 0; i < nodes; ++i) r.begin_[i + 1] += r.begin_[i];
   r.source_.resize(target.size());
+  r.edge_.resize(target.size());
   std::vector<uint32_t> fill(r.begin_.begin(), r.begin_.end() - 1);
   for (uint32_t v = 0; v < nodes; ++v)
-    for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) r.source_[fill[target[e]]++] = v;
+    for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
+      const uint32_t slot = fill[target[e]]++;
+      r.source_[slot] = v;
+      r.edge_[slot] = e;
+    }
   return r;
 }
 
-std::vector<RetentionPath> shortest_paths(const HeapGraph& g, const Referrers& referrers, ObjectId target,
-                                          size_t max_paths, size_t max_depth) {
-  const uint32_t root = g.virtual_root().value();
-  constexpr uint32_t kUnseen = UINT32_MAX;
-  std::vector<uint32_t> next(g.object_count() + 1, kUnseen);  // next hop toward the target
-  std::vector<uint32_t> queue{target.value()};
-  next[target.value()] = target.value();
-  std::vector<RetentionPath> paths;
-  size_t depth_end = 1, depth = 1;
-  for (size_t head = 0; head < queue.size() && paths.size() < max_paths; ++head) {
-    if (head == depth_end) {
-      if (++depth > max_depth) break;
-      depth_end = queue.size();
-    }
-    const uint32_t v = queue[head];
-    bool held_by_root = false;
-    for (ObjectId from : referrers.of(ObjectId(v))) {
-      if (from.value() == root) {
-        held_by_root = true;
-      } else if (next[from.value()] == kUnseen && retains(g, from.value())) {
-        next[from.value()] = v;
-        queue.push_back(from.value());
-      }
-    }
-    if (!held_by_root) continue;
-    // v is held by a root: the path runs v -> next[v] -> ... -> target.
-    std::vector<ObjectId> chain{ObjectId(v)};
-    for (uint32_t u = v; u != target.value(); u = next[u]) chain.push_back(ObjectId(next[u]));
-    paths.push_back(make_path(g, chain));
-  }
-  return paths;
-}
-
-ShortestPathTree ShortestPathTree::compute(const HeapGraph& g) {
+ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_not) {
   ShortestPathTree t;
   const uint32_t root = g.virtual_root().value();
   t.parent_.assign(g.object_count() + 1, kNone);
+  t.via_.assign(g.object_count() + 1, kNone);
   t.distance_.assign(g.object_count() + 1, kNone);
   t.parent_[root] = root;
   t.distance_[root] = 0;
@@ -89,11 +72,12 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g) {
   const auto target = g.edge_targets();
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t v = queue[head];
-    if (!retains(g, v)) continue;
+    if (!retains(g, v) || v == through_not.value()) continue;
     for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
       const uint32_t w = target[e];
       if (t.parent_[w] == kNone) {
         t.parent_[w] = v;
+        t.via_[w] = e;
         t.distance_[w] = t.distance_[v] + 1;
         queue.push_back(w);
       }
@@ -102,43 +86,157 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g) {
   return t;
 }
 
-RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o) const {
-  if (!reachable(o)) return {};
-  std::vector<ObjectId> chain;
-  for (uint32_t v = o.value(); v != g.virtual_root().value(); v = parent_[v]) chain.push_back(ObjectId(v));
+RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o, size_t max_steps) const {
+  if (!reachable(o) || o == g.virtual_root()) return {};
+  std::vector<uint32_t> chain;
+  for (uint32_t v = o.value(); v != g.virtual_root().value(); v = parent_[v]) chain.push_back(v);
   std::reverse(chain.begin(), chain.end());
-  return make_path(g, chain);
+  return make_path(reference_label(g, via_[chain.front()]), chain, max_steps,
+                   [&](size_t i) { return reference_label(g, via_[chain[i]]); });
 }
 
-std::vector<PathGroup> merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
-                                   const std::vector<ObjectId>& targets, uint64_t* unreachable) {
-  std::unordered_map<std::string, size_t> index;
-  std::vector<PathGroup> groups;
-  for (ObjectId o : targets) {
-    RetentionPath p = tree.path_to(g, o);
-    if (p.steps.empty()) {
-      if (unreachable) ++*unreachable;
+std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& referrers, ObjectId target,
+                                        size_t max_paths, size_t max_steps) {
+  const ShortestPathTree tree = ShortestPathTree::compute(g, target);
+  if (!tree.reachable(target)) return {};
+  struct Holder {
+    uint32_t distance, source, edge;
+  };
+  std::vector<Holder> holders;
+  IdRange<ObjectId> sources = referrers.of(target);
+  std::span<const uint32_t> edges = referrers.edges_of(target);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const uint32_t s = sources[i].value();
+    if (s == target.value() || !retains(g, s) || !tree.reachable(ObjectId(s))) continue;
+    holders.push_back({tree.distance(ObjectId(s)), s, edges[i]});
+  }
+  std::sort(holders.begin(), holders.end(), [](const Holder& a, const Holder& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.source != b.source ? a.source < b.source : a.edge < b.edge;
+  });
+  holders.erase(std::unique(holders.begin(), holders.end(),
+                            [](const Holder& a, const Holder& b) { return a.source == b.source; }),
+                holders.end());
+  std::vector<RetentionPath> paths;
+  for (size_t i = 0; i < holders.size() && paths.size() < max_paths; ++i) {
+    const Holder& h = holders[i];
+    std::vector<uint32_t> chain;
+    for (uint32_t v = h.source; v != g.virtual_root().value(); v = tree.parent(ObjectId(v)).value()) chain.push_back(v);
+    std::reverse(chain.begin(), chain.end());
+    chain.push_back(target.value());
+    const uint32_t first_edge = chain.size() == 1 ? h.edge : 0;
+    StringId root = chain.size() == 1 ? reference_label(g, first_edge) : tree.edge_into(g, ObjectId(chain.front()));
+    paths.push_back(make_path(root, chain, max_steps, [&](size_t k) {
+      return k + 1 == chain.size() ? reference_label(g, h.edge) : tree.edge_into(g, ObjectId(chain[k]));
+    }));
+  }
+  return paths;
+}
+
+std::string_view generalized_edge(std::string_view edge) { return edge.starts_with("[") ? "[]" : edge; }
+
+namespace {
+
+// What makes two steps of a path the same shape: the class (or the class or module itself, for
+// a class object) and the generalized reference name.
+struct StepShape {
+  uint64_t label = 0;
+  uint64_t edge = 0;
+  bool operator==(const StepShape&) const = default;
+};
+
+StepShape step_shape(const HeapGraph& g, const ShortestPathTree& tree, ObjectId o) {
+  StepShape s;
+  if (StringId own = g.own_name(o); own.valid())
+    s.label = (uint64_t(g.type(o) == ObjectType::kModule ? 2 : 1) << 32) | own.value();
+  else
+    s.label = g.class_of(o).value();
+  const StringId edge = tree.edge_into(g, o);
+  s.edge = generalized_edge(g.string(edge)) == "[]" ? UINT64_MAX : edge.value();
+  return s;
+}
+
+struct ShapeKey {
+  uint32_t parent;
+  StepShape step;
+  bool operator==(const ShapeKey&) const = default;
+};
+
+struct ShapeKeyHash {
+  size_t operator()(const ShapeKey& k) const noexcept {
+    uint64_t h = k.parent * 0x9e3779b97f4a7c15ull;
+    h ^= k.step.label + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+    h ^= k.step.edge + 0x85ebca77c2b2ae63ull + (h << 6) + (h >> 2);
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree, const std::vector<ObjectId>& targets,
+                        size_t max_depth) {
+  constexpr uint32_t kUnknown = UINT32_MAX;
+  MergedPaths out;
+  std::vector<uint32_t> shape_of(g.object_count(), kUnknown);
+  std::vector<StepShape> node_step;
+  std::vector<uint32_t> depth;  // by node: 1 for a root-held shape
+  std::unordered_map<ShapeKey, uint32_t, ShapeKeyHash> index;
+  std::vector<uint32_t> pending;
+  max_depth = std::max<size_t>(max_depth, 1);
+
+  // Each object on a path gets its shape once, top down from the first one already known.
+  auto shape = [&](ObjectId target) {
+    pending.clear();
+    for (ObjectId v = target; v != g.virtual_root() && shape_of[v.value()] == kUnknown; v = tree.parent(v))
+      pending.push_back(v.value());
+    for (size_t i = pending.size(); i-- > 0;) {
+      const ObjectId v(pending[i]);
+      const ObjectId up = tree.parent(v);
+      const uint32_t parent = up == g.virtual_root() ? ShapeNode::kNoParent : shape_of[up.value()];
+      const StepShape step = step_shape(g, tree, v);
+      if (parent != ShapeNode::kNoParent && (node_step[parent] == step || depth[parent] >= max_depth)) {
+        (node_step[parent] == step ? out.nodes[parent].repeats : out.nodes[parent].deeper) = true;
+        shape_of[v.value()] = parent;
+        continue;
+      }
+      auto [it, added] = index.try_emplace(ShapeKey{parent, step}, static_cast<uint32_t>(out.nodes.size()));
+      if (added) {
+        ShapeNode node;
+        node.parent = parent;
+        node.example = v;
+        out.nodes.push_back(node);
+        node_step.push_back(step);
+        depth.push_back(parent == ShapeNode::kNoParent ? 1 : depth[parent] + 1);
+      }
+      shape_of[v.value()] = it->second;
+    }
+    return shape_of[target.value()];
+  };
+
+  for (ObjectId t : targets) {
+    if (!tree.reachable(t)) {
+      ++out.unreachable;
       continue;
     }
-    std::string shape(g.string(p.root));
-    for (const PathStep& s : p.steps) {
-      std::string_view edge = g.string(s.edge);
-      shape += '\x1f' + describe(g, s.object) + '\x1e' + std::string(edge.starts_with("[") ? "[]" : edge);
-    }
-    auto [it, added] = index.try_emplace(shape, groups.size());
-    if (added) groups.push_back({std::move(p), 0, 0});
-    ++groups[it->second].count;
-    groups[it->second].bytes += g.memsize(o);
+    ShapeNode& node = out.nodes[shape(t)];
+    if (!node.nearest_target.valid() || tree.distance(t) < tree.distance(node.nearest_target)) node.nearest_target = t;
+    ++node.count;
+    node.bytes += g.memsize(t);
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const PathGroup& a, const PathGroup& b) { return a.count > b.count; });
-  return groups;
-}
-
-StringId edge_name(const HeapGraph& g, ObjectId from, ObjectId to) {
-  IdRange<ObjectId> refs = g.references(from);
-  for (size_t i = 0; i < refs.size(); ++i)
-    if (refs[i] == to) return g.reference_name(from, i);
-  return StringId::none();
+  // Children come after their parents: one backward pass sums the subtrees.
+  for (size_t i = out.nodes.size(); i-- > 0;) {
+    ShapeNode& n = out.nodes[i];
+    n.total_count += n.count;
+    n.total_bytes += n.bytes;
+    if (n.parent != ShapeNode::kNoParent) {
+      out.nodes[n.parent].total_count += n.total_count;
+      out.nodes[n.parent].total_bytes += n.total_bytes;
+    }
+  }
+  for (uint32_t i = 0; i < out.nodes.size(); ++i)
+    if (out.nodes[i].count) out.groups.push_back(i);
+  std::stable_sort(out.groups.begin(), out.groups.end(),
+                   [&](uint32_t a, uint32_t b) { return out.nodes[a].count > out.nodes[b].count; });
+  return out;
 }
 
 std::string describe(const HeapGraph& g, ObjectId o) {
