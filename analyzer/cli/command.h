@@ -36,6 +36,8 @@ extern const Command kStatsCommand;
 extern const Command kSitesCommand;
 extern const Command kRetainersCommand;
 extern const Command kDominatorsCommand;
+extern const Command kLeaksCommand;
+extern const Command kDiffCommand;
 extern const Command kLoadCommand;
 extern const Command kSqlCommand;
 

@@ -94,6 +94,17 @@ void print_warnings(const LoadedDump& dump) {
 
 }  // namespace
 
+Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths) {
+  if (paths.size() != 1 || paths[0] == "-") return paths;
+  const StoreRef ref = parse_store_ref(paths[0]);
+  if (ref.dump != 0 || !is_sqlite_file(ref.file)) return paths;
+  auto stored = list_stored_dumps(ref.file);
+  if (!stored) return stored.error();
+  std::vector<std::string> out;
+  for (const StoredDump& d : *stored) out.push_back(ref.file + "#" + std::to_string(d.id));
+  return out;
+}
+
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, bool references) {
   // A store is known by SQLite's magic bytes, whatever its name.
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {

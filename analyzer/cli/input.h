@@ -22,6 +22,10 @@ struct LoadedDump {
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global,
                               bool references = true);
 
+// The dumps of one process over time, oldest first: the paths as given, or for a single store
+// holding several dumps, each of them (STORE#1, STORE#2, ...).
+Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths);
+
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);
 

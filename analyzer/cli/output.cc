@@ -59,8 +59,12 @@ std::string TextTable::render() const {
 }
 
 void write_input_json(JsonWriter& w, const LoadedDump& dump) {
-  const LoadReport& r = dump.report;
   json_key(w, "input");
+  write_input_object(w, dump);
+}
+
+void write_input_object(JsonWriter& w, const LoadedDump& dump) {
+  const LoadReport& r = dump.report;
   w.StartObject();
   json_key(w, "path");
   json_string(w, dump.path);

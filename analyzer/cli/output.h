@@ -50,6 +50,8 @@ inline void json_optional(JsonWriter& w, std::optional<uint64_t> v) {
 
 // The "input" object every command's JSON carries: what was read and what was skipped.
 void write_input_json(JsonWriter& w, const LoadedDump& dump);
+// The same object without its key, for commands that read several inputs.
+void write_input_object(JsonWriter& w, const LoadedDump& dump);
 
 // Writes the text to stdout; false (and a message on stderr) when stdout fails.
 bool emit(std::string_view text);

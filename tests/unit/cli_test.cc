@@ -148,6 +148,26 @@ TEST_F(Cli, RetentionCommandsMatchTheirSchemas) {
   }
 }
 
+TEST_F(Cli, LeaksJsonMatchesItsSchema) {
+  ASSERT_EQ(run({"--format", "json", "leaks", dump_, dump_}), 0) << err_;
+  expect_valid(out_, "leaks.schema.json");
+  rapidjson::Document d;
+  d.Parse(out_.c_str());
+  EXPECT_EQ(d["suspects"].Size(), 0u) << "a dump does not grow against itself";
+  EXPECT_EQ(d["inputs"].Size(), 2u);
+  EXPECT_EQ(d["born"].GetUint64(), 0u);
+  ASSERT_EQ(run({"--format", "json", "leaks", "--threshold", "1", dump_}), 0) << err_;
+  expect_valid(out_, "leaks.schema.json");
+  d.Parse(out_.c_str());
+  ASSERT_GE(d["suspects"].Size(), 1u);
+  // The biggest retainer is the String class with its singleton class; its path ends at it.
+  const auto& top = d["suspects"][0];
+  EXPECT_EQ(top["holder"]["address"].GetString(), std::string("0x100")) << out_;
+  EXPECT_EQ(top["path"][top["path"].Size() - 1]["address"], top["holder"]["address"]);
+  EXPECT_EQ(run({"leaks", "--threshold", "0", dump_}), 1);
+  EXPECT_EQ(run({"leaks"}), 1);
+}
+
 TEST_F(Cli, RetainersPathsZeroMeansAll) {
   ASSERT_EQ(run({"--format", "json", "retainers", "--paths", "1", dump_, "String"}), 0) << err_;
   rapidjson::Document d;

@@ -10,29 +10,8 @@
 namespace heapq {
 namespace {
 
-std::string record(uint64_t address, const char* type, uint64_t klass, std::vector<uint64_t> refs,
-                   uint64_t memsize, const char* extra = "") {
-  char head[160];
-  std::snprintf(head, sizeof head, R"({"address":"0x%llx", "type":"%s", "class":"0x%llx", %s"references":[)",
-                (unsigned long long)address, type, (unsigned long long)klass, extra);
-  std::string out = head;
-  for (size_t i = 0; i < refs.size(); ++i) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s\"0x%llx\"", i ? ", " : "", (unsigned long long)refs[i]);
-    out += buf;
-  }
-  return out + "], \"memsize\":" + std::to_string(memsize) + "}\n";
-}
-
-std::string root(const char* category, std::vector<uint64_t> refs) {
-  std::string out = std::string(R"({"type":"ROOT", "root":")") + category + R"(", "references":[)";
-  for (size_t i = 0; i < refs.size(); ++i) out += (i ? ", \"0x" : "\"0x") + [&] {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "%llx", (unsigned long long)refs[i]);
-    return std::string(buf);
-  }() + "\"";
-  return out + "]}\n";
-}
+using testing::record;
+using testing::root;
 
 // Classes: 0x10 Holder, 0x20 Hash, 0x30 Item, 0x40 WeakMap.
 const std::string kClasses =

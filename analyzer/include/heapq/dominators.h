@@ -31,6 +31,10 @@ class HeapDominators {
   // Children in the dominator tree of o (o may be the virtual root), largest retained first.
   std::vector<ObjectId> children(ObjectId o) const;
 
+  // A weight summed over each dominator subtree: out[v] is weight[v] plus the weights of all v
+  // dominates. weight has a value per node (the objects, then the virtual root). O(nodes).
+  std::vector<uint64_t> subtree_sums(std::vector<uint64_t> weight) const;
+
   // Retained bytes summed by a key of each object (its class, its site, ...), counting an
   // object only where no object of the same key dominates it, so nothing is counted twice
   // (Eclipse MAT's retained size of a class). key(o) returns a dense index below key_count,

@@ -63,6 +63,10 @@ class HeapGraph {
   uint64_t memsize(ObjectId o) const { return memsize_[o.value()]; }
   SiteId site(ObjectId o) const { return site_[o.value()]; }
   uint32_t generation(ObjectId o) const { return generation_[o.value()]; }
+  // memprof's allocation sequence number (unique within a process, increasing); 0 when the
+  // object has none. has_seq(): some object of the dump has one.
+  uint64_t seq(ObjectId o) const { return seq_.empty() ? 0 : seq_[o.value()]; }
+  bool has_seq() const { return !seq_.empty(); }
 
   // What o references; o may be the virtual root.
   IdRange<ObjectId> references(ObjectId o) const {
@@ -126,6 +130,7 @@ class HeapGraph {
   std::vector<uint64_t> memsize_;
   std::vector<SiteId> site_;
   std::vector<uint32_t> generation_;
+  std::vector<uint64_t> seq_;  // empty when the dump has no seq
 
   std::vector<uint32_t> edge_begin_;   // object_count() + 2 offsets (the virtual root last)
   std::vector<uint32_t> edge_target_;  // ObjectId values

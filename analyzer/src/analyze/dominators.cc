@@ -89,6 +89,12 @@ std::vector<ObjectId> HeapDominators::children(ObjectId o) const {
   return out;
 }
 
+std::vector<uint64_t> HeapDominators::subtree_sums(std::vector<uint64_t> weight) const {
+  for (size_t i = preorder_.size(); i-- > 0;)
+    if (preorder_[i] != root_) weight[idom_[preorder_[i]]] += weight[preorder_[i]];
+  return weight;
+}
+
 // Walks the dominator tree depth first with an explicit stack, keeping for each key how many
 // objects of that key are open on the current path: an object adds its retained size only
 // when none of its dominators has its key. O(nodes), no recursion.

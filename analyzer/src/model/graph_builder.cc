@@ -117,6 +117,11 @@ class GraphBuilder::Builder {
     append(g_.type_, c.type);
     append(g_.memsize_, c.memsize);
     append(g_.generation_, c.generation);
+    if (!c.seq.empty() || !g_.seq_.empty()) {
+      g_.seq_.resize(base, 0);  // objects of chunks without seq: 0
+      append(g_.seq_, c.seq);
+      g_.seq_.resize(g_.address_.size(), 0);
+    }
     release(c.site_slot);
     for (ClassRecord r : c.classes) {
       r.object += base;

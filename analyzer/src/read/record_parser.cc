@@ -38,6 +38,7 @@ enum class Field : uint8_t {
   kFormat,
   kRecords,
   kStruct,
+  kSeq,
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -45,6 +46,9 @@ Field classify(const char* s, size_t n) {
 #define HEAPQ_KEY(text, field) \
   if (std::memcmp(s, text, sizeof(text) - 1) == 0) return field
   switch (n) {
+    case 3:
+      if (s[0] == 's') HEAPQ_KEY("seq", Field::kSeq);
+      break;
     case 4:
       switch (s[0]) {
         case 't': HEAPQ_KEY("type", Field::kType); break;
@@ -126,6 +130,8 @@ struct Record {
   bool has_file = false, has_method = false;
   uint64_t line = 0;
   uint64_t generation = 0;
+  uint64_t seq = 0;
+  bool has_seq = false;
   bool singleton = false;
   uint64_t superclass = 0;
   int64_t records = -1;
@@ -216,6 +222,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kMemsize:
       case Field::kLine:
       case Field::kGeneration:
+      case Field::kSeq:
       case Field::kRecords: return fail("\"" + field_name() + "\" must be a number");
       default: break;
     }
@@ -253,7 +260,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool in_references() const { return depth_ == 2 && in_array_ == Field::kReferences; }
   bool counted_field() const {
     return field_ == Field::kMemsize || field_ == Field::kLine || field_ == Field::kGeneration ||
-           field_ == Field::kRecords;
+           field_ == Field::kSeq || field_ == Field::kRecords;
   }
   bool address_field() const {
     return field_ == Field::kAddress || field_ == Field::kClass || field_ == Field::kSuperclass;
@@ -266,6 +273,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kMemsize: rec_.memsize = v; break;
       case Field::kLine: rec_.line = v; break;
       case Field::kGeneration: rec_.generation = v; break;
+      case Field::kSeq: rec_.seq = v; rec_.has_seq = true; break;
       case Field::kRecords: rec_.records = static_cast<int64_t>(v); break;
       case Field::kAddress:
       case Field::kClass:
@@ -304,6 +312,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kLine: return "line";
       case Field::kMethod: return "method";
       case Field::kGeneration: return "generation";
+      case Field::kSeq: return "seq";
       case Field::kName: return "name";
       case Field::kRealClassName: return "real_class_name";
       case Field::kSingleton: return "singleton";
@@ -417,6 +426,10 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   out_.class_slot.push_back(class_slot(ty));
   out_.site_slot.push_back(site_slot());
   out_.generation.push_back(static_cast<uint32_t>(rec_.generation));
+  if (rec_.has_seq || !out_.seq.empty()) {
+    out_.seq.resize(index, 0);  // pad records that had none
+    out_.seq.push_back(rec_.seq);
+  }
   out_.refs_end.push_back(static_cast<uint32_t>(out_.refs.size()));
   if (!names_.empty() || !out_.ref_names.empty()) {
     out_.ref_names.resize(refs_mark_, StringId::none());  // pad records that had no names

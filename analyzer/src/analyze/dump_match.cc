@@ -1,0 +1,100 @@
+#include "heapq/dump_match.h"
+
+#include <algorithm>
+
+#include "heapq/sites.h"
+
+namespace heapq {
+
+namespace {
+
+bool traced(const HeapGraph& g) {
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (g.generation(ObjectId(i)) != 0 || g.site(ObjectId(i)).valid()) return true;
+  return false;
+}
+
+// A class as both dumps know it: by its address, or by name for pseudo classes (IMEMO).
+bool same_class(const HeapGraph& a, ObjectId x, const HeapGraph& b, ObjectId y) {
+  const ClassId cx = a.class_of(x), cy = b.class_of(y);
+  if (cx.valid() != cy.valid()) return false;
+  if (!cx.valid()) return true;
+  const uint64_t ax = a.class_info(cx).address, ay = b.class_info(cy).address;
+  return ax != 0 || ay != 0 ? ax == ay : a.class_name(cx) == b.class_name(cy);
+}
+
+}  // namespace
+
+const char* match_method_name(MatchMethod m) {
+  switch (m) {
+    case MatchMethod::kSeq: return "seq";
+    case MatchMethod::kGeneration: return "generation";
+    case MatchMethod::kAddress: return "address";
+  }
+  return "address";
+}
+
+ObjectMatcher::ObjectMatcher(const HeapGraph& before, const HeapGraph& after) : before_(before), after_(after) {
+  if (before.has_seq() && after.has_seq()) {
+    method_ = MatchMethod::kSeq;
+    for (uint32_t i = 0; i < before.object_count(); ++i)
+      if (uint64_t s = before.seq(ObjectId(i))) before_seqs_.push_back(s);
+    std::sort(before_seqs_.begin(), before_seqs_.end());
+  } else {
+    method_ = traced(before) && traced(after) ? MatchMethod::kGeneration : MatchMethod::kAddress;
+  }
+}
+
+bool ObjectMatcher::existed_before(ObjectId o) const {
+  // Objects allocated before tracking started have no seq: they are matched by address.
+  if (method_ == MatchMethod::kSeq && after_.seq(o) != 0)
+    return std::binary_search(before_seqs_.begin(), before_seqs_.end(), after_.seq(o));
+  const std::optional<ObjectId> b = before_.find(after_.address(o));
+  if (!b || before_.type(*b) != after_.type(o) || !same_class(before_, *b, after_, o)) return false;
+  if (method_ == MatchMethod::kSeq) return before_.seq(*b) == 0;
+  return method_ == MatchMethod::kAddress || before_.generation(*b) == after_.generation(o);
+}
+
+void GroupTable::map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys, std::vector<uint32_t>& site_keys) {
+  auto class_key = [&](std::string_view name) {
+    auto [it, added] = class_ids_.try_emplace(std::string(name), static_cast<uint32_t>(class_names_.size()));
+    if (added) class_names_.emplace_back(name);
+    return it->second;
+  };
+  class_keys.clear();
+  for (uint32_t c = 0; c < g.class_count(); ++c) class_keys.push_back(class_key(g.class_name(ClassId(c))));
+  class_keys.push_back(class_key(g.class_name(ClassId::none())));
+
+  site_keys.clear();
+  for (uint32_t s = 0; s < g.site_count(); ++s) {
+    const Site& site = g.site_info(SiteId(s));
+    Group parts;
+    if (by_ == By::kGem) {
+      parts.file = gem_of_path(g.string(site.file));
+    } else {
+      parts.file = g.string(site.file);
+      parts.line = site.line;
+      parts.method = g.string(site.method);
+    }
+    std::string key = parts.file + '\0' + std::to_string(parts.line) + '\0' + parts.method;
+    auto [it, added] = site_ids_.try_emplace(std::move(key), static_cast<uint32_t>(site_parts_.size()));
+    if (added) site_parts_.push_back(std::move(parts));
+    site_keys.push_back(it->second);
+  }
+}
+
+uint32_t GroupTable::group_for(uint32_t class_key, uint32_t site_key) {
+  if (by_ == By::kClass) site_key = kNoGroup;
+  if (by_ == By::kGem) class_key = kNoGroup;
+  const uint64_t key = uint64_t(class_key) << 32 | site_key;
+  auto [it, added] = index_.try_emplace(key, static_cast<uint32_t>(groups_.size()));
+  if (added) {
+    Group grp = site_key == kNoGroup ? Group() : site_parts_[site_key];
+    if (by_ == By::kGem && site_key == kNoGroup) grp.file = "(unknown)";
+    if (class_key != kNoGroup) grp.cls = class_names_[class_key];
+    groups_.push_back(std::move(grp));
+  }
+  return it->second;
+}
+
+}  // namespace heapq

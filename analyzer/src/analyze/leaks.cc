@@ -1,0 +1,253 @@
+#include "heapq/leaks.h"
+
+#include <algorithm>
+#include <map>
+
+#include "heapq/retainers.h"
+
+namespace heapq {
+
+namespace {
+
+bool retains(const HeapGraph& g, uint32_t from) {
+  return from >= g.object_count() || !g.holds_weakly(ObjectId(from));
+}
+
+// The object that holds most of a set: the deepest node of the dominator tree that dominates
+// more than half of it, not itself a member; else the object that references most members.
+// Returns the holder and how many members it dominates or references.
+std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
+                                          const std::vector<bool>& in_set, uint64_t members) {
+  const uint32_t n = static_cast<uint32_t>(g.object_count());
+  std::vector<uint64_t> weight(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) weight[i] = in_set[i];
+  const std::vector<uint64_t> sums = dom.subtree_sums(std::move(weight));
+  ObjectId v = g.virtual_root();
+  for (;;) {
+    ObjectId best;
+    for (ObjectId c : dom.children(v))
+      if (!best.valid() || sums[c.value()] > sums[best.value()]) best = c;
+    if (!best.valid() || in_set[best.value()] || sums[best.value()] * 2 <= members) break;
+    v = best;
+  }
+  if (v != g.virtual_root()) return {v, sums[v.value()]};
+
+  // No single dominator: count the members each object references directly.
+  std::vector<uint32_t> refs_to_members(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (in_set[i] || !retains(g, i) || !dom.reachable(ObjectId(i))) continue;
+    for (ObjectId t : g.references(ObjectId(i)))
+      if (in_set[t.value()]) ++refs_to_members[i];
+  }
+  auto it = std::max_element(refs_to_members.begin(), refs_to_members.end());
+  if (it == refs_to_members.end() || *it == 0) return {ObjectId::none(), 0};
+  return {ObjectId(static_cast<uint32_t>(it - refs_to_members.begin())), *it};
+}
+
+// Objects with the most of a key first, each key once, at most `top`.
+std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
+                                                               const std::vector<ObjectId>& objects, size_t top) {
+  std::map<uint32_t, uint64_t> counts;
+  for (ObjectId o : objects)
+    if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
+  std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::vector<std::pair<GroupTable::Group, uint64_t>> out;
+  for (size_t i = 0; i < sorted.size() && i < top; ++i) out.push_back({table.group(sorted[i].first), sorted[i].second});
+  return out;
+}
+
+}  // namespace
+
+uint64_t retained_by_set(const HeapGraph& g, const std::vector<bool>& in_set) {
+  const uint32_t n = static_cast<uint32_t>(g.object_count());
+  std::vector<bool> seen(n + 1, false);
+  std::vector<uint32_t> queue{n};
+  seen[n] = true;
+  uint64_t with_set = 0, without_set = 0;  // reachable bytes; then reachable avoiding the set
+  const auto begin = g.edge_begin();
+  const auto target = g.edge_targets();
+  auto search = [&](bool avoid) {
+    uint64_t bytes = 0;
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t v = queue[head];
+      if (v < n) bytes += g.memsize(ObjectId(v));
+      if (!retains(g, v)) continue;
+      for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
+        const uint32_t w = target[e];
+        if (seen[w] || (avoid && in_set[w])) continue;
+        seen[w] = true;
+        queue.push_back(w);
+      }
+    }
+    return bytes;
+  };
+  with_set = search(false);
+  std::fill(seen.begin(), seen.end(), false);
+  queue.assign(1, n);
+  seen[n] = true;
+  without_set = search(true);
+  return with_set - without_set;
+}
+
+LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
+                              const LeakOptions& options) {
+  LeakReport report;
+  const HeapGraph& first = *dumps.front();
+  const HeapGraph& last = *dumps.back();
+  report.heap_bytes = dom.retained_bytes(last.virtual_root());
+
+  // Live objects (those the roots reach) of each group, in each dump.
+  GroupTable table;
+  std::vector<std::vector<uint64_t>> counts;
+  std::vector<uint32_t> group_of;  // of the last dump's objects
+  for (const HeapGraph* g : dumps) {
+    std::vector<uint32_t> of;
+    if (g == &last) {
+      of = table.assign(*g, [&](ObjectId o) { return dom.reachable(o); });
+    } else {
+      const ShortestPathTree reach = ShortestPathTree::compute(*g);
+      of = table.assign(*g, [&](ObjectId o) { return reach.reachable(o); });
+    }
+    std::vector<uint64_t>& c = counts.emplace_back();
+    for (uint32_t grp : of)
+      if (grp != GroupTable::kNoGroup) {
+        if (grp >= c.size()) c.resize(grp + 1, 0);
+        ++c[grp];
+      }
+    if (g == &last) group_of = std::move(of);
+  }
+  for (auto& c : counts) c.resize(table.size(), 0);
+
+  // Objects of the last dump born after the first, by group.
+  const ObjectMatcher matcher(first, last);
+  report.match = matcher.method();
+  const uint32_t n = static_cast<uint32_t>(last.object_count());
+  std::vector<uint32_t> born_group(n, GroupTable::kNoGroup);
+  std::vector<uint64_t> born_count(table.size(), 0), born_bytes(table.size(), 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (group_of[i] == GroupTable::kNoGroup || matcher.existed_before(ObjectId(i))) continue;
+    born_group[i] = group_of[i];
+    ++born_count[group_of[i]];
+    born_bytes[group_of[i]] += last.memsize(ObjectId(i));
+    ++report.born;
+  }
+
+  // Rank: steady growth first, then the bytes the born objects hold (what single objects of a
+  // group dominate: cheap for every group at once; the exact set size is computed for the top).
+  const std::vector<uint64_t> held =
+      dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; });
+  struct Candidate {
+    uint32_t group;
+    bool growing, steady;
+  };
+  std::vector<Candidate> candidates;
+  for (uint32_t grp = 0; grp < table.size(); ++grp) {
+    if (born_count[grp] == 0 || counts.back()[grp] < counts.front()[grp] + std::max<uint64_t>(options.min_growth, 1))
+      continue;
+    bool steady = true;
+    for (size_t d = 1; d < counts.size(); ++d) steady = steady && counts[d][grp] > counts[d - 1][grp];
+    const bool growing = counts[counts.size() - 1][grp] > counts[counts.size() - 2][grp];
+    candidates.push_back({grp, growing, steady});
+    report.groups_growing += growing;
+  }
+  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.steady != b.steady) return a.steady;
+    if (a.growing != b.growing) return a.growing;
+    if (held[a.group] != held[b.group]) return held[a.group] > held[b.group];
+    if (born_bytes[a.group] != born_bytes[b.group]) return born_bytes[a.group] > born_bytes[b.group];
+    return a.group < b.group;
+  });
+  if (candidates.size() > options.top) candidates.resize(options.top);
+
+  for (const Candidate& c : candidates) {
+    LeakSuspect s;
+    s.group = table.group(c.group);
+    s.count = born_count[c.group];
+    s.bytes = born_bytes[c.group];
+    for (const auto& per_dump : counts) s.growth.push_back(per_dump[c.group]);
+    s.growing = c.growing;
+    s.steady = c.steady;
+    std::vector<bool> in_set(n, false);
+    for (uint32_t i = 0; i < n; ++i)
+      if (born_group[i] == c.group) {
+        in_set[i] = true;
+        if (!s.example.valid()) s.example = ObjectId(i);
+      }
+    s.retained_bytes = retained_by_set(last, in_set);
+    std::tie(s.holder, s.holder_share) = find_holder(last, dom, in_set, s.count);
+    report.suspects.push_back(std::move(s));
+  }
+  return report;
+}
+
+LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, const LeakOptions& options) {
+  LeakReport report;
+  const ObjectId root = g.virtual_root();
+  report.heap_bytes = dom.retained_bytes(root);
+  const auto threshold = static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
+  auto big = [&](ObjectId o) { return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0; };
+
+  // Objects that retain more than the threshold, each followed down to where it accumulates.
+  std::vector<ObjectId> pending, points;
+  for (ObjectId c : dom.children(root))
+    if (big(c)) pending.push_back(c);
+  while (!pending.empty()) {
+    ObjectId a = pending.back();
+    pending.pop_back();
+    std::vector<ObjectId> kids = dom.children(a);
+    while (!kids.empty() && static_cast<double>(dom.retained_bytes(kids[0])) >=
+                                options.dominant * static_cast<double>(dom.retained_bytes(a))) {
+      a = kids[0];
+      kids = dom.children(a);
+    }
+    // A container of a few big things is not where memory accumulates: each of them may be.
+    uint64_t in_big = 0;
+    size_t big_kids = 0;
+    while (big_kids < kids.size() && big(kids[big_kids])) in_big += dom.retained_bytes(kids[big_kids++]);
+    if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a)) {
+      pending.insert(pending.end(), kids.begin(), kids.begin() + static_cast<ptrdiff_t>(big_kids));
+      continue;
+    }
+    points.push_back(a);
+  }
+  std::sort(points.begin(), points.end(), [&](ObjectId x, ObjectId y) {
+    return dom.retained_bytes(x) != dom.retained_bytes(y) ? dom.retained_bytes(x) > dom.retained_bytes(y) : x < y;
+  });
+  if (points.size() > options.top) points.resize(options.top);
+
+  GroupTable classes(GroupTable::By::kClass), sites;
+  const std::vector<uint32_t> class_of = classes.assign(g, [](ObjectId) { return true; });
+  const std::vector<uint32_t> site_of = sites.assign(g, [&](ObjectId o) { return g.site(o).valid(); });
+  for (ObjectId a : points) {
+    LeakSuspect s;
+    s.holder = a;
+    std::vector<ObjectId> kids = dom.children(a);
+    if (kids.empty()) kids.push_back(a);
+    // The children's class that retains the most.
+    std::map<uint32_t, uint64_t> retained;
+    for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);
+    const uint32_t cls =
+        std::max_element(retained.begin(), retained.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+    std::vector<ObjectId> members;
+    std::vector<bool> in_set(g.object_count(), false);
+    for (ObjectId k : kids)
+      if (class_of[k.value()] == cls) {
+        members.push_back(k);
+        in_set[k.value()] = true;
+        s.bytes += g.memsize(k);
+      }
+    s.count = members.size();
+    s.growth = {s.count};
+    s.holder_share = s.count;
+    s.example = members.front();
+    s.retained_bytes = retained_by_set(g, in_set);
+    s.sites = top_groups(sites, site_of, members, 3);
+    s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
+    s.group.cls = classes.group(cls).cls;
+    report.suspects.push_back(std::move(s));
+  }
+  return report;
+}
+
+}  // namespace heapq

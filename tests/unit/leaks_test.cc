@@ -1,0 +1,202 @@
+// Leaks across dumps and in one dump: object matching, growth ranking, holders, set sizes.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "heapq/dominators.h"
+#include "heapq/dump_match.h"
+#include "heapq/leaks.h"
+#include "test_dumps.h"
+
+namespace heapq {
+namespace {
+
+using testing::record;
+using testing::root;
+
+HeapGraph load(const std::string& text) {
+  auto loaded = testing::load_text(text);
+  EXPECT_TRUE(loaded.graph.ok()) << (loaded.graph.ok() ? "" : loaded.graph.error().message);
+  return std::move(loaded.graph.value());
+}
+
+ObjectId id(const HeapGraph& g, uint64_t address) { return g.find(address).value(); }
+
+// Classes: 0x10 Cache, 0x20 Hash, 0x30 Item, 0x40 Array, 0x50 Session, 0x60 String.
+const std::string kClasses =
+    R"({"address":"0x10", "type":"CLASS", "name":"Cache", "references":[], "memsize":0})" "\n"
+    R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})" "\n"
+    R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})" "\n"
+    R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":0})" "\n"
+    R"({"address":"0x50", "type":"CLASS", "name":"Session", "references":[], "memsize":0})" "\n"
+    R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":0})" "\n";
+
+std::string traced(const char* file, int line, int generation) {
+  return std::string(R"("file":")") + file + R"(", "line":)" + std::to_string(line) + R"(, "method":"m", "generation":)" +
+         std::to_string(generation) + ", ";
+}
+
+TEST(DumpMatch, MemprofSeqIsReadAndMatchesExactly) {
+  const std::string meta = R"({"type":"META", "format":"memprof", "version":1})" "\n";
+  HeapGraph before = load(meta + kClasses + root("vm", {0x100, 0x200}) +
+                          record(0x100, "OBJECT", 0x30, {}, 40, R"("seq":5, )") +
+                          record(0x200, "OBJECT", 0x30, {}, 40, R"("seq":6, )") +
+                          record(0x300, "OBJECT", 0x30, {}, 40));
+  ASSERT_TRUE(before.has_seq());
+  EXPECT_EQ(before.seq(id(before, 0x100)), 5u);
+  EXPECT_EQ(before.seq(id(before, 0x300)), 0u) << "allocated before tracking started";
+  // 0x100 is a new object at a reused address; 0x6 moved (GC.compact) to 0x400; 0x300 kept.
+  HeapGraph after = load(meta + kClasses + root("vm", {0x100, 0x400}) +
+                         record(0x100, "OBJECT", 0x30, {}, 40, R"("seq":9, )") +
+                         record(0x400, "OBJECT", 0x30, {}, 40, R"("seq":6, )") +
+                         record(0x300, "OBJECT", 0x30, {}, 40));
+  ObjectMatcher m(before, after);
+  EXPECT_EQ(m.method(), MatchMethod::kSeq);
+  EXPECT_FALSE(m.existed_before(id(after, 0x100)));
+  EXPECT_TRUE(m.existed_before(id(after, 0x400)));
+  EXPECT_TRUE(m.existed_before(id(after, 0x300)));
+}
+
+TEST(DumpMatch, ReusedAddressesAreNewObjectsWhenTheGenerationTellsThemApart) {
+  HeapGraph before = load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
+                          record(0x100, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +
+                          record(0x200, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +
+                          record(0x300, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()));
+  HeapGraph after = load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
+                         record(0x100, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +   // the same
+                         record(0x200, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 9).c_str()) +   // reused
+                         record(0x300, "STRING", 0x60, {}, 40, traced("a.rb", 1, 3).c_str()));  // another kind
+  ObjectMatcher m(before, after);
+  EXPECT_EQ(m.method(), MatchMethod::kGeneration);
+  EXPECT_TRUE(m.existed_before(id(after, 0x100)));
+  EXPECT_FALSE(m.existed_before(id(after, 0x200)));
+  EXPECT_FALSE(m.existed_before(id(after, 0x300)));
+}
+
+TEST(DumpMatch, WithoutTracingByAddressAndClass) {
+  HeapGraph before = load(kClasses + root("vm", {0x100, 0x200}) + record(0x100, "OBJECT", 0x30, {}, 40) +
+                          record(0x200, "OBJECT", 0x30, {}, 40));
+  HeapGraph after = load(kClasses + root("vm", {0x100, 0x200}) + record(0x100, "OBJECT", 0x30, {}, 40) +
+                         record(0x200, "OBJECT", 0x50, {}, 40));
+  ObjectMatcher m(before, after);
+  EXPECT_EQ(m.method(), MatchMethod::kAddress);
+  EXPECT_TRUE(m.existed_before(id(after, 0x100)));
+  EXPECT_FALSE(m.existed_before(id(after, 0x200)));
+}
+
+// Dump d of a process: a Cache whose Hash gains `leaked` Items per dump (a.rb:1), an Array that
+// a warm-up fills once between dumps 1 and 2 (b.rb:2), and a bounded Hash of Sessions that is
+// replaced whole every time (c.rb:3: churn).
+std::string process_dump(int d) {
+  std::string out = kClasses + root("vm", {0x100, 0x500, 0x800});
+  std::vector<uint64_t> items, warm, sessions;
+  const int leaked = 20 * d;
+  for (int i = 0; i < leaked; ++i) items.push_back(0x10000 + 0x28 * i);
+  if (d >= 2)
+    for (int i = 0; i < 30; ++i) warm.push_back(0x20000 + 0x28 * i);
+  for (int i = 0; i < 25; ++i) sessions.push_back(0x30000 + 0x1000 * d + 0x28 * i);
+  out += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, items, 200);
+  for (size_t i = 0; i < items.size(); ++i)
+    out += record(items[i], "OBJECT", 0x30, {}, 40, traced("a.rb", 1, int(i / 20) + 1).c_str());
+  out += record(0x500, "ARRAY", 0x40, warm, 80);
+  for (uint64_t a : warm) out += record(a, "STRING", 0x60, {}, 400, traced("b.rb", 2, 2).c_str());
+  out += record(0x800, "HASH", 0x20, sessions, 200);
+  for (uint64_t a : sessions) out += record(a, "OBJECT", 0x50, {}, 40, traced("c.rb", 3, d).c_str());
+  return out;
+}
+
+TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
+  HeapGraph d1 = load(process_dump(1)), d2 = load(process_dump(2)), d3 = load(process_dump(3));
+  HeapDominators dom = HeapDominators::compute(d3);
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
+  EXPECT_EQ(r.match, MatchMethod::kGeneration);
+  ASSERT_EQ(r.suspects.size(), 2u) << "the churning Sessions never grow";
+  const LeakSuspect& leak = r.suspects[0];
+  EXPECT_EQ(leak.group.cls, "Item");
+  EXPECT_EQ(leak.group.file, "a.rb");
+  EXPECT_EQ(leak.group.line, 1u);
+  EXPECT_EQ(leak.growth, (std::vector<uint64_t>{20, 40, 60}));
+  EXPECT_TRUE(leak.steady);
+  EXPECT_TRUE(leak.growing);
+  EXPECT_EQ(leak.count, 40u) << "born after the first dump";
+  EXPECT_EQ(leak.bytes, 40u * 40);
+  EXPECT_EQ(leak.holder, id(d3, 0x200));
+  EXPECT_EQ(leak.holder_share, 40u);
+  // The warm-up holds more memory but grew once: below the steady leak, and not growing now.
+  const LeakSuspect& warm = r.suspects[1];
+  EXPECT_EQ(warm.group.cls, "String");
+  EXPECT_EQ(warm.growth, (std::vector<uint64_t>{0, 30, 30}));
+  EXPECT_FALSE(warm.growing);
+  EXPECT_GT(warm.bytes, leak.bytes);
+  EXPECT_EQ(warm.holder, id(d3, 0x500));
+  EXPECT_EQ(r.groups_growing, 1u);
+
+  LeakOptions strict;
+  strict.min_growth = 41;
+  EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).suspects.empty());
+}
+
+// Two Sessions share a big String that nothing else holds: neither dominates it, but freeing
+// both frees it. A group's retained size counts it.
+TEST(Leaks, RetainedBySetCountsWhatOnlyTheGroupHolds) {
+  HeapGraph g = load(kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, {0x200, 0x210}, 40) +
+                     record(0x200, "OBJECT", 0x50, {0x300}, 40) + record(0x210, "OBJECT", 0x50, {0x300}, 40) +
+                     record(0x300, "STRING", 0x60, {}, 4'800'000));
+  std::vector<bool> sessions(g.object_count(), false);
+  sessions[id(g, 0x200).value()] = sessions[id(g, 0x210).value()] = true;
+  EXPECT_EQ(retained_by_set(g, sessions), 40u + 40 + 4'800'000);
+  HeapDominators dom = HeapDominators::compute(g);
+  EXPECT_EQ(dom.retained_bytes(id(g, 0x200)), 40u);
+}
+
+// For one object, the retained size of the set {o} is o's retained size from the dominator tree:
+// two different algorithms, compared on random heaps.
+TEST(Leaks, RetainedBySetOfOneIsTheDominatorsRetainedSize) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    const int n = 60;
+    std::string dump = kClasses;
+    std::vector<uint64_t> roots;
+    for (int i = 0; i < 3; ++i) roots.push_back(0x1000 + 0x28 * (rng() % n));
+    dump += root("vm", roots);
+    for (int i = 0; i < n; ++i) {
+      std::vector<uint64_t> refs;
+      for (int k = rng() % 4; k > 0; --k) refs.push_back(0x1000 + 0x28 * (rng() % n));
+      dump += record(0x1000 + 0x28 * i, "OBJECT", 0x30, refs, 8 + rng() % 100);
+    }
+    HeapGraph g = load(dump);
+    HeapDominators dom = HeapDominators::compute(g);
+    for (uint32_t i = 0; i < g.object_count(); ++i) {
+      std::vector<bool> one(g.object_count(), false);
+      one[i] = true;
+      const uint64_t expected = dom.reachable(ObjectId(i)) ? dom.retained_bytes(ObjectId(i)) : 0;
+      ASSERT_EQ(retained_by_set(g, one), expected) << "round " << round << ", object " << i;
+    }
+  }
+}
+
+TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
+  HeapGraph g = load(process_dump(3));
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakOptions options;
+  options.threshold = 0.10;
+  LeakReport r = find_accumulations(g, dom, options);
+  ASSERT_FALSE(r.suspects.empty());
+  // The warm-up Array retains the most (30 x 400 bytes), then the Cache's Hash of Items.
+  EXPECT_EQ(r.suspects[0].holder, id(g, 0x500));
+  EXPECT_EQ(r.suspects[0].group.cls, "String");
+  EXPECT_EQ(r.suspects[0].count, 30u);
+  bool hash_found = false;
+  for (const LeakSuspect& s : r.suspects)
+    if (s.holder == id(g, 0x200)) {
+      hash_found = true;
+      EXPECT_EQ(s.group.cls, "Item");
+      EXPECT_EQ(s.count, 60u);
+      ASSERT_FALSE(s.sites.empty());
+      EXPECT_EQ(s.sites[0].first.file, "a.rb");
+    }
+  EXPECT_TRUE(hash_found) << "the Cache's Hash, followed down from the Cache";
+}
+
+}  // namespace
+}  // namespace heapq
