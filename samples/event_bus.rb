@@ -7,7 +7,7 @@
 # self (a ProfileView) and its environment, whose captured local "request" keeps the Request
 # (the "# leak: Request" line) and the Request's path String:
 #   class Object BUS -> EventBus @subscribers -> Hash ["user.updated"] -> Array [9] -> Proc
-#     -> (environment) local request -> Request
+#     -> IMEMO:env local request -> Request
 # The Array is made at boot, when the audit log subscribes (before dump 1).
 # Not a leak: the rendered page and the response of each request are garbage.
 #

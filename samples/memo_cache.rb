@@ -2,7 +2,7 @@
 #
 # Leak: Pricing::Quote objects, allocated in Pricing.quote (the "# leak:" line), one per
 # product ever quoted, held by the Hash in Pricing's class instance variable @memo:
-#   class Object -> Pricing -> class Pricing @memo -> Hash [42] -> Pricing::Quote
+#   class Object Pricing -> class Pricing @memo -> Hash [10042] -> Pricing::Quote
 # Every request quotes a new product, so the Hash grows by one Quote (and its label String)
 # per request.
 # Not a leak: the tax table (Pricing.tax_table, the "# warmup:" line) is built once, on the

@@ -4,7 +4,7 @@
 # Leak: the params Hashes, allocated in Request#params (the "# leak:" line), one per request,
 # pushed by RequestsController#show (through remember_request) into the Array in
 # ApplicationController's class variable @@recent:
-#   class Object -> ApplicationController -> class ApplicationController @@recent -> Array [7] -> Hash
+#   class Object ApplicationController -> class ApplicationController @@recent -> Array [7] -> Hash
 # Each Hash keeps its value Strings (the id and the format). Not a leak: the Request, the
 # controller and the rendered body of each request are garbage.
 #
