@@ -40,6 +40,38 @@ module E2E
     dump
   end
 
+  def sample_path(sample)
+    File.join(SOURCE_DIR, "samples", "#{sample}.rb")
+  end
+
+  # Runs samples/SAMPLE.rb (see samples/three_dumps.rb) and returns its three dumps, written by
+  # ObjectSpace.dump_all with allocation tracing or, with memprof: true, by Memprof.dump_all
+  # (omitted when the extension is not built). requests: requests between two dumps.
+  def three_dumps(sample, memprof: false, requests: nil)
+    load_path = []
+    args = []
+    if memprof
+      load_path = ["-I", ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }]
+      args << "--memprof"
+    end
+    args.push("--requests", requests.to_s) if requests
+    outdir = File.join(@tmp, "#{sample}#{memprof ? '-memprof' : ''}")
+    out, err, status = Open3.capture3(RbConfig.ruby, *load_path, sample_path(sample), outdir, *args)
+    assert(status.success?, "sample #{sample} failed: #{out}#{err}")
+    dumps = out.lines(chomp: true)
+    assert_equal(3, dumps.size, "three dumps: #{out}")
+    dumps.each { |dump| assert(File.file?(dump), "no dump #{dump}") }
+    dumps
+  end
+
+  # The code lines of samples/SAMPLE.rb marked "# KIND: Class" (kinds: leak, warmup, churn), as
+  # [line, class] pairs: tests find a sample's expected sites there, never by line number.
+  def sample_marks(sample, kind = "leak")
+    File.readlines(sample_path(sample)).each_with_index.filter_map do |text, index|
+      [index + 1, Regexp.last_match(1)] if text !~ /\A\s*#/ && text =~ /# #{kind}: (\S+)\s*\z/
+    end
+  end
+
   def heapq_json(*args)
     out, err, code = heapq("--format", "json", *args)
     assert_equal(0, code, "heapq #{args.join(' ')} failed: #{err}")
