@@ -166,7 +166,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 
   std::vector<LoadedDump> dumps;
   for (const std::string& p : *paths) {
-    auto dump = load_input(p, global);
+    // Earlier dumps are only counted and matched: their references are never followed.
+    auto dump = load_input(p, global, &p == &paths->back() ? Needs::kGraph : Needs::kObjectsOnly);
     if (!dump) return report_error(dump.error());
     dumps.push_back(std::move(*dump));
   }
@@ -252,7 +253,8 @@ const Command kLeaksCommand = {
     "holds them (the deepest object that dominates most of them, else the one that references\n"
     "most) and a path from the GC roots to it. Objects are matched across dumps by memprof's\n"
     "seq, else by address, class and GC generation (allocation tracing on), else by address\n"
-    "and class. Objects the roots do not reach are not counted.\n"
+    "and class. The counts per dump are of every object, as heapq stats counts; objects the\n"
+    "roots do not reach (garbage not yet swept) are never suspects.\n"
     "DUMP alone: objects that retain more than --threshold percent of the heap, followed down\n"
     "the dominator tree while one child keeps most of its parent (the accumulation point), with\n"
     "the class, count and allocation sites of what accumulates there.\n",

@@ -88,7 +88,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!top) return report_error(top.error());
   auto sort = get_sort(args);
   if (!sort) return report_error(sort.error());
-  auto dump = load_input(args.positional()[0], global, args.has("retained"));
+  auto dump = load_input(args.positional()[0], global, args.has("retained") ? Needs::kGraph : Needs::kObjects);
   if (!dump) return report_error(dump.error());
   std::optional<HeapDominators> dominators;
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);

@@ -7,7 +7,7 @@ namespace heapq::cli {
 namespace {
 
 const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand,
-                                    &kLeaksCommand, &kLoadCommand, &kSqlCommand};
+                                    &kLeaksCommand, &kDiffCommand, &kLoadCommand, &kSqlCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
     {"format", "FORMAT", "text (default) or json; also csv for sql"},

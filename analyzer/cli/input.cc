@@ -105,7 +105,8 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
   return out;
 }
 
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, bool references) {
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, Needs needs) {
+  const bool references = needs == Needs::kGraph;
   // A store is known by SQLite's magic bytes, whatever its name.
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
     auto dump = load_store(path, ref, references);
@@ -118,6 +119,7 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
   LoadOptions options;
   options.strict = global.strict;
   options.threads = global.threads;
+  options.references = needs != Needs::kObjectsOnly;
   std::unique_ptr<ProgressBar> bar;
   if (!global.quiet && isatty(STDERR_FILENO)) {
     bar = std::make_unique<ProgressBar>(path);

@@ -84,6 +84,8 @@ void write_input_object(JsonWriter& w, const LoadedDump& dump) {
   w.Uint64(r.repaired_strings);
   json_key(w, "dangling_references");
   w.Uint64(r.dangling_references);
+  json_key(w, "references_read");
+  w.Bool(r.references_read);
   json_key(w, "dangling_classes");
   w.Uint64(r.dangling_classes);
   json_key(w, "duplicate_addresses");

@@ -168,6 +168,21 @@ TEST_F(Cli, LeaksJsonMatchesItsSchema) {
   EXPECT_EQ(run({"leaks"}), 1);
 }
 
+TEST_F(Cli, DiffJsonMatchesItsSchema) {
+  ASSERT_EQ(run({"--format", "json", "diff", "--by", "gem", dump_, dump_}), 0) << err_;
+  expect_valid(out_, "diff.schema.json");
+  rapidjson::Document d;
+  d.Parse(out_.c_str());
+  EXPECT_EQ(d["born"].GetUint64(), 0u);
+  EXPECT_EQ(d["freed"].GetUint64(), 0u);
+  EXPECT_EQ(d["by_class"].Size(), 0u) << "nothing changed";
+  EXPECT_STREQ(d["matched_by"].GetString(), "generation");
+  ASSERT_EQ(run({"diff", dump_, dump_}), 0) << err_;
+  EXPECT_NE(out_.find("0 born, 0 freed"), std::string::npos) << out_;
+  EXPECT_EQ(run({"diff", dump_}), 1);
+  EXPECT_EQ(run({"diff", "--by", "file", dump_, dump_}), 1);
+}
+
 TEST_F(Cli, RetainersPathsZeroMeansAll) {
   ASSERT_EQ(run({"--format", "json", "retainers", "--paths", "1", dump_, "String"}), 0) << err_;
   rapidjson::Document d;

@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "heapq/diff.h"
 #include "heapq/dominators.h"
 #include "heapq/dump_match.h"
 #include "heapq/leaks.h"
@@ -136,6 +137,40 @@ TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).suspects.empty());
 }
 
+TEST(Diff, CountsBornAndFreedByClassAndSite) {
+  HeapGraph d1 = load(process_dump(1)), d3 = load(process_dump(3));
+  DumpDiff diff(d1, d3);
+  EXPECT_EQ(diff.match(), MatchMethod::kGeneration);
+  EXPECT_EQ(diff.born(), 40u + 30 + 25);
+  EXPECT_EQ(diff.freed(), 25u);
+  auto row = [](const std::vector<DiffRow>& rows, std::string_view cls) {
+    for (const DiffRow& r : rows)
+      if (r.group.cls == cls) return r;
+    return DiffRow();
+  };
+  const std::vector<DiffRow> by_class = diff.by(GroupTable::By::kClass);
+  ASSERT_EQ(by_class.size(), 3u) << "the classes, Cache, the Hashes and the Array did not change";
+  EXPECT_EQ(by_class[0].group.cls, "String") << "the largest growth in bytes first";
+  const DiffRow items = row(by_class, "Item");
+  EXPECT_EQ(items.before_count, 20u);
+  EXPECT_EQ(items.after_count, 60u);
+  EXPECT_EQ(items.bytes_change(), 40 * 40);
+  EXPECT_EQ(items.born, 40u);
+  EXPECT_EQ(items.freed, 0u);
+  const DiffRow sessions = row(by_class, "Session");
+  EXPECT_EQ(sessions.count_change(), 0);
+  EXPECT_EQ(sessions.born, 25u);
+  EXPECT_EQ(sessions.freed, 25u);
+  const std::vector<DiffRow> by_site = diff.by(GroupTable::By::kClassAndSite);
+  const DiffRow site = row(by_site, "Item");
+  EXPECT_EQ(site.group.file, "a.rb");
+  EXPECT_EQ(site.group.line, 1u);
+  EXPECT_EQ(site.born, 40u);
+  const std::vector<DiffRow> by_gem = diff.by(GroupTable::By::kGem);
+  ASSERT_FALSE(by_gem.empty());
+  EXPECT_EQ(by_gem[0].group.file, "(app)");
+}
+
 // Two Sessions share a big String that nothing else holds: neither dominates it, but freeing
 // both frees it. A group's retained size counts it.
 TEST(Leaks, RetainedBySetCountsWhatOnlyTheGroupHolds) {
@@ -144,8 +179,8 @@ TEST(Leaks, RetainedBySetCountsWhatOnlyTheGroupHolds) {
                      record(0x300, "STRING", 0x60, {}, 4'800'000));
   std::vector<bool> sessions(g.object_count(), false);
   sessions[id(g, 0x200).value()] = sessions[id(g, 0x210).value()] = true;
-  EXPECT_EQ(retained_by_set(g, sessions), 40u + 40 + 4'800'000);
   HeapDominators dom = HeapDominators::compute(g);
+  EXPECT_EQ(retained_by_set(g, dom, sessions), 40u + 40 + 4'800'000);
   EXPECT_EQ(dom.retained_bytes(id(g, 0x200)), 40u);
 }
 
@@ -170,7 +205,7 @@ TEST(Leaks, RetainedBySetOfOneIsTheDominatorsRetainedSize) {
       std::vector<bool> one(g.object_count(), false);
       one[i] = true;
       const uint64_t expected = dom.reachable(ObjectId(i)) ? dom.retained_bytes(ObjectId(i)) : 0;
-      ASSERT_EQ(retained_by_set(g, one), expected) << "round " << round << ", object " << i;
+      ASSERT_EQ(retained_by_set(g, dom, one), expected) << "round " << round << ", object " << i;
     }
   }
 }

@@ -30,6 +30,11 @@ class HeapDominators {
 
   // Children in the dominator tree of o (o may be the virtual root), largest retained first.
   std::vector<ObjectId> children(ObjectId o) const;
+  // The same, in no order: no sort, no copy.
+  IdRange<ObjectId> unordered_children(ObjectId o) const {
+    build_children();
+    return {child_.data() + child_begin_[o.value()], child_.data() + child_begin_[o.value() + 1]};
+  }
 
   // A weight summed over each dominator subtree: out[v] is weight[v] plus the weights of all v
   // dominates. weight has a value per node (the objects, then the virtual root). O(nodes).

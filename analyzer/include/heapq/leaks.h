@@ -27,7 +27,7 @@ struct LeakSuspect {
   uint64_t count = 0;       // objects of the group: born after the first dump and alive in the
   uint64_t bytes = 0;       // last (one dump: the accumulation point's children of that class)
   uint64_t retained_bytes = 0;   // what freeing all of them would free
-  std::vector<uint64_t> growth;  // live objects of the group in each dump
+  std::vector<uint64_t> growth;  // objects of the group in each dump
   bool growing = false;          // more in the last dump than in the one before it
   bool steady = false;           // more in each dump than in the one before
   ObjectId holder;               // in the last dump; none when nothing holds most of the group
@@ -51,7 +51,8 @@ struct LeakReport {
   uint64_t heap_bytes = 0;     // what the roots of the last dump retain
 };
 
-// dumps: the same process over time, oldest first (at least two); dom: the last one's.
+// dumps: the same process over time, oldest first (at least two); only the last one needs its
+// references. dom: the last one's.
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
                               const LeakOptions& options);
 
@@ -60,6 +61,6 @@ LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom,
 
 // Bytes that become unreachable when every object of the set goes (Eclipse MAT's retained heap
 // of a set): one search from the roots that does not enter the set. O(objects + references).
-uint64_t retained_by_set(const HeapGraph& graph, const std::vector<bool>& in_set);
+uint64_t retained_by_set(const HeapGraph& graph, const HeapDominators& dom, const std::vector<bool>& in_set);
 
 }  // namespace heapq

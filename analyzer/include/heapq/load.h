@@ -21,6 +21,9 @@ struct LoadOptions {
   unsigned threads = 0;
   // Bytes read per chunk of work; a line longer than this is read whole all the same.
   size_t chunk_bytes = 4 << 20;
+  // Without references the graph has the objects and the roots only (for analyses that never
+  // follow references): faster, and smaller.
+  bool references = true;
   // Called from time to time with (bytes consumed, total bytes or 0).
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -48,6 +51,7 @@ struct LoadReport {
   std::vector<LineIssue> first_repaired_strings;
 
   uint64_t dangling_references = 0;  // references to addresses the dump does not have
+  bool references_read = true;       // false: loaded without references (none counted above)
   uint64_t dangling_classes = 0;     // class fields that point to no class record
   uint64_t duplicate_addresses = 0;  // records for an address seen before (the first wins)
 

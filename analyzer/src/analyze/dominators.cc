@@ -79,9 +79,8 @@ void HeapDominators::build_children() const {
 }
 
 std::vector<ObjectId> HeapDominators::children(ObjectId o) const {
-  build_children();
-  std::vector<ObjectId> out;
-  for (uint32_t i = child_begin_[o.value()]; i < child_begin_[o.value() + 1]; ++i) out.push_back(ObjectId(child_[i]));
+  IdRange<ObjectId> kids = unordered_children(o);
+  std::vector<ObjectId> out(kids.begin(), kids.end());
   std::sort(out.begin(), out.end(), [&](ObjectId a, ObjectId b) {
     if (retained_bytes(a) != retained_bytes(b)) return retained_bytes(a) > retained_bytes(b);
     return a < b;

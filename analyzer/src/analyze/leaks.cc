@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "heapq/retainers.h"
 
 namespace heapq {
 
@@ -25,7 +24,7 @@ std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominato
   ObjectId v = g.virtual_root();
   for (;;) {
     ObjectId best;
-    for (ObjectId c : dom.children(v))
+    for (ObjectId c : dom.unordered_children(v))
       if (!best.valid() || sums[c.value()] > sums[best.value()]) best = c;
     if (!best.valid() || in_set[best.value()] || sums[best.value()] * 2 <= members) break;
     v = best;
@@ -59,35 +58,26 @@ std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table
 
 }  // namespace
 
-uint64_t retained_by_set(const HeapGraph& g, const std::vector<bool>& in_set) {
+uint64_t retained_by_set(const HeapGraph& g, const HeapDominators& dom, const std::vector<bool>& in_set) {
   const uint32_t n = static_cast<uint32_t>(g.object_count());
   std::vector<bool> seen(n + 1, false);
   std::vector<uint32_t> queue{n};
   seen[n] = true;
-  uint64_t with_set = 0, without_set = 0;  // reachable bytes; then reachable avoiding the set
+  uint64_t without_set = 0;  // bytes the roots reach when the set is gone
   const auto begin = g.edge_begin();
   const auto target = g.edge_targets();
-  auto search = [&](bool avoid) {
-    uint64_t bytes = 0;
-    for (size_t head = 0; head < queue.size(); ++head) {
-      const uint32_t v = queue[head];
-      if (v < n) bytes += g.memsize(ObjectId(v));
-      if (!retains(g, v)) continue;
-      for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
-        const uint32_t w = target[e];
-        if (seen[w] || (avoid && in_set[w])) continue;
-        seen[w] = true;
-        queue.push_back(w);
-      }
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t v = queue[head];
+    if (v < n) without_set += g.memsize(ObjectId(v));
+    if (!retains(g, v)) continue;
+    for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
+      const uint32_t w = target[e];
+      if (seen[w] || in_set[w]) continue;
+      seen[w] = true;
+      queue.push_back(w);
     }
-    return bytes;
-  };
-  with_set = search(false);
-  std::fill(seen.begin(), seen.end(), false);
-  queue.assign(1, n);
-  seen[n] = true;
-  without_set = search(true);
-  return with_set - without_set;
+  }
+  return dom.retained_bytes(g.virtual_root()) - without_set;
 }
 
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
@@ -97,18 +87,12 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   const HeapGraph& last = *dumps.back();
   report.heap_bytes = dom.retained_bytes(last.virtual_root());
 
-  // Live objects (those the roots reach) of each group, in each dump.
+  // The objects of each group in each dump, as heapq stats counts them.
   GroupTable table;
   std::vector<std::vector<uint64_t>> counts;
   std::vector<uint32_t> group_of;  // of the last dump's objects
   for (const HeapGraph* g : dumps) {
-    std::vector<uint32_t> of;
-    if (g == &last) {
-      of = table.assign(*g, [&](ObjectId o) { return dom.reachable(o); });
-    } else {
-      const ShortestPathTree reach = ShortestPathTree::compute(*g);
-      of = table.assign(*g, [&](ObjectId o) { return reach.reachable(o); });
-    }
+    std::vector<uint32_t> of = table.assign(*g, [](ObjectId) { return true; });
     std::vector<uint64_t>& c = counts.emplace_back();
     for (uint32_t grp : of)
       if (grp != GroupTable::kNoGroup) {
@@ -119,14 +103,14 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   }
   for (auto& c : counts) c.resize(table.size(), 0);
 
-  // Objects of the last dump born after the first, by group.
+  // Objects of the last dump born after the first, by group (garbage not yet swept aside).
   const ObjectMatcher matcher(first, last);
   report.match = matcher.method();
   const uint32_t n = static_cast<uint32_t>(last.object_count());
   std::vector<uint32_t> born_group(n, GroupTable::kNoGroup);
   std::vector<uint64_t> born_count(table.size(), 0), born_bytes(table.size(), 0);
   for (uint32_t i = 0; i < n; ++i) {
-    if (group_of[i] == GroupTable::kNoGroup || matcher.existed_before(ObjectId(i))) continue;
+    if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) continue;
     born_group[i] = group_of[i];
     ++born_count[group_of[i]];
     born_bytes[group_of[i]] += last.memsize(ObjectId(i));
@@ -174,7 +158,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
         in_set[i] = true;
         if (!s.example.valid()) s.example = ObjectId(i);
       }
-    s.retained_bytes = retained_by_set(last, in_set);
+    s.retained_bytes = retained_by_set(last, dom, in_set);
     std::tie(s.holder, s.holder_share) = find_holder(last, dom, in_set, s.count);
     report.suspects.push_back(std::move(s));
   }
@@ -241,7 +225,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     s.growth = {s.count};
     s.holder_share = s.count;
     s.example = members.front();
-    s.retained_bytes = retained_by_set(g, in_set);
+    s.retained_bytes = retained_by_set(g, dom, in_set);
     s.sites = top_groups(sites, site_of, members, 3);
     s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
     s.group.cls = classes.group(cls).cls;

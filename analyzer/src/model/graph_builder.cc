@@ -57,8 +57,8 @@ struct ResolvedRefs {
 // Builds the graph in stages; each stage frees the chunk arrays it no longer needs.
 class GraphBuilder::Builder {
  public:
-  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, LoadReport& report)
-      : chunks_(chunks), threads_(threads), report_(report) {}
+  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references, LoadReport& report)
+      : chunks_(chunks), threads_(threads), references_(references), report_(report) {}
 
   HeapGraph run() {
     size_t n = 0, refs = 0;
@@ -71,7 +71,14 @@ class GraphBuilder::Builder {
     reserve(n, refs);
     for (auto& c : chunks_) add_objects(*c);
     report_.duplicate_addresses += g_.build_address_index();
-    add_references(named);
+    if (references_) {
+      add_references(named);
+    } else {
+      report_.references_read = false;
+      g_.edge_begin_.assign(n + 1, 0);
+      g_.added_class_edge_.assign(n, false);
+      for (auto& c : chunks_) release(c->refs), release(c->ref_names);
+    }
     for (size_t i = 0; i < chunks_.size(); ++i) add_roots(*chunks_[i], strings_[i]);
     // The virtual root's references close the CSR.
     g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
@@ -264,6 +271,7 @@ class GraphBuilder::Builder {
 
   std::vector<std::unique_ptr<ParsedChunk>>& chunks_;
   const unsigned threads_;
+  const bool references_;
   bool has_names_ = false;
   LoadReport& report_;
   HeapGraph g_;
@@ -275,9 +283,9 @@ class GraphBuilder::Builder {
   std::unordered_map<SiteKey, SiteId, GlobalSiteHash> sites_;
 };
 
-HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
+HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references,
                               LoadReport& report) {
-  return Builder(chunks, std::max(threads, 1u), report).run();
+  return Builder(chunks, std::max(threads, 1u), references, report).run();
 }
 
 }  // namespace heapq

@@ -152,7 +152,7 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
       return bad_input(at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
   }
 
-  HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), report);
+  HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), options.references, report);
   report.objects = graph.object_count();
   if (graph.object_count() == 0) {
     std::string why = report.first_bad_lines.empty()
