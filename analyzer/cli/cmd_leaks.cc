@@ -18,24 +18,11 @@ constexpr OptionSpec kOptions[] = {
     {"max-depth", "D", "steps shown of a path to a holder, its middle elided past them (default 64)"},
 };
 
-std::string site_of(const GroupTable::Group& g) {
-  if (!g.has_site()) return "";
-  return g.file + ":" + std::to_string(g.line) + (g.method.empty() ? "" : " in " + g.method);
-}
+std::string site_of(const GroupTable::Group& g) { return g.has_site() ? site_text(g.file, g.line, g.method) : ""; }
 
-void site_json(JsonWriter& w, const GroupTable::Group& g) {
-  if (!g.has_site()) {
-    w.Null();
-    return;
-  }
-  w.StartObject();
-  json_key(w, "file");
-  json_string(w, g.file);
-  json_key(w, "line");
-  w.Uint(g.line);
-  json_key(w, "method");
-  json_string_or_null(w, g.method);
-  w.EndObject();
+void group_site_json(JsonWriter& w, const GroupTable::Group& g) {
+  if (g.has_site()) site_json(w, g.file, g.line, g.method);
+  else w.Null();
 }
 
 std::string growth_text(const std::vector<uint64_t>& growth) {
@@ -97,7 +84,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
     json_key(w, "class");
     json_string(w, s.group.cls);
     json_key(w, "site");
-    site_json(w, s.group);
+    group_site_json(w, s.group);
     json_key(w, "count");
     w.Uint64(s.count);
     json_key(w, "bytes");
@@ -120,7 +107,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       for (const auto& [site, n] : s.sites) {
         w.StartObject();
         json_key(w, "site");
-        site_json(w, site);
+        group_site_json(w, site);
         json_key(w, "count");
         w.Uint64(n);
         w.EndObject();

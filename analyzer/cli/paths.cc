@@ -51,13 +51,28 @@ void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path) {
   w.EndArray();
 }
 
+std::string site_text(std::string_view file, uint32_t line, std::string_view method) {
+  std::string out = std::string(file) + ":" + std::to_string(line);
+  if (!method.empty()) out += " in " + std::string(method);
+  return out;
+}
+
 std::string site_text(const HeapGraph& g, ObjectId o) {
   SiteId s = g.site(o);
   if (!s.valid()) return {};
   const Site& site = g.site_info(s);
-  std::string out = std::string(g.string(site.file)) + ":" + std::to_string(site.line);
-  if (site.method.valid()) out += " in " + std::string(g.string(site.method));
-  return out;
+  return site_text(g.string(site.file), site.line, g.string(site.method));
+}
+
+void site_json(JsonWriter& w, std::string_view file, uint32_t line, std::string_view method) {
+  w.StartObject();
+  json_key(w, "file");
+  json_string(w, file);
+  json_key(w, "line");
+  w.Uint(line);
+  json_key(w, "method");
+  json_string_or_null(w, method);
+  w.EndObject();
 }
 
 void site_json(JsonWriter& w, const HeapGraph& g, ObjectId o) {
@@ -67,14 +82,7 @@ void site_json(JsonWriter& w, const HeapGraph& g, ObjectId o) {
     return;
   }
   const Site& site = g.site_info(s);
-  w.StartObject();
-  json_key(w, "file");
-  json_string(w, g.string(site.file));
-  json_key(w, "line");
-  w.Uint(site.line);
-  json_key(w, "method");
-  json_string_or_null(w, g.string(site.method));
-  w.EndObject();
+  site_json(w, g.string(site.file), site.line, g.string(site.method));
 }
 
 }  // namespace heapq::cli
