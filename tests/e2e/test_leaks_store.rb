@@ -1,0 +1,50 @@
+# heapq leaks and diff on a store holding three dumps of one process give the answers they give
+# on the dump files.
+require_relative "helper"
+
+class TestLeaksStore < Test::Unit::TestCase
+  include E2E
+
+  def test_store_of_three_dumps_finds_the_same_leak
+    dumps = three_dumps("memo_cache", memprof: false)
+    store = File.join(@tmp, "app.db")
+    _out, err, code = heapq("--quiet", "load", "-o", store, *dumps)
+    assert_equal(0, code, err)
+
+    on_files = heapq_json("leaks", *dumps)
+    on_store = heapq_json("leaks", store)
+    assert_equal(3, on_store["inputs"].size, "every dump of the store, oldest first")
+    top = ->(r) { r["suspects"].first.values_at("class", "site", "count", "growth", "retained_bytes") }
+    assert_equal(top[on_files], top[on_store])
+    assert_equal(on_files["suspects"].first["holder"]["address"], on_store["suspects"].first["holder"]["address"])
+
+    diff_files = heapq_json("diff", dumps.first, dumps.last)
+    diff_store = heapq_json("diff", store)
+    assert_equal(diff_files["by_class"], diff_store["by_class"])
+    assert_equal(diff_files["born"], diff_store["born"])
+  end
+
+  def test_reused_addresses_are_new_objects
+    # Objects freed between the dumps leave their slots to new ones of the same class: only
+    # the GC generation (allocation tracing) tells them apart.
+    source = <<~RUBY
+      require "objspace"
+      class Entry; end
+      ObjectSpace.trace_object_allocations_start
+      def dump(path) = (GC.start; File.open(path, "w") { |f| ObjectSpace.dump_all(output: f) })
+      keep = Array.new(2000) { Entry.new }
+      dump(ARGV[0])
+      keep = Array.new(2000) { Entry.new }  # the old ones go; their slots are reused
+      dump(ARGV[1])
+    RUBY
+    before = File.join(@tmp, "before.json")
+    after = File.join(@tmp, "after.json")
+    run_ruby(source, before, after)
+    addresses = ->(path) { File.foreach(path).filter_map { |l| r = JSON.parse(l); r["address"] if r["file"] } }
+    reused = (addresses[before] & addresses[after]).size
+    omit("no address was reused") if reused.zero?
+    row = heapq_json("diff", before, after)["by_class"].find { |r| r["class"] == "Entry" }
+    assert_equal(2000, row["after"]["count"])
+    assert_operator(row["born"], :>=, 2000, "#{reused} reused addresses must not pass for the old Entries")
+  end
+end
