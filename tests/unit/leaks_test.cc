@@ -171,6 +171,28 @@ TEST(Diff, CountsBornAndFreedByClassAndSite) {
   EXPECT_EQ(by_gem[0].group.file, "(app)");
 }
 
+// Without allocation tracing: no sites and no generations, objects matched by address and
+// class; the growth by class and its holder are found all the same.
+TEST(Leaks, WithoutTracingGrowthByClassAndHolder) {
+  auto untraced = [](int d) {
+    std::string out = kClasses + root("vm", {0x100});
+    std::vector<uint64_t> items;
+    for (int i = 0; i < 20 * d; ++i) items.push_back(0x10000 + 0x28 * i);
+    out += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, items, 200);
+    for (uint64_t a : items) out += record(a, "OBJECT", 0x30, {}, 40);
+    return out;
+  };
+  HeapGraph d1 = load(untraced(1)), d2 = load(untraced(2)), d3 = load(untraced(3));
+  HeapDominators dom = HeapDominators::compute(d3);
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
+  EXPECT_EQ(r.match, MatchMethod::kAddress);
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].group.cls, "Item");
+  EXPECT_FALSE(r.suspects[0].group.has_site());
+  EXPECT_EQ(r.suspects[0].growth, (std::vector<uint64_t>{20, 40, 60}));
+  EXPECT_EQ(r.suspects[0].holder, id(d3, 0x200));
+}
+
 // Two Sessions share a big String that nothing else holds: neither dominates it, but freeing
 // both frees it. A group's retained size counts it.
 TEST(Leaks, RetainedBySetCountsWhatOnlyTheGroupHolds) {
