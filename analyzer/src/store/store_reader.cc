@@ -2,10 +2,13 @@
 // into the graph's arrays; objects and references are read at once, on two connections.
 #include "store/store_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "heapq/store.h"
@@ -260,9 +263,19 @@ StoreRef parse_store_ref(const std::string& path) {
 
 bool is_sqlite_file(const std::string& path) {
   static constexpr char kMagic[16] = "SQLite format 3";  // with its final NUL
+  // Only a regular file can be a store. A pipe or a FIFO must not be opened here: what this
+  // read took would be missing when the dump reader opens the path again.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
   char head[16] = {};
-  std::ifstream in(path, std::ios::binary);
-  return in.read(head, sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
+  // fstat again: the path may have been replaced since; pread leaves nothing consumed.
+  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  bool magic = regular && ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
+               std::memcmp(head, kMagic, sizeof head) == 0;
+  ::close(fd);
+  return magic;
 }
 
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
