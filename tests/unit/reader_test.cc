@@ -109,6 +109,7 @@ TEST_P(BrokenInput, SkippedByDefaultAndFatalWhenStrict) {
   EXPECT_NE(report.first_bad_lines[0].message.find(c.message), std::string::npos)
       << report.first_bad_lines[0].message;
   EXPECT_TRUE(graph.value().find(0xc00).has_value()) << "the line after a bad one is read";
+  EXPECT_FALSE(graph.value().find(0x900).has_value()) << "a bad line is wholly skipped";
 
   LoadOptions strict;
   strict.strict = true;
@@ -129,8 +130,27 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"NegativeMemsize", R"J({"address":"0x900", "type":"ARRAY", "memsize":-4})J", "negative"},
         // Ruby 3.1 writes eval'd file names raw: a quote, then a newline, inside the string.
         BrokenCase{"RawNewlineInString", "{\"address\":\"0x900\", \"type\":\"STRING\", \"file\":\"we\\\"ird\npath.rb\", \"line\":1}", "invalid JSON"},
-        BrokenCase{"ControlCharacter", "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}", "invalid JSON"}),
+        BrokenCase{"ControlCharacter", "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}", "invalid JSON"},
+        // Junk after a complete record: the record is not kept either.
+        BrokenCase{"TrailingComma", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]},)J", "invalid JSON"},
+        BrokenCase{"SecondRecord", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} {"address":"0x910", "type":"ARRAY"})J", "invalid JSON"},
+        BrokenCase{"TrailingText", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} and more)J", "invalid JSON"},
+        BrokenCase{"NulByte", std::string(R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]})J") + '\0' + "junk", "NUL byte"}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.name); });
+
+TEST(Reader, JunkAfterARecordLeavesTheNextRecordsReferencesAlone) {
+  std::string dump = std::string(kSmallDump) +
+                     R"J({"address":"0x900", "type":"ARRAY", "class":"0x100", "references":["0x700", "0x710"]}, "x")J" "\n" +
+                     R"J({"address":"0xc00", "type":"ARRAY", "class":"0x100", "references":["0x600"]})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(report.bad_lines, 1u);
+  EXPECT_EQ(g.object_count(), 10u);
+  ObjectId next = find(g, 0xc00);
+  ASSERT_EQ(g.references(next).size(), 2u);  // the Hash and its class edge
+  EXPECT_EQ(g.references(next)[0], find(g, 0x600));
+}
 
 TEST(Reader, RawInvalidUtf8IsRepairedByDefaultAndFatalWhenStrict) {
   std::string dump = std::string(kSmallDump) +

@@ -155,6 +155,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     out_.first_repaired_strings.resize(issues_mark_);
   }
   const std::string& error() const { return error_; }
+  // After a line parsed as one JSON value: adds its record, or fails (error()).
+  bool finish_line() { return commit(); }
+  bool fail_line(std::string message) { return fail(std::move(message)); }
 
   bool StartObject() {
     if (depth_ == 0) {
@@ -167,8 +170,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     ++depth_;
     return true;
   }
+  // The record is committed by finish_line(), once the whole line has parsed: junk after
+  // the closing brace makes the line bad, and nothing of it may be kept.
   bool EndObject(rapidjson::SizeType) {
-    if (--depth_ == 0) return commit();
+    --depth_;
     return true;
   }
   bool StartArray() {
@@ -462,15 +467,19 @@ uint32_t RecordHandler::site_slot() {
   return last_site_ = it->second;
 }
 
+// Parses one line (NUL-terminated at line_end) and commits its record: all or nothing.
 template <unsigned Flags>
-bool parse_line(rapidjson::Reader& reader, RecordHandler& handler, char* line) {
+bool parse_line(rapidjson::Reader& reader, RecordHandler& handler, char* line, const char* line_end) {
   rapidjson::InsituStringStream stream(line);
-  return !reader.Parse<Flags>(stream, handler).IsError();
+  if (reader.Parse<Flags>(stream, handler).IsError()) return false;
+  // The parser stops at a NUL: one before the line's end is a byte the line holds.
+  if (line + stream.Tell() != line_end)
+    return handler.fail_line("a NUL byte in the line (column " + std::to_string(stream.Tell() + 1) + ")");
+  return handler.finish_line();
 }
 
 std::string describe_error(const rapidjson::Reader& reader, const RecordHandler& handler) {
-  if (reader.GetParseErrorCode() == rapidjson::kParseErrorTermination && !handler.error().empty())
-    return handler.error();
+  if (!handler.error().empty()) return handler.error();
   return std::string("invalid JSON: ") + rapidjson::GetParseError_En(reader.GetParseErrorCode()) +
          " (column " + std::to_string(reader.GetErrorOffset() + 1) + ")";
 }
@@ -497,7 +506,8 @@ void parse_chunk(char* text, size_t len, bool strict, ParsedChunk& out) {
     ++out.lines;
     if (!blank(p, line_end)) {
       handler.begin_line(out.lines);
-      bool ok = strict ? parse_line<kStrict>(reader, handler, p) : parse_line<kFast>(reader, handler, p);
+      bool ok = strict ? parse_line<kStrict>(reader, handler, p, line_end)
+                       : parse_line<kFast>(reader, handler, p, line_end);
       if (!ok) {
         handler.abandon_line();
         ++out.bad_lines;
