@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "heapq/load.h"
 #include "test_dumps.h"
 
@@ -60,6 +62,38 @@ TEST(Reader, NamesClassesAndPseudoClasses) {
   // Hash's metaclass 0x210 is not in the dump.
   EXPECT_EQ(g.class_name(g.class_of(find(g, 0x200))), "(unknown class 0x210)");
   EXPECT_EQ(report.dangling_classes, 3u);  // the classes of 0x110, Hash and Foo
+}
+
+// Ruby 3.1's layout of `class Foo; extend ClassMethods; include Enumerable; end`: Foo's
+// singleton class has the ICLASS of ClassMethods for superclass, Foo the ICLASS of Enumerable.
+TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
+  std::string dump =
+      R"({"address":"0x10", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Class", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x20", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Module", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x30", "type":"CLASS", "class":"0x31", "name":"Object", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x31", "type":"CLASS", "class":"0x10", "superclass":"0x10", "singleton":true, "references":[], "memsize":100})" "\n"
+      R"({"address":"0x40", "type":"MODULE", "class":"0x20", "name":"Enumerable", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x50", "type":"MODULE", "class":"0x20", "name":"Foo::ClassMethods", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x60", "type":"CLASS", "class":"0x61", "superclass":"0x63", "name":"Foo", "references":["0x63"], "memsize":100})" "\n"
+      R"({"address":"0x61", "type":"CLASS", "class":"0x10", "superclass":"0x62", "singleton":true, "references":["0x62"], "memsize":100})" "\n"
+      R"({"address":"0x62", "type":"ICLASS", "class":"0x50", "superclass":"0x31", "references":["0x31"], "memsize":40})" "\n"
+      R"({"address":"0x63", "type":"ICLASS", "class":"0x40", "superclass":"0x30", "references":["0x30"], "memsize":40})" "\n"
+      R"({"address":"0x70", "type":"OBJECT", "class":"0x60", "references":[], "memsize":40})" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x60))), "Class");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x30))), "Class");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x40))), "Module");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x70))), "Foo");
+  for (uint64_t iclass : {0x62, 0x63}) {
+    ObjectId o = find(g, iclass);
+    EXPECT_EQ(g.class_name(g.class_of(o)), "ICLASS");
+    // The module stays referenced: the ICLASS keeps it alive.
+    auto refs = g.references(o);
+    EXPECT_NE(std::find(refs.begin(), refs.end(), find(g, iclass == 0x62 ? 0x50 : 0x40)), refs.end());
+  }
+  EXPECT_EQ(report.dangling_classes, 0u);
 }
 
 TEST(Reader, CountsDanglingReferencesAndDuplicates) {

@@ -353,7 +353,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint32_t site_slot();
 
   struct KeyHash {
-    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value()); }
+    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass); }
     size_t operator()(const SiteKey& k) const {
       return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 + k.method.value());
     }
@@ -451,6 +451,7 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
     key.imemo_type = intern(rec_.imemo_type.empty() ? std::string_view("?") : rec_.imemo_type);
   } else {
     key.address = rec_.class_address;
+    key.iclass = type == ObjectType::kIclass;
   }
   auto [it, added] = class_slots_.try_emplace(key, static_cast<uint32_t>(out_.class_keys.size()));
   if (added) out_.class_keys.push_back(key);
