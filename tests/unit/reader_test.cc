@@ -96,6 +96,21 @@ TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
   EXPECT_EQ(report.dangling_classes, 0u);
 }
 
+// ObjectSpace.trace_object_allocations_start's tracer is a DATA object of class Object, often
+// the biggest single object of a traced dump: it is the profiler's, and says so.
+TEST(Reader, TheAllocationTracerIsProfilerOverhead) {
+  std::string dump = std::string(kSmallDump) +
+      R"({"address":"0x900", "type":"DATA", "class":"0x300", "struct":"ObjectTracing/allocation_info_tracer", "references":[], "memsize":16777216})" "\n" +
+      R"({"address":"0x910", "type":"DATA", "class":"0x300", "struct":"other", "references":[], "memsize":40})" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x900))), "ObjectTracing/allocation_info_tracer (profiler overhead)");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x910))), "Foo");
+  ASSERT_EQ(g.references(find(g, 0x900)).size(), 1u);  // its class edge stays
+  EXPECT_EQ(g.references(find(g, 0x900))[0], find(g, 0x300));
+}
+
 TEST(Reader, CountsDanglingReferencesAndDuplicates) {
   std::string dump = kSmallDump;
   dump += R"J({"address":"0x900", "type":"ARRAY", "class":"0x200", "references":["0xdead", "0x700"], "memsize":40})J" "\n";

@@ -30,6 +30,8 @@ struct ClassKey {
   StringId imemo_type;
   bool imemo = false;
   bool iclass = false;
+  // A profiler's own DATA object (the allocation tracer): its struct name is in imemo_type.
+  bool profiler = false;
   bool operator==(const ClassKey&) const = default;
 };
 

@@ -353,7 +353,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint32_t site_slot();
 
   struct KeyHash {
-    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass); }
+    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass + 2 * k.profiler); }
     size_t operator()(const SiteKey& k) const {
       return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 + k.method.value());
     }
@@ -452,6 +452,13 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
   } else {
     key.address = rec_.class_address;
     key.iclass = type == ObjectType::kIclass;
+    // ObjectSpace's allocation tracer (16-64 MB, an Object to Ruby) and memprof's tracker are
+    // the profiler's overhead, not the application's memory: named by their struct.
+    if (type == ObjectType::kData &&
+        (rec_.struct_name == "ObjectTracing/allocation_info_tracer" || rec_.struct_name == "memprof/tracker")) {
+      key.profiler = true;
+      key.imemo_type = intern(rec_.struct_name);
+    }
   }
   auto [it, added] = class_slots_.try_emplace(key, static_cast<uint32_t>(out_.class_keys.size()));
   if (added) out_.class_keys.push_back(key);
