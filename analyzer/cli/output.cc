@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "src/read/utf8.h"
+
 namespace heapq::cli {
 
 std::string format_count(uint64_t n) {
@@ -56,6 +58,24 @@ std::string TextTable::render() const {
   line(header_);
   for (const auto& r : rows_) line(r);
   return out;
+}
+
+void json_key(JsonWriter& w, std::string_view key) {
+  if (valid_utf8(key)) {
+    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    return;
+  }
+  std::string repaired = repair_utf8(key);
+  w.Key(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
+}
+
+void json_string(JsonWriter& w, std::string_view s) {
+  if (valid_utf8(s)) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    return;
+  }
+  std::string repaired = repair_utf8(s);
+  w.String(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
 }
 
 void write_input_json(JsonWriter& w, const LoadedDump& dump) {

@@ -32,12 +32,10 @@ class TextTable {
 
 using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-inline void json_key(JsonWriter& w, std::string_view key) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-}
-inline void json_string(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
+// Keys and strings are written as valid UTF-8 whatever they hold (a path from the command
+// line, a value from SQL): ill-formed bytes become U+FFFD. JSON escapes control characters.
+void json_key(JsonWriter& w, std::string_view key);
+void json_string(JsonWriter& w, std::string_view s);
 // A string, or null when it is empty (a missing file or method).
 inline void json_string_or_null(JsonWriter& w, std::string_view s) {
   if (s.empty()) w.Null();
