@@ -24,10 +24,11 @@ using store::Statement;
 
 namespace {
 
-constexpr int64_t kNull = BulkInsert::kNull;
+using Cell = std::optional<int64_t>;  // nullopt: NULL
+constexpr Cell kNull = std::nullopt;
 
-int64_t or_null(uint32_t id_value) {
-  return id_value == UINT32_MAX ? kNull : int64_t(id_value);
+Cell or_null(uint32_t id_value) {
+  return id_value == UINT32_MAX ? kNull : Cell(id_value);
 }
 
 struct Analysis {
@@ -87,6 +88,13 @@ class StoreWriter::Impl {
       if (Status r = types->run(); !r) return db.error(r.error().message);
     }
     return Ok{};
+  }
+
+  // SQLite's messages name the file it writes; the user knows the store by its final name.
+  Error under_final_name(Error e) const {
+    for (size_t at = 0; (at = e.message.find(temp_path, at)) != std::string::npos; at += final_path.size())
+      e.message.replace(at, temp_path.size(), final_path);
+    return e;
   }
 
   Status add_dump_row(int64_t id, const std::string& source, const HeapGraph& g,
@@ -166,16 +174,15 @@ Status StoreWriter::Impl::add_classes_and_sites(int64_t id, const HeapGraph& g) 
   if (!classes) return classes.error();
   for (uint32_t c = 0; c < g.class_count(); ++c) {
     const ClassInfo& info = g.class_info(ClassId(c));
-    for (int64_t v : {id, int64_t(c), int64_t(info.address), or_null(info.object.value()),
-                      int64_t(info.name.value())})
+    for (Cell v : {Cell(id), Cell(c), Cell(int64_t(info.address)), or_null(info.object.value()),
+                   Cell(info.name.value())})
       classes->add(v);
   }
   auto sites = BulkInsert::prepare(db, "sites", 5);
   if (!sites) return sites.error();
   for (uint32_t s = 0; s < g.site_count(); ++s) {
     const Site& site = g.site_info(SiteId(s));
-    for (int64_t v : {id, int64_t(s), int64_t(site.file.value()), int64_t(site.line),
-                      or_null(site.method.value())})
+    for (Cell v : {Cell(id), Cell(s), Cell(site.file.value()), Cell(site.line), or_null(site.method.value())})
       sites->add(v);
     if (Status st = sites->maybe_flush(); !st) return st;
   }
@@ -235,13 +242,14 @@ Status StoreWriter::Impl::add_objects(int64_t id, const HeapGraph& g, const Anal
   for (uint32_t i = 0; i < g.object_count(); ++i) {
     const ObjectId o(i);
     const ObjectId idom = a.dom.idom(o);
-    const int64_t idom_value = !idom.valid()          ? kNull
-                               : idom.value() == root ? -1
-                                                      : int64_t(idom.value());
-    for (int64_t v :
-         {id, int64_t(i), int64_t(g.address(o)), int64_t(g.type(o)), or_null(g.class_of(o).value()),
-          int64_t(g.memsize(o)), or_null(g.site(o).value()), int64_t(g.generation(o)), idom_value,
-          int64_t(a.dom.retained_bytes(o)), int64_t(a.dom.retained_count(o)),
+    const Cell idom_value = !idom.valid()          ? kNull
+                            : idom.value() == root ? Cell(-1)
+                                                   : Cell(idom.value());
+    // Addresses and sizes are 64-bit unsigned: stored as their two's complement bit pattern.
+    for (Cell v :
+         {Cell(id), Cell(i), Cell(int64_t(g.address(o))), Cell(int64_t(g.type(o))), or_null(g.class_of(o).value()),
+          Cell(int64_t(g.memsize(o))), or_null(g.site(o).value()), Cell(g.generation(o)), idom_value,
+          Cell(int64_t(a.dom.retained_bytes(o))), Cell(a.dom.retained_count(o)),
           or_null(a.paths.distance(o))})
       objects->add(v);
     if (Status s = objects->maybe_flush(); !s) return s;
@@ -275,7 +283,7 @@ Result<StoreWriter> StoreWriter::create(const std::string& path) {
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
   if (!db) return io_error(path + ": cannot create the store (" + db.error().message + ")");
   impl->db = std::move(*db);
-  if (Status s = impl->begin(); !s) return s.error();
+  if (Status s = impl->begin(); !s) return impl->under_final_name(s.error());
   return StoreWriter(std::move(impl));
 }
 
@@ -298,7 +306,7 @@ Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
   analyze.join();
   if (s) s = w.add_objects(id, g, a);
   if (s) s = w.add_dump_row(id, source, g, report, a);
-  if (!s) return s.error();
+  if (!s) return w.under_final_name(s.error());
   return id;
 }
 
@@ -310,7 +318,7 @@ Status StoreWriter::finish() {
   if (s)
     s = w.db.exec(
         "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;");
-  if (!s) return s;
+  if (!s) return w.under_final_name(s.error());
   w.db = Database();
   if (Status synced = sync_file(w.temp_path, false); !synced) return synced;
   if (std::rename(w.temp_path.c_str(), w.final_path.c_str()) != 0)
