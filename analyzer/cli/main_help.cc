@@ -63,14 +63,20 @@ int run_heapq(const std::vector<std::string>& args) {
   // The command is the first positional argument; global options may come before or after it.
   const Command* command = nullptr;
   size_t at = 0;
+  size_t dashes = SIZE_MAX;  // a "--" before the command ends the global options
   for (; at < args.size(); ++at) {
-    if (!args[at].starts_with("-")) {
+    if (args[at] == "--" && dashes == SIZE_MAX) {
+      dashes = at;
+      continue;
+    }
+    if (dashes != SIZE_MAX || args[at] == "-" || !args[at].starts_with("-")) {
       command = find_command(args[at]);
       if (!command && args[at] != "help") return report_error(usage_error("unknown command \"" + args[at] + "\" (see heapq --help)"));
       break;
     }
     // A global option's value is not the command.
-    std::string name = args[at].substr(args[at].find_first_not_of('-'));
+    const size_t letter = args[at].find_first_not_of('-');
+    std::string name = letter == std::string::npos ? "" : args[at].substr(letter);
     if ((name == "format" || name == "threads") && at + 1 < args.size()) ++at;
   }
   if (at < args.size() && args[at] == "help") {
@@ -78,7 +84,7 @@ int run_heapq(const std::vector<std::string>& args) {
     return emit(about ? command_help(*about) : tool_help()) ? 0 : 3;
   }
   if (!command) {
-    auto parsed = parse_args(args, global_options());
+    auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());
     if (!parsed) return report_error(parsed.error());
     if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
     if (parsed->has("help")) return emit(tool_help()) ? 0 : 3;
@@ -88,7 +94,9 @@ int run_heapq(const std::vector<std::string>& args) {
 
   std::vector<OptionSpec> specs(command->options.begin(), command->options.end());
   specs.insert(specs.end(), global_options().begin(), global_options().end());
-  std::vector<std::string> command_args(args.begin(), args.begin() + at);
+  std::vector<std::string> command_args;
+  for (size_t i = 0; i < at; ++i)
+    if (i != dashes) command_args.push_back(args[i]);
   command_args.insert(command_args.end(), args.begin() + at + 1, args.end());
   auto parsed = parse_args(command_args, specs);
   if (!parsed) return report_error(parsed.error());
