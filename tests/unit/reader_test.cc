@@ -201,6 +201,23 @@ TEST(Reader, JunkAfterARecordLeavesTheNextRecordsReferencesAlone) {
   EXPECT_EQ(g.references(next)[0], find(g, 0x600));
 }
 
+// rapidjson recurses per level of nesting: a record nested 120k deep overflowed the stack.
+TEST(Reader, DeeplyNestedValuesAreABadLineNotACrash) {
+  const size_t kDepth = 200'000;
+  std::string deep = R"({"address":"0x900", "type":"OBJECT", "x":)" + std::string(kDepth, '[') +
+                     std::string(kDepth, ']') + "}";
+  std::string objects = R"({"address":"0x910", "type":"OBJECT", "x":)" + [&] {
+    std::string s;
+    for (size_t i = 0; i < kDepth; ++i) s += "{\"a\":";
+    return s + "1" + std::string(kDepth, '}');
+  }() + "}";
+  auto [graph, report] = load_text(std::string(kSmallDump) + deep + "\n" + objects + "\n");
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(report.bad_lines, 2u);
+  ASSERT_FALSE(report.first_bad_lines.empty());
+  EXPECT_NE(report.first_bad_lines[0].message.find("nested"), std::string::npos) << report.first_bad_lines[0].message;
+}
+
 TEST(Reader, RawInvalidUtf8IsRepairedByDefaultAndFatalWhenStrict) {
   std::string dump = std::string(kSmallDump) +
                      "{\"address\":\"0x900\", \"type\":\"STRING\", \"class\":\"0x100\", \"file\":\"we\xffird.rb\", \"line\":2, \"memsize\":40}\n";

@@ -160,6 +160,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool fail_line(std::string message) { return fail(std::move(message)); }
 
   bool StartObject() {
+    if (depth_ >= kMaxDepth) return too_deep();
     if (depth_ == 0) {
       ++depth_;
       return true;
@@ -177,6 +178,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     return true;
   }
   bool StartArray() {
+    if (depth_ >= kMaxDepth) return too_deep();
     if (depth_ == 0) return fail("a record must be a JSON object");
     if (in_references()) return fail(kNotAnAddress);
     if (depth_ == 1) in_array_ = field_;
@@ -254,6 +256,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
  private:
   static constexpr const char* kNotAnAddress = "\"references\" holds something that is not an address";
+  // rapidjson's parser recurses once per level, before calling the handler for the level's
+  // contents: stopping here bounds the stack (records nest 3 deep; 120k levels overflowed it).
+  static constexpr int kMaxDepth = 100;
+  bool too_deep() { return fail("values nested more than " + std::to_string(kMaxDepth) + " deep"); }
 
   bool in_references() const { return depth_ == 2 && in_array_ == Field::kReferences; }
   bool counted_field() const {
