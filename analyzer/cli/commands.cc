@@ -14,6 +14,7 @@ constexpr OptionSpec kGlobalOptions[] = {
     {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
     {"threads", "N", "parser threads (default: one per core)"},
+    {"max-line", "MIB", "longest line read, in MiB (default 1024); a longer one is an error"},
     {"help", "", "show help (also: heapq COMMAND --help)"},
     {"version", "", "show the version"},
 };

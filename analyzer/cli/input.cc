@@ -107,6 +107,7 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
   LoadOptions options;
   options.strict = global.strict;
   options.threads = global.threads;
+  options.max_line_bytes = static_cast<size_t>(global.max_line_mib) << 20;
   std::unique_ptr<ProgressBar> bar;
   if (!global.quiet && isatty(STDERR_FILENO)) {
     bar = std::make_unique<ProgressBar>(path);

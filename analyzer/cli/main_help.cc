@@ -54,6 +54,11 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   auto threads = get_count(args, "threads", 0);
   if (!threads) return threads.error();
   g.threads = static_cast<unsigned>(std::min<uint64_t>(*threads, 64));
+  auto max_line = get_count(args, "max-line", g.max_line_mib);
+  if (!max_line) return max_line.error();
+  if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
+    return usage_error("--max-line expects MiB from 1 to 1048576, not " + std::to_string(*max_line));
+  g.max_line_mib = *max_line;
   return g;
 }
 
@@ -77,7 +82,7 @@ int run_heapq(const std::vector<std::string>& args) {
     // A global option's value is not the command.
     const size_t letter = args[at].find_first_not_of('-');
     std::string name = letter == std::string::npos ? "" : args[at].substr(letter);
-    if ((name == "format" || name == "threads") && at + 1 < args.size()) ++at;
+    if ((name == "format" || name == "threads" || name == "max-line") && at + 1 < args.size()) ++at;
   }
   if (at < args.size() && args[at] == "help") {
     const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;

@@ -218,6 +218,40 @@ TEST(Reader, DeeplyNestedValuesAreABadLineNotACrash) {
   EXPECT_NE(report.first_bad_lines[0].message.find("nested"), std::string::npos) << report.first_bad_lines[0].message;
 }
 
+// Bytes without a newline (a gzip bomb of zeros) must not be buffered: a line that does not
+// start like a record is skipped unread, a record line longer than the cap is an error.
+TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
+  LoadOptions small;
+  small.chunk_bytes = 4096;
+  small.max_line_bytes = 1 << 20;
+  const std::string zeros(8 << 20, '\0');
+  const std::string after = R"({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})" "\n";
+  for (const std::string& junk : {zeros, std::string(3 << 20, 'x'), "   " + std::string(3 << 20, '0')}) {
+    auto [graph, report] = load_text(std::string(kSmallDump) + junk + "\n" + after + junk, small);
+    ASSERT_TRUE(graph.ok()) << graph.error().message;
+    EXPECT_TRUE(graph.value().find(0xc00).has_value());
+    EXPECT_EQ(report.bad_lines, 2u);
+    EXPECT_EQ(report.lines, 13u);
+    ASSERT_EQ(report.first_bad_lines.size(), 2u);
+    EXPECT_EQ(report.first_bad_lines[0].line, 11u);
+    EXPECT_EQ(report.first_bad_lines[1].line, 13u);
+    EXPECT_NE(report.first_bad_lines[0].message.find("skipped unread"), std::string::npos);
+  }
+  // Blanks are no record and no trouble, however many.
+  auto [blank, blank_report] = load_text(std::string(kSmallDump) + std::string(3 << 20, ' ') + "\n" + after, small);
+  ASSERT_TRUE(blank.ok());
+  EXPECT_EQ(blank_report.bad_lines, 0u);
+
+  std::string huge = R"({"address":"0x900", "type":"STRING", "value":")" + std::string(2 << 20, 'a') + "\"}\n";
+  auto [refused, ignored] = load_text(std::string(kSmallDump) + after + huge + after, small);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ExitCode::kBadInput);
+  EXPECT_EQ(refused.error().message, "dump.json:12: a line longer than 1048576 bytes (see --max-line)");
+  small.max_line_bytes = 4 << 20;
+  auto [taken, taken_report] = load_text(std::string(kSmallDump) + after + huge + after, small);
+  EXPECT_TRUE(taken.ok());
+}
+
 TEST(Reader, RawInvalidUtf8IsRepairedByDefaultAndFatalWhenStrict) {
   std::string dump = std::string(kSmallDump) +
                      "{\"address\":\"0x900\", \"type\":\"STRING\", \"class\":\"0x100\", \"file\":\"we\xffird.rb\", \"line\":2, \"memsize\":40}\n";

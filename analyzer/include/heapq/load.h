@@ -21,6 +21,10 @@ struct LoadOptions {
   unsigned threads = 0;
   // Bytes read per chunk of work; a line longer than this is read whole all the same.
   size_t chunk_bytes = 4 << 20;
+  // The longest line read: a longer one is an error (exit status 2). Real records of huge
+  // Hashes reach hundreds of MB. A line that does not start like a record ('{') is skipped
+  // as a bad line without being held in memory, however long it is.
+  size_t max_line_bytes = size_t(1) << 30;
   // Called from time to time with (bytes consumed, total bytes or 0).
   std::function<void(uint64_t, uint64_t)> progress;
 };
