@@ -79,7 +79,7 @@ bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth,
     Item it = stack.back();
     stack.pop_back();
     if (out.size() > kFlushBytes) {
-      if (!emit(out)) return false;
+      if (!emit_text(out)) return false;
       out.clear();
     }
     std::string indent(2 * std::min(it.depth, kMaxIndent), ' ');
@@ -233,9 +233,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (global.format == OutputFormat::kJson) {
     ok = write_json(*dump, a, best, depth, n);
   } else if (depth) {
-    ok = tree_text(a, g.virtual_root(), 0, *depth, n, text) && emit(text);
+    ok = tree_text(a, g.virtual_root(), 0, *depth, n, text) && emit_text(text);
   } else {
-    ok = emit(render_text(*dump, a, best));
+    ok = emit_text(render_text(*dump, a, best));
   }
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }

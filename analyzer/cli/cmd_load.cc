@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
+#include "cli/terminal_text.h"
 #include "heapq/store.h"
 
 namespace heapq::cli {
@@ -124,14 +125,16 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     auto dump = load_input(path, global);
     if (!dump) return report_error(dump.error());
     if (!global.quiet && isatty(STDERR_FILENO))
-      std::fprintf(stderr, "\rheapq: writing %s\033[K", out->c_str());
+      std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(*out).c_str());
     auto id = writer->add(dump->path, dump->graph, dump->report);
     if (!global.quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
     if (!id) return report_error(id.error());
     loaded.push_back({*id, dump->path, dump->graph.object_count(), dump->graph.edge_count()});
   }
   if (Status s = writer->finish(); !s) return report_error(s.error());
-  return emit(render(*out, loaded, global.format)) ? 0 : static_cast<int>(ExitCode::kIo);
+  const std::string text = render(*out, loaded, global.format);
+  const bool ok = global.format == OutputFormat::kJson ? emit(text) : emit_text(text);
+  return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 
 }  // namespace

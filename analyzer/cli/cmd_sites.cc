@@ -144,8 +144,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
   size_t n = *top == 0 ? SIZE_MAX : *top;
   SiteReport report = compute_sites(dump->graph, *by, *sort, dominators ? &*dominators : nullptr, n);
-  bool ok = emit(global.format == OutputFormat::kJson ? render_json(*dump, report, *by, n)
-                                                     : render_text(*dump, report, *by, n));
+  bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, report, *by, n))
+                                                : emit_text(render_text(*dump, report, *by, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 

@@ -61,7 +61,7 @@ class TextSink : public SqlSink {
     std::string out = table.render() + "(" + format_count(rows_.size()) +
                       (rows_.size() == 1 ? " row)\n" : " rows)\n");
     rows_.clear();
-    return emit(out) ? Status(Ok{}) : Status(io_error("cannot write the output"));
+    return emit_text(out) ? Status(Ok{}) : Status(io_error("cannot write the output"));
   }
 
  private:

@@ -94,7 +94,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
   size_t n = *top == 0 ? SIZE_MAX : *top;
   HeapStats stats = compute_stats(dump->graph, *sort, dominators ? &*dominators : nullptr, n);
-  bool ok = emit(global.format == OutputFormat::kJson ? render_json(*dump, stats, n) : render_text(*dump, stats, n));
+  bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, stats, n)) : emit_text(render_text(*dump, stats, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/terminal_text.h"
 
 namespace heapq::cli {
 
@@ -35,7 +36,7 @@ std::span<const Command> commands() {
 std::span<const OptionSpec> global_options() { return kGlobalOptions; }
 
 int report_error(const Error& error) {
-  std::fprintf(stderr, "heapq: %s\n", error.message.c_str());
+  std::fprintf(stderr, "heapq: %s\n", escape_controls(error.message).c_str());
   return static_cast<int>(error.code);
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/terminal_text.h"
 #include "heapq/store.h"
 
 namespace heapq::cli {
@@ -14,7 +15,7 @@ namespace {
 // A one-line progress bar on stderr, redrawn at most ten times a second.
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string name) : name_(std::move(name)) {}
+  explicit ProgressBar(const std::string& name) : name_(escape_controls(name)) {}
   ~ProgressBar() {
     if (drawn_) std::fprintf(stderr, "\r\033[K");
   }
@@ -89,7 +90,8 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
 namespace {
 
 void print_warnings(const LoadedDump& dump) {
-  for (const std::string& w : load_warnings(dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+  for (const std::string& w : load_warnings(dump))
+    std::fprintf(stderr, "heapq: warning: %s\n", escape_controls(w).c_str());
 }
 
 }  // namespace

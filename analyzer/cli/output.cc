@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/terminal_text.h"
 #include "src/read/utf8.h"
 
 namespace heapq::cli {
@@ -36,17 +37,21 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
     : header_(std::move(header)), numeric_(std::move(numeric)) {}
 
 std::string TextTable::render() const {
-  std::vector<size_t> width(header_.size(), 0);
-  auto measure = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  auto cells = [](const std::vector<std::string>& row) {
+    std::vector<std::string> out;
+    for (const std::string& c : row) out.push_back(fit_width(escape_controls(c), kMaxCellWidth));
+    return out;
   };
-  measure(header_);
-  for (const auto& r : rows_) measure(r);
+  std::vector<std::vector<std::string>> rows{cells(header_)};
+  for (const auto& r : rows_) rows.push_back(cells(r));
+  std::vector<size_t> width(header_.size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
   std::string out;
-  auto line = [&](const std::vector<std::string>& row) {
+  for (const auto& row : rows) {
     std::string l;
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      const size_t pad = width[i] - row[i].size();
+      const size_t pad = width[i] - display_width(row[i]);
       const bool last = i + 1 == row.size();
       if (i > 0) l += "  ";
       if (numeric_[i]) l.append(pad, ' ');
@@ -54,9 +59,7 @@ std::string TextTable::render() const {
       if (!numeric_[i] && !last) l.append(pad, ' ');
     }
     out += l + "\n";
-  };
-  line(header_);
-  for (const auto& r : rows_) line(r);
+  }
   return out;
 }
 
@@ -118,6 +121,8 @@ bool emit(std::string_view text) {
   }
   return true;
 }
+
+bool emit_text(std::string_view text) { return emit(escape_controls_keep_lines(text)); }
 
 bool emit_json(const rapidjson::StringBuffer& buffer) {
   return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");

@@ -17,12 +17,14 @@ namespace heapq::cli {
 std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string format_bytes(uint64_t n);  // 1536 -> "1.5 KiB"
 
-// Columns are left-aligned unless marked numeric (right-aligned).
+// Columns are left-aligned unless marked numeric (right-aligned). Cells are escaped for the
+// terminal and cut to kMaxCellWidth columns: one huge name must not pad every row to its size.
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   std::string render() const;
+  static constexpr size_t kMaxCellWidth = 120;
 
  private:
   std::vector<std::string> header_;
@@ -51,6 +53,10 @@ void write_input_json(JsonWriter& w, const LoadedDump& dump);
 
 // Writes the text to stdout; false (and a message on stderr) when stdout fails.
 bool emit(std::string_view text);
+
+// The same for text meant for a terminal: control characters in it (from dump strings) are
+// escaped, newlines aside (terminal_text.h).
+bool emit_text(std::string_view text);
 
 // Writes a finished JSON document with a final newline.
 bool emit_json(const rapidjson::StringBuffer& buffer);

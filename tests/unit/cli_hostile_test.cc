@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/terminal_text.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -63,6 +64,45 @@ TEST_F(CliHostile, DeepDominatorTreesPrintInLinearSpace) {
   auto json = run_cli({"--quiet", "--format", "json", "dominators", "--depth", "100000", chain});
   ASSERT_EQ(json.status, 0) << json.err;
   EXPECT_LT(json.out.size(), size_t(kDepth) * 250);
+}
+
+TEST(TerminalText, EscapesControlsAndCutsCells) {
+  using cli::escape_controls;
+  EXPECT_EQ(escape_controls("Foo::Bar"), "Foo::Bar");
+  EXPECT_EQ(escape_controls("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
+  EXPECT_EQ(escape_controls("\x1b]0;owned\x07"), "\\e]0;owned\\x07");
+  EXPECT_EQ(escape_controls("a\nb\tc\x7f"), "a\\nb\\tc\\x7f");
+  EXPECT_EQ(escape_controls("\xc2\x9b" "2J"), "\\u009b2J");       // C1 CSI
+  EXPECT_EQ(escape_controls("\xe2\x80\xae" "txt"), "\\u202etxt");  // right-to-left override
+  EXPECT_EQ(escape_controls("\xff\xc3"), "\\xff\\xc3");           // not UTF-8
+  EXPECT_EQ(cli::escape_controls_keep_lines("a\x1b[2J\nb\n"), "a\\e[2J\nb\n");
+  EXPECT_EQ(cli::fit_width("abcdefghij", 5), "ab\u2026ij");
+  EXPECT_EQ(cli::fit_width("abc", 5), "abc");
+  EXPECT_EQ(cli::display_width(cli::fit_width(std::string(100, 'x') + "\xc3\xa9\xc3\xa9", 7)), 7u);
+}
+
+// Dump strings reach the terminal: a class name that retitles or clears it is shown, not run;
+// one huge class name does not pad every row of the table.
+TEST_F(CliHostile, DumpStringsCannotDriveTheTerminal) {
+  std::string dump = (dir_ / "evil.json").string();
+  std::ofstream(dump) << R"({"type":"ROOT", "root":"vm", "references":["0x500", "0x600"]})" "\n"
+                      << R"({"address":"0x300", "type":"CLASS", "name":"Evil\u001b]0;owned\u0007\u001b[2J", "references":[], "memsize":60})" "\n"
+                      << R"({"address":"0x310", "type":"CLASS", "name":")" << std::string(1 << 20, 'N') << R"(", "references":[], "memsize":60})" "\n"
+                      << R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":[], "file":"a\u001b[31m.rb", "line":1, "memsize":40})" "\n"
+                      << R"({"address":"0x600", "type":"OBJECT", "class":"0x310", "references":[], "memsize":40})" "\n";
+  for (std::vector<std::string> args : {std::vector<std::string>{"stats", "--top", "0", dump},
+                                        {"sites", "--by", "file", dump}, {"dominators", dump},
+                                        {"retainers", dump, "0x500"}, {"dominators", "--depth", "3", dump}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.status, 0) << args[0] << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args[0] << ": " << r.out;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << args[0];
+    if (args[0] == "stats") {
+      EXPECT_NE(r.out.find("Evil\\e]0;owned\\x07\\e[2J"), std::string::npos) << r.out;
+      EXPECT_LT(r.out.size(), 4000u);
+    }
+  }
 }
 
 }  // namespace
