@@ -63,9 +63,15 @@ Result<std::string> output_path(const ParsedArgs& args) {
     out = parse_store_ref(first).file + ".db";
   }
   std::error_code ec;
-  if (std::filesystem::exists(out, ec) && !args.has("force"))
-    return usage_error(out + " exists; pass --force to replace it");
   if (std::filesystem::is_directory(out, ec)) return usage_error(out + " is a directory");
+  if (std::filesystem::exists(out, ec)) {
+    if (!args.has("force")) return usage_error(out + " exists; pass --force to replace it");
+    // --force replaces a store, never another file, and never what this load reads.
+    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --force replaces only a store");
+    for (const std::string& input : args.positional())
+      if (input != "-" && std::filesystem::equivalent(parse_store_ref(input).file, out, ec))
+        return usage_error(out + " is also an input of this load; write the store elsewhere");
+  }
   return out;
 }
 
@@ -118,6 +124,12 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto out = output_path(args);
   if (!out) return report_error(out.error());
   InterruptGuard guard(StoreWriter::temp_path_for(*out));
+  // A load that was killed leaves its temporary file: the next load of the store removes it.
+  for (const std::string& stale : StoreWriter::stale_temp_paths(*out)) {
+    std::error_code ec;
+    if (std::filesystem::remove(stale, ec) && !global.quiet)
+      std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n", escape_controls(stale).c_str());
+  }
   auto writer = StoreWriter::create(*out);
   if (!writer) return report_error(writer.error());
   std::vector<Loaded> loaded;
@@ -131,7 +143,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     if (!id) return report_error(id.error());
     loaded.push_back({*id, dump->path, dump->graph.object_count(), dump->graph.edge_count()});
   }
-  if (Status s = writer->finish(); !s) return report_error(s.error());
+  if (Status s = writer->finish(args.has("force")); !s) return report_error(s.error());
   const std::string text = render(*out, loaded, global.format);
   const bool ok = global.format == OutputFormat::kJson ? emit(text) : emit_text(text);
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
@@ -151,8 +163,9 @@ const Command kLoadCommand = {
     "its last dump, STORE#N dump N (heapq stats app.db#1). A store is known by its content\n"
     "(SQLite's header), not by its name. heapq sql STORE \"SELECT ...\" queries it.\n\n"
     "The store is written to a temporary file in the same directory and renamed when complete:\n"
-    "an interrupted load leaves nothing under the store's name. An existing store is replaced\n"
-    "only with --force.\n",
+    "an interrupted load leaves nothing under the store's name (the next load removes its\n"
+    "temporary file). An existing store, also one that appears while the load runs, is replaced\n"
+    "only with --force, which replaces nothing but a store, and never one of the load's inputs.\n",
     kOptions,
     run,
 };

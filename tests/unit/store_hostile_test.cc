@@ -21,6 +21,7 @@ class StoreHostile : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     store_ = (dir_ / "s.db").string();
+    std::filesystem::remove(store_);
     auto writer = StoreWriter::create(store_);
     ASSERT_TRUE(writer.ok()) << writer.error().message;
     auto loaded = testing::load_text(testing::kSmallDump);
@@ -88,6 +89,24 @@ TEST_F(StoreHostile, EditedRowsAreAnswerOrDamaged) {
     expect_answer_or_damaged(false);
     expect_answer_or_damaged(true);
   }
+}
+
+// The store's name is checked when the store is renamed to it, not only when the load starts.
+TEST_F(StoreHostile, AStoreCreatedDuringTheLoadIsKept) {
+  const std::string path = (dir_ / "race.db").string();
+  auto writer = StoreWriter::create(path);
+  ASSERT_TRUE(writer.ok());
+  auto loaded = testing::load_text(testing::kSmallDump);
+  ASSERT_TRUE(writer->add("small.json", loaded.graph.value(), loaded.report).ok());
+  std::filesystem::copy_file(store_, path);  // another load finished first
+  Status s = writer->finish();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ExitCode::kUsage);
+  EXPECT_NE(s.error().message.find("--force"), std::string::npos) << s.error().message;
+  EXPECT_EQ(std::filesystem::file_size(path), std::filesystem::file_size(store_));
+  auto replacing = StoreWriter::create(path);
+  ASSERT_TRUE(replacing->add("small.json", loaded.graph.value(), loaded.report).ok());
+  EXPECT_TRUE(replacing->finish(true).ok());
 }
 
 }  // namespace

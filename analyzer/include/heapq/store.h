@@ -47,13 +47,18 @@ class StoreWriter {
   // The temporary file that create(path) writes, for a signal handler that must remove it
   // (known before the file exists, so that no signal can come between the two).
   static std::string temp_path_for(const std::string& path);
+  // Temporary files of earlier loads of this store whose process is gone (killed before it
+  // could remove them).
+  static std::vector<std::string> stale_temp_paths(const std::string& path);
   const std::string& temp_path() const;
 
   // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report);
 
-  // Builds the indexes, makes the file durable and renames it to the final name.
-  Status finish();
+  // Builds the indexes, makes the file durable and renames it to the final name. Without
+  // `replace`, a file that appeared under that name meanwhile is kept and the store is not
+  // written (exit status 1): the check and the rename are one step.
+  Status finish(bool replace = false);
 
  private:
   class Impl;

@@ -1,9 +1,12 @@
 // StoreWriter: one transaction of multi-row inserts into a fresh file with bulk-load pragmas,
 // indexes built once the rows are in, then a durable file renamed into place.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -310,7 +313,39 @@ Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
   return id;
 }
 
-Status StoreWriter::finish() {
+namespace {
+
+// rename(2) that fails with EEXIST instead of replacing: renameat2's RENAME_NOREPLACE, or
+// link + unlink where the file system does not support it.
+int rename_no_replace(const char* from, const char* to) {
+  if (::renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (::link(from, to) != 0) return -1;
+  ::unlink(from);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> StoreWriter::stale_temp_paths(const std::string& path) {
+  std::filesystem::path p(path);
+  const std::string prefix = "." + p.filename().string() + ".tmp-";
+  const std::filesystem::path dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 9) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    // A process that is still there may be writing it.
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;
+    out.push_back((p.parent_path() / name).string());
+  }
+  return out;
+}
+
+Status StoreWriter::finish(bool replace) {
   Impl& w = *impl_;
   Status s = w.db.exec(std::string(store::kSchemaAfterRows));
   if (s) s = w.db.exec("COMMIT");
@@ -321,8 +356,11 @@ Status StoreWriter::finish() {
   if (!s) return w.under_final_name(s.error());
   w.db = Database();
   if (Status synced = sync_file(w.temp_path, false); !synced) return synced;
-  if (std::rename(w.temp_path.c_str(), w.final_path.c_str()) != 0)
-    return io_error(w.final_path + ": cannot rename " + w.temp_path + " to it");
+  const int renamed = replace ? std::rename(w.temp_path.c_str(), w.final_path.c_str())
+                              : rename_no_replace(w.temp_path.c_str(), w.final_path.c_str());
+  if (renamed != 0 && errno == EEXIST)
+    return usage_error(w.final_path + " appeared while the load ran; it is kept (pass --force to replace it)");
+  if (renamed != 0) return io_error(w.final_path + ": cannot write the store: " + std::strerror(errno));
   w.finished = true;
   std::string dir = std::filesystem::path(w.final_path).parent_path().string();
   return sync_file(dir.empty() ? "." : dir, true);
