@@ -9,8 +9,8 @@ src=$(find analyzer/src -name '*.cc' -not -path '*/store/*' | sort)  # the store
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I analyzer/include -I analyzer/src \
   tests/fuzz/reader_fuzz.cc $src -lz -lpthread -o "$out/reader_fuzz"
 # Seeds: the first lines of every dump the tests know.
-for f in ../shared/fixtures/foreign-dumps/*.json; do
-  [ -f "$f" ] && head -c 4000 "$f" > "$out/corpus/$(basename "$f")"
+for f in tests/fixtures/foreign-dumps/*.json.gz; do
+  gzip -dc "$f" | head -c 4000 > "$out/corpus/$(basename "$f" .gz)"
 done
 printf '%s\n' '{"type":"META","format":"memprof","version":1}' \
   '{"type":"ROOT","root":"vm","references":["0x10"],"reference_names":["$x"]}' \
