@@ -48,7 +48,7 @@ std::string object_line(const Analysis& a, ObjectId o) {
 
 std::string render_text(const LoadedDump& dump, const Analysis& a, const std::vector<ObjectId>& top) {
   const HeapGraph& g = a.g;
-  std::string out = dump.path + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) + " in " +
+  std::string out = dump.name + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) + " in " +
                     format_count(a.dom.retained_count(g.virtual_root()) - 1) + " objects reachable from the roots";
   if (a.dom.unreachable_count())
     out += "; " + format_count(a.dom.unreachable_count()) + " unreachable objects (" +

@@ -28,6 +28,7 @@ Result<Target> find_target(const HeapGraph& g, const std::string& spec, const st
   t.label = spec;
   if (spec.starts_with("0x") || spec.starts_with("0X")) {
     uint64_t address = 0;
+    if (spec.size() < 3 || spec.size() > 18 || spec.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos) return usage_error("\"" + spec + "\" is not a hex address");
     try {
       size_t used = 0;
       address = std::stoull(spec.substr(2), &used, 16);

@@ -60,7 +60,7 @@ std::string render_text(const LoadedDump& dump, const SiteReport& r, SiteGroupin
   const HeapGraph& g = dump.graph;
   std::string out;
   if (r.objects_with_site == 0)
-    out += "No object in " + dump.path + " has an allocation site: dump a process that traces\n"
+    out += "No object in " + dump.name + " has an allocation site: dump a process that traces\n"
            "allocations (ObjectSpace.trace_object_allocations_start, or Memprof.start).\n\n";
   const bool retained = !r.groups.empty() && r.groups[0].retained_bytes;
   std::vector<std::string> head = {"count", "bytes"};

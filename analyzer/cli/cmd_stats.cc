@@ -16,7 +16,7 @@ constexpr OptionSpec kOptions[] = {
 };
 
 std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t top) {
-  std::string out = dump.path + ": " + format_count(stats.objects) + " objects, " +
+  std::string out = dump.name + ": " + format_count(stats.objects) + " objects, " +
                     format_bytes(stats.bytes) + " (" + format_count(stats.bytes) + " bytes)\n\n";
   TextTable types({"type", "count", "bytes"}, {false, true, true});
   for (const TypeTotals& t : stats.by_type)

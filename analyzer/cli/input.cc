@@ -52,8 +52,10 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
 // load time. PATH may end in #N to pick a dump other than the last.
 Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
   LoadedDump dump{path, {}, {}};
-  auto graph = read_store(ref.file, ref.dump, dump.report, nullptr, references);
+  StoredDump which;
+  auto graph = read_store(ref.file, ref.dump, dump.report, &which, references);
   if (!graph) return graph.error();
+  dump.name = ref.file + "#" + std::to_string(which.id);
   dump.graph = std::move(*graph);
   return dump;
 }
@@ -116,6 +118,7 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
     options.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
   }
   LoadedDump dump{path == "-" ? "<stdin>" : path, {}, {}};
+  dump.name = dump.path;
   auto graph = load_dump(**input, options, dump.report);
   bar.reset();
   if (!graph) return graph.error();

@@ -20,8 +20,8 @@ std::string tool_help() {
       "Analyzes Ruby heap dumps: Memprof.dump_all output and ObjectSpace.dump_all output of any\n"
       "Ruby version, plain or gzip-compressed; INPUT - reads stdin.\n\ncommands:\n";
   for (const Command& c : commands()) {
-    std::string name = "  " + std::string(c.name);
-    name.resize(12, ' ');
+    std::string name = "  " + std::string(c.name) + "  ";
+    if (name.size() < 14) name.resize(14, ' ');
     out += name + std::string(c.summary) + "\n";
   }
   out += "\noptions (before or after the command):\n" + describe_options(global_options()) +

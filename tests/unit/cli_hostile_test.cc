@@ -66,6 +66,51 @@ TEST_F(CliHostile, DeepDominatorTreesPrintInLinearSpace) {
   EXPECT_LT(json.out.size(), size_t(kDepth) * 250);
 }
 
+TEST_F(CliHostile, SmallOnes) {
+  // Addresses are hex digits after one 0x: no sign, no second prefix.
+  for (const char* spec : {"0x-1", "0x0x7f", "0x", "0x+10", "0x 10"}) {
+    auto r = run_cli({"retainers", dump_, spec});
+    EXPECT_EQ(r.status, 1) << spec;
+    EXPECT_NE(r.err.find("is not a hex address"), std::string::npos) << spec << ": " << r.err;
+  }
+  // Every command name stands apart from its summary.
+  auto help = run_cli({"--help"});
+  EXPECT_NE(help.out.find("  dominators  "), std::string::npos) << help.out;
+  // A store that is not there is an I/O error, for sql as for the other commands.
+  EXPECT_EQ(run_cli({"sql", (dir_ / "absent.db").string(), "SELECT 1"}).status, 3);
+  EXPECT_EQ(run_cli({"stats", (dir_ / "absent.db").string()}).status, 3);
+  // Dumps in a store are numbered from 1: #0 is refused, not taken for the last one; the text
+  // header names the dump it read.
+  const std::string store = (dir_ / "s.db").string();
+  ASSERT_EQ(run_cli({"--quiet", "load", "-o", store, dump_, dump_}).status, 0);
+  auto zero = run_cli({"stats", store + "#0"});
+  EXPECT_EQ(zero.status, 1);
+  EXPECT_NE(zero.err.find("numbered from 1"), std::string::npos) << zero.err;
+  auto last = run_cli({"stats", store});
+  EXPECT_EQ(last.status, 0);
+  EXPECT_EQ(last.out.rfind(store + "#2: ", 0), 0u) << last.out;
+  // SQL may start with a comment, and PRAGMAs that only ask run on a read-only store.
+  auto commented = run_cli({"sql", store, "-- how many\nSELECT count(*) AS n FROM dumps"});
+  EXPECT_EQ(commented.status, 0) << commented.err;
+  EXPECT_NE(commented.out.find("2"), std::string::npos);
+  EXPECT_EQ(run_cli({"sql", store, "PRAGMA journal_mode"}).status, 0);
+  EXPECT_EQ(run_cli({"sql", store, "PRAGMA journal_mode = WAL"}).status, 1);
+}
+
+// Totals of sizes a dump claims stop at 2^64 - 1 instead of wrapping around to small numbers.
+TEST_F(CliHostile, MemsizeTotalsDoNotWrap) {
+  std::string dump = (dir_ / "huge.json").string();
+  std::ofstream(dump) << R"({"type":"ROOT", "root":"vm", "references":["0x100"]})" "\n"
+                      << R"({"address":"0x100", "type":"STRING", "references":["0x200"], "memsize":18446744073709551615})" "\n"
+                      << R"({"address":"0x200", "type":"STRING", "memsize":9223372036854775808})" "\n";
+  auto stats = run_cli({"--format", "json", "stats", "--retained", dump});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.out.find("\"bytes\": 18446744073709551615"), std::string::npos) << stats.out;
+  EXPECT_EQ(stats.out.find("\"bytes\": 9223372036854775807"), std::string::npos) << stats.out;
+  auto dominators = run_cli({"--format", "json", "dominators", dump});
+  EXPECT_NE(dominators.out.find("\"retained_bytes\": 18446744073709551615"), std::string::npos) << dominators.out;
+}
+
 TEST(TerminalText, EscapesControlsAndCutsCells) {
   using cli::escape_controls;
   EXPECT_EQ(escape_controls("Foo::Bar"), "Foo::Bar");

@@ -21,7 +21,8 @@ namespace heapq {
 // Whether the file starts with SQLite's header ("SQLite format 3\0"); false when unreadable.
 bool is_sqlite_file(const std::string& path);
 
-// A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N".
+// A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N"
+// (N >= 1; "#0" gives dump -1, which read_store refuses).
 // A path that names an existing file is taken whole, '#' included.
 struct StoreRef {
   std::string file;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyze/dominator_tree.h"
+#include "analyze/saturating_add.h"
 
 namespace heapq {
 
@@ -54,7 +55,7 @@ HeapDominators HeapDominators::compute(const HeapGraph& g) {
   for (uint32_t i = 0; i < n; ++i) {
     if (d.idom_[i] != kNoDominator) continue;
     ++d.unreachable_count_;
-    d.unreachable_bytes_ += sizes[i];
+    add_saturating(d.unreachable_bytes_, sizes[i]);
   }
   return d;
 }
@@ -150,7 +151,7 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
   uint64_t freed = 0;
   for (uint32_t pos = pre_[lca]; pos < end_[lca]; ++pos) {
     const uint32_t v = order_[pos];
-    if (mark_[v] != visited && v < n) freed += g.memsize(ObjectId(v));
+    if (mark_[v] != visited && v < n) add_saturating(freed, g.memsize(ObjectId(v)));
   }
   return freed;
 }

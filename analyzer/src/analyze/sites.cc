@@ -6,6 +6,7 @@
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
 #include "model/address_hash.h"
+#include "analyze/saturating_add.h"
 
 namespace heapq {
 
@@ -122,7 +123,7 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
     SiteGroup& g = report.groups[it->second];
     if (dominators) group_of[i] = static_cast<uint32_t>(it->second);
     ++g.count;
-    g.bytes += graph.memsize(o);
+    add_saturating(g.bytes, graph.memsize(o));
   }
 
   // Sorting moves the groups: remember each one's index into group_of's numbering.

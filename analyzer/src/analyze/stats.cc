@@ -4,6 +4,7 @@
 
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
+#include "analyze/saturating_add.h"
 
 namespace heapq {
 
@@ -20,11 +21,11 @@ HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominato
     uint64_t size = graph.memsize(o);
     TypeTotals& t = types[static_cast<size_t>(graph.type(o))];
     ++t.count;
-    t.bytes += size;
+    add_saturating(t.bytes, size);
     ClassTotals& c = classes[graph.class_of(o).value()];
     ++c.count;
-    c.bytes += size;
-    stats.bytes += size;
+    add_saturating(c.bytes, size);
+    add_saturating(stats.bytes, size);
   }
   stats.objects = graph.object_count();
   const size_t class_count = classes.size();

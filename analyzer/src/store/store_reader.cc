@@ -283,7 +283,8 @@ StoreRef parse_store_ref(const std::string& path) {
   const std::string number = path.substr(hash + 1);
   if (number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
     return {path, 0};
-  return {path.substr(0, hash), std::stoll(number)};
+  const int64_t n = std::stoll(number);
+  return {path.substr(0, hash), n == 0 ? -1 : n};  // -1: "#0", refused by read_store
 }
 
 bool is_sqlite_file(const std::string& path) {
@@ -332,6 +333,7 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
   if (dumps->empty()) return bad_input(path + ": the store holds no dump");
+  if (dump < 0) return usage_error(path + "#0: dumps are numbered from 1 (" + path + " alone reads the last)");
   const StoredDump* found = dump == 0 ? &dumps->back() : nullptr;
   for (const StoredDump& d : *dumps)
     if (d.id == dump) found = &d;
