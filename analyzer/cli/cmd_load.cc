@@ -20,6 +20,7 @@ constexpr OptionSpec kOptions[] = {
     {"output", "STORE", "the store to write (default: the first dump's name + .db)"},
     {"o", "STORE", "same as --output"},
     {"force", "", "replace an existing store"},
+    {"append", "", "add the dumps to an existing store (numbered after its dumps)"},
 };
 
 // The temporary file of the store being written, for the signal handler (which may only make
@@ -64,8 +65,11 @@ Result<std::string> output_path(const ParsedArgs& args) {
   }
   std::error_code ec;
   if (std::filesystem::is_directory(out, ec)) return usage_error(out + " is a directory");
-  if (std::filesystem::exists(out, ec)) {
-    if (!args.has("force")) return usage_error(out + " exists; pass --force to replace it");
+  if (args.has("append") && args.has("force")) return usage_error("--append or --force, not both");
+  if (std::filesystem::exists(out, ec) && args.has("append")) {
+    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --append adds to a store");
+  } else if (std::filesystem::exists(out, ec)) {
+    if (!args.has("force")) return usage_error(out + " exists; pass --force to replace it (or --append)");
     // --force replaces a store, never another file, and never what this load reads.
     if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --force replaces only a store");
     for (const std::string& input : args.positional())
@@ -130,7 +134,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     if (std::filesystem::remove(stale, ec) && !global.quiet)
       std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n", escape_controls(stale).c_str());
   }
-  auto writer = StoreWriter::create(*out);
+  std::error_code ec;
+  const bool append = args.has("append") && std::filesystem::exists(*out, ec);
+  auto writer = append ? StoreWriter::append(*out) : StoreWriter::create(*out);
   if (!writer) return report_error(writer.error());
   std::vector<Loaded> loaded;
   for (const std::string& path : args.positional()) {
@@ -143,7 +149,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     if (!id) return report_error(id.error());
     loaded.push_back({*id, dump->path, dump->graph.object_count(), dump->graph.edge_count()});
   }
-  if (Status s = writer->finish(args.has("force")); !s) return report_error(s.error());
+  if (Status s = writer->finish(args.has("force") || append); !s) return report_error(s.error());
   const std::string text = render(*out, loaded, global.format);
   const bool ok = global.format == OutputFormat::kJson ? emit(text) : emit_text(text);
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
@@ -154,11 +160,12 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 const Command kLoadCommand = {
     "load",
     "save dumps in a SQLite store: parsed once, reopened at once, queried with heapq sql",
-    "heapq load [-o STORE] [--force] DUMP...",
+    "heapq load [-o STORE] [--force | --append] DUMP...",
     "Parses each DUMP (a dump file, gzip or not, or - for stdin) and writes it into a SQLite\n"
     "store with its analyses: immediate dominator, retained bytes and count, and distance from\n"
     "the GC roots of every object (schema: schemas/store.sql). Several dumps of one process go\n"
-    "into one store, numbered 1, 2, ... in the order given.\n\n"
+    "into one store, numbered 1, 2, ... in the order given; --append adds them to an existing\n"
+    "store, numbered after its own.\n\n"
     "Every command that takes a dump takes a store instead, with the same answer: STORE reads\n"
     "its last dump, STORE#N dump N (heapq stats app.db#1). A store is known by its content\n"
     "(SQLite's header), not by its name. heapq sql STORE \"SELECT ...\" queries it.\n\n"

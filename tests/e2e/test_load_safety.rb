@@ -29,6 +29,21 @@ class TestLoadSafety < Test::Unit::TestCase
     assert_equal(0, heapq("--quiet", "load", "--force", "-o", store, dump)[2])
   end
 
+  def test_append_adds_dumps_after_those_of_the_store
+    store = File.join(@tmp, "heap.db")
+    assert_equal(0, heapq("--quiet", "load", "-o", store, dump)[2])
+    first = heapq_json("stats", "#{store}#1")
+    out, err, code = heapq("load", "--append", "-o", store, dump, dump)
+    assert_equal(0, code, err)
+    assert_match(/heap\.db#3: /, out)
+    assert_equal([1, 2, 3], heapq_json("sql", store, "SELECT id FROM dumps ORDER BY id").map { |r| r["id"] })
+    assert_equal(first, heapq_json("stats", "#{store}#1"))
+    assert_equal(first.reject { |k| k == "input" }, heapq_json("stats", store).reject { |k| k == "input" })
+    # The appended dump reopens from its columns, not from rows the triggers made it fall back to.
+    assert_equal(3, heapq_json("sql", store, "SELECT count(DISTINCT dump_id) AS n FROM graph_columns")[0]["n"])
+    assert_equal(1, heapq("load", "--append", "--force", "-o", store, dump)[2])
+  end
+
   def test_the_temporary_file_of_a_killed_load_is_removed
     pid = Process.spawn(RbConfig.ruby, "-e", "exit")
     Process.wait(pid)  # a process id that is gone

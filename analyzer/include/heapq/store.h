@@ -41,6 +41,9 @@ class StoreWriter {
  public:
   // Fails (exit status 3) when the temporary file cannot be created.
   static Result<StoreWriter> create(const std::string& path);
+  // Adds dumps to an existing store: a copy of it is written and renamed over it (finish(true)),
+  // so that an interrupted append leaves the store as it was. Its dumps keep their numbers.
+  static Result<StoreWriter> append(const std::string& path);
   StoreWriter(StoreWriter&&) noexcept;
   StoreWriter& operator=(StoreWriter&&) noexcept;
   ~StoreWriter();

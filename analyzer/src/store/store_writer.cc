@@ -290,6 +290,38 @@ Result<StoreWriter> StoreWriter::create(const std::string& path) {
   return StoreWriter(std::move(impl));
 }
 
+Result<StoreWriter> StoreWriter::append(const std::string& path) {
+  auto dumps = list_stored_dumps(path);
+  if (!dumps) return dumps.error();
+  auto impl = std::make_unique<Impl>();
+  impl->final_path = path;
+  impl->temp_path = temp_path_for(path);
+  impl->next_dump = dumps->empty() ? 1 : dumps->back().id + 1;
+  std::remove(impl->temp_path.c_str());
+  std::error_code ec;
+  if (!std::filesystem::copy_file(path, impl->temp_path, ec))
+    return io_error(path + ": cannot copy the store to append to it (" + ec.message() + ")");
+  auto db = Database::open(impl->temp_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
+  if (!db) return impl->under_final_name(db.error());
+  impl->db = std::move(*db);
+  // Indexes, triggers and views are made again by finish(), as for a new store: the triggers
+  // would drop the new dump's graph columns as its rows go in.
+  Status s = impl->db.exec(
+      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;"
+      "PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; BEGIN;");
+  std::vector<std::pair<std::string, std::string>> schema_objects;
+  {
+    auto st = impl->db.prepare(
+        "SELECT type, name FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND sql IS NOT NULL");
+    if (!st) return impl->under_final_name(st.error());
+    while (st->step() == SQLITE_ROW) schema_objects.emplace_back(st->text(0), st->text(1));
+  }
+  for (const auto& [type, name] : schema_objects)
+    if (s) s = impl->db.exec("DROP " + type + " IF EXISTS \"" + name + "\"");
+  if (!s) return impl->under_final_name(s.error());
+  return StoreWriter(std::move(impl));
+}
+
 Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
                                  const LoadReport& report) {
   Impl& w = *impl_;
