@@ -66,7 +66,7 @@ CREATE TABLE strings (
 ) WITHOUT ROWID;
 
 -- Classes as objects refer to them: what obj.class returns. Pseudo classes ('(no class)',
--- 'IMEMO:cref') have address 0 and no object.
+-- 'IMEMO:cref', 'ICLASS') have address 0 and no object.
 CREATE TABLE classes (
   dump_id INTEGER NOT NULL,
   id INTEGER NOT NULL,

@@ -14,7 +14,8 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const
   bool options_done = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (options_done || a == "-" || !a.starts_with("-")) {
+    // An option has no blank in it: "-- a comment\nSELECT ..." is an argument (SQL).
+    if (options_done || a == "-" || !a.starts_with("-") || a.find_first_of(" \t\r\n") != std::string::npos) {
       out.positional_.push_back(a);
       continue;
     }

@@ -51,7 +51,7 @@ std::string object_line(const Analysis& a, ObjectId o) {
 
 std::string render_text(const LoadedDump& dump, const Analysis& a, const std::vector<ObjectId>& top) {
   const HeapGraph& g = a.g;
-  std::string out = dump.path + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) + " in " +
+  std::string out = dump.name + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) + " in " +
                     format_count(a.dom.retained_count(g.virtual_root()) - 1) + " objects reachable from the roots";
   if (a.dom.unreachable_count())
     out += "; " + format_count(a.dom.unreachable_count()) + " unreachable objects (" +
@@ -64,7 +64,13 @@ std::string render_text(const LoadedDump& dump, const Analysis& a, const std::ve
   return out;
 }
 
-void tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth, size_t top, std::string& out) {
+// Output goes out in pieces of about a megabyte, so that a deep tree is never held whole.
+constexpr size_t kFlushBytes = 1 << 20;
+// Deeper levels are indented no further (their depth is written instead): indentation would
+// make the output quadratic in the depth of a chain.
+constexpr size_t kMaxIndent = 32;
+
+bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth, size_t top, std::string& out) {
   // Iterative: an explicit stack of (node, depth), children pushed largest last.
   struct Item {
     ObjectId node;
@@ -75,7 +81,12 @@ void tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth,
   while (!stack.empty()) {
     Item it = stack.back();
     stack.pop_back();
-    std::string indent(2 * it.depth, ' ');
+    if (out.size() > kFlushBytes) {
+      if (!emit_text(out)) return false;
+      out.clear();
+    }
+    std::string indent(2 * std::min(it.depth, kMaxIndent), ' ');
+    if (it.depth > kMaxIndent) indent += "[" + std::to_string(it.depth) + "] ";
     if (it.hidden) {
       out += indent + "(" + format_count(it.hidden) + " more)\n";
       continue;
@@ -89,6 +100,7 @@ void tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth,
     if (kids.size() > top) stack.push_back({ObjectId::none(), it.depth + 1, kids.size() - top});
     for (size_t i = std::min(top, kids.size()); i-- > 0;) stack.push_back({kids[i], it.depth + 1, 0});
   }
+  return true;
 }
 
 void object_json(JsonWriter& w, const Analysis& a, ObjectId o) {
@@ -104,7 +116,20 @@ void object_json(JsonWriter& w, const Analysis& a, ObjectId o) {
   w.Uint64(a.dom.retained_count(o));
 }
 
-void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth, size_t top) {
+// Writes the buffer out once it holds a megabyte (or at the end); false when stdout fails.
+struct JsonFlush {
+  rapidjson::StringBuffer& buffer;
+  bool ok = true;
+  void operator()(bool force) {
+    if (!ok || (!force && buffer.GetSize() < kFlushBytes)) return;
+    ok = emit(std::string_view(buffer.GetString(), buffer.GetSize()));
+    buffer.Clear();
+  }
+};
+
+void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth, size_t top, JsonFlush& flush) {
+  // A tree deeper than a few levels is written without indentation: linear, not quadratic.
+  if (max_depth > kMaxIndent) w.SetIndent(' ', 0);
   // Iterative pre-order with explicit closing marks, so deep trees never recurse.
   struct Item {
     ObjectId node;
@@ -115,6 +140,8 @@ void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth
   while (!stack.empty()) {
     Item it = stack.back();
     stack.pop_back();
+    flush(false);
+    if (!flush.ok) return;
     if (it.close) {
       w.EndArray();
       w.EndObject();
@@ -141,10 +168,11 @@ void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth
   }
 }
 
-std::string render_json(const LoadedDump& dump, const Analysis& a, const std::vector<ObjectId>& top,
-                        std::optional<size_t> depth, size_t per_node) {
+bool write_json(const LoadedDump& dump, const Analysis& a, const std::vector<ObjectId>& top,
+                std::optional<size_t> depth, size_t per_node) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
+  JsonFlush flush{buffer};
   w.StartObject();
   write_input_json(w, dump);
   json_key(w, "reachable");
@@ -175,10 +203,13 @@ std::string render_json(const LoadedDump& dump, const Analysis& a, const std::ve
   w.EndArray();
   if (depth) {
     json_key(w, "tree");
-    tree_json(w, a, a.g.virtual_root(), *depth, per_node);
+    tree_json(w, a, a.g.virtual_root(), *depth, per_node, flush);
+    if (!flush.ok) return false;
   }
   w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+  buffer.Put('\n');
+  flush(true);
+  return flush.ok;
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
@@ -201,14 +232,15 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const size_t n = *top == 0 ? SIZE_MAX : *top;
   std::vector<ObjectId> best = depth ? std::vector<ObjectId>() : top_objects(g, dom, n);
   std::string text;
+  bool ok = true;
   if (global.format == OutputFormat::kJson) {
-    text = render_json(*dump, a, best, depth, n);
+    ok = write_json(*dump, a, best, depth, n);
   } else if (depth) {
-    tree_text(a, g.virtual_root(), 0, *depth, n, text);
+    ok = tree_text(a, g.virtual_root(), 0, *depth, n, text) && emit_text(text);
   } else {
-    text = render_text(*dump, a, best);
+    ok = emit_text(render_text(*dump, a, best));
   }
-  return emit(text) ? 0 : static_cast<int>(ExitCode::kIo);
+  return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 
 }  // namespace

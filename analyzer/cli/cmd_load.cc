@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
+#include "cli/terminal_text.h"
 #include "heapq/store.h"
 
 namespace heapq::cli {
@@ -19,6 +20,7 @@ constexpr OptionSpec kOptions[] = {
     {"output", "STORE", "the store to write (default: the first dump's name + .db)"},
     {"o", "STORE", "same as --output"},
     {"force", "", "replace an existing store"},
+    {"append", "", "add the dumps to an existing store (numbered after its dumps)"},
 };
 
 // The temporary file of the store being written, for the signal handler (which may only make
@@ -62,9 +64,18 @@ Result<std::string> output_path(const ParsedArgs& args) {
     out = parse_store_ref(first).file + ".db";
   }
   std::error_code ec;
-  if (std::filesystem::exists(out, ec) && !args.has("force"))
-    return usage_error(out + " exists; pass --force to replace it");
   if (std::filesystem::is_directory(out, ec)) return usage_error(out + " is a directory");
+  if (args.has("append") && args.has("force")) return usage_error("--append or --force, not both");
+  if (std::filesystem::exists(out, ec) && args.has("append")) {
+    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --append adds to a store");
+  } else if (std::filesystem::exists(out, ec)) {
+    if (!args.has("force")) return usage_error(out + " exists; pass --force to replace it (or --append)");
+    // --force replaces a store, never another file, and never what this load reads.
+    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --force replaces only a store");
+    for (const std::string& input : args.positional())
+      if (input != "-" && std::filesystem::equivalent(parse_store_ref(input).file, out, ec))
+        return usage_error(out + " is also an input of this load; write the store elsewhere");
+  }
   return out;
 }
 
@@ -117,21 +128,31 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto out = output_path(args);
   if (!out) return report_error(out.error());
   InterruptGuard guard(StoreWriter::temp_path_for(*out));
-  auto writer = StoreWriter::create(*out);
+  // A load that was killed leaves its temporary file: the next load of the store removes it.
+  for (const std::string& stale : StoreWriter::stale_temp_paths(*out)) {
+    std::error_code ec;
+    if (std::filesystem::remove(stale, ec) && !global.quiet)
+      std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n", escape_controls(stale).c_str());
+  }
+  std::error_code ec;
+  const bool append = args.has("append") && std::filesystem::exists(*out, ec);
+  auto writer = append ? StoreWriter::append(*out) : StoreWriter::create(*out);
   if (!writer) return report_error(writer.error());
   std::vector<Loaded> loaded;
   for (const std::string& path : args.positional()) {
     auto dump = load_input(path, global);
     if (!dump) return report_error(dump.error());
     if (!global.quiet && isatty(STDERR_FILENO))
-      std::fprintf(stderr, "\rheapq: writing %s\033[K", out->c_str());
+      std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(*out).c_str());
     auto id = writer->add(dump->path, dump->graph, dump->report);
     if (!global.quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
     if (!id) return report_error(id.error());
     loaded.push_back({*id, dump->path, dump->graph.object_count(), dump->graph.edge_count()});
   }
-  if (Status s = writer->finish(); !s) return report_error(s.error());
-  return emit(render(*out, loaded, global.format)) ? 0 : static_cast<int>(ExitCode::kIo);
+  if (Status s = writer->finish(args.has("force") || append); !s) return report_error(s.error());
+  const std::string text = render(*out, loaded, global.format);
+  const bool ok = global.format == OutputFormat::kJson ? emit(text) : emit_text(text);
+  return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 
 }  // namespace
@@ -139,17 +160,19 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 const Command kLoadCommand = {
     "load",
     "save dumps in a SQLite store: parsed once, reopened at once, queried with heapq sql",
-    "heapq load [-o STORE] [--force] DUMP...",
+    "heapq load [-o STORE] [--force | --append] DUMP...",
     "Parses each DUMP (a dump file, gzip or not, or - for stdin) and writes it into a SQLite\n"
     "store with its analyses: immediate dominator, retained bytes and count, and distance from\n"
     "the GC roots of every object (schema: schemas/store.sql). Several dumps of one process go\n"
-    "into one store, numbered 1, 2, ... in the order given.\n\n"
+    "into one store, numbered 1, 2, ... in the order given; --append adds them to an existing\n"
+    "store, numbered after its own.\n\n"
     "Every command that takes a dump takes a store instead, with the same answer: STORE reads\n"
     "its last dump, STORE#N dump N (heapq stats app.db#1). A store is known by its content\n"
     "(SQLite's header), not by its name. heapq sql STORE \"SELECT ...\" queries it.\n\n"
     "The store is written to a temporary file in the same directory and renamed when complete:\n"
-    "an interrupted load leaves nothing under the store's name. An existing store is replaced\n"
-    "only with --force.\n",
+    "an interrupted load leaves nothing under the store's name (the next load removes its\n"
+    "temporary file). An existing store, also one that appears while the load runs, is replaced\n"
+    "only with --force, which replaces nothing but a store, and never one of the load's inputs.\n",
     kOptions,
     run,
 };

@@ -230,7 +230,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (target->object) object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
   else class_target(g, *target, *max_paths, *max_depth, args.has("referrers"), out);
   out.w.EndObject();
-  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit(out.text);
+  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit_text(out.text);
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 

@@ -1,4 +1,5 @@
 // heapq sql: SQL on a store, printed as an aligned table, JSON rows or CSV.
+#include <cmath>
 #include <cstdio>
 
 #include "cli/command.h"
@@ -60,7 +61,7 @@ class TextSink : public SqlSink {
     std::string out = table.render() + "(" + format_count(rows_.size()) +
                       (rows_.size() == 1 ? " row)\n" : " rows)\n");
     rows_.clear();
-    return emit(out) ? Status(Ok{}) : Status(io_error("cannot write the output"));
+    return emit_text(out) ? Status(Ok{}) : Status(io_error("cannot write the output"));
   }
 
  private:
@@ -98,7 +99,7 @@ class JsonSink : public StreamingSink {
       json_key(w_, names_[c]);
       if (auto* i = std::get_if<int64_t>(&values[c]))
         w_.Int64(*i);
-      else if (auto* d = std::get_if<double>(&values[c]))
+      else if (auto* d = std::get_if<double>(&values[c]); d && std::isfinite(*d))
         w_.Double(*d);
       else if (auto* s = std::get_if<std::string>(&values[c]))
         json_string(w_, *s);
@@ -188,7 +189,8 @@ const Command kSqlCommand = {
     "run SQL on a store (heapq load): tables of objects, references, roots, classes, sites",
     "heapq sql [--format text|json|csv] [--write] STORE \"SELECT ...\"",
     "Runs the SQL on the store and prints the rows: an aligned table (text, NULL shown as NULL),\n"
-    "a JSON array of row objects (--format json), or CSV with a header line (--format csv).\n"
+    "a JSON array of row objects (--format json; an infinite or NaN real is null there), or CSV\n"
+    "with a header line (--format csv).\n"
     "Several statements may be given, separated by ';': the rows of each one that returns rows\n"
     "are printed in turn, as SQLite produces them (the text table waits for its last row). The\n"
     "store is opened read-only: a statement that would change it is refused (exit status 1)\n"

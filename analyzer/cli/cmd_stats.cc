@@ -16,7 +16,7 @@ constexpr OptionSpec kOptions[] = {
 };
 
 std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t top) {
-  std::string out = dump.path + ": " + format_count(stats.objects) + " objects, " +
+  std::string out = dump.name + ": " + format_count(stats.objects) + " objects, " +
                     format_bytes(stats.bytes) + " (" + format_count(stats.bytes) + " bytes)\n\n";
   TextTable types({"type", "count", "bytes"}, {false, true, true});
   for (const TypeTotals& t : stats.by_type)
@@ -92,9 +92,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!dump) return report_error(dump.error());
   std::optional<HeapDominators> dominators;
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
-  HeapStats stats = compute_stats(dump->graph, *sort, dominators ? &*dominators : nullptr);
   size_t n = *top == 0 ? SIZE_MAX : *top;
-  bool ok = emit(global.format == OutputFormat::kJson ? render_json(*dump, stats, n) : render_text(*dump, stats, n));
+  HeapStats stats = compute_stats(dump->graph, *sort, dominators ? &*dominators : nullptr, n);
+  bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, stats, n)) : emit_text(render_text(*dump, stats, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 
@@ -107,8 +107,9 @@ const Command kStatsCommand = {
     "Counts the live objects of the dump and their memory (memsize, as Ruby reports it), in all,\n"
     "by type (STRING, ARRAY, ...) and by class, largest first. INPUT is a dump file from\n"
     "ObjectSpace.dump_all or Memprof.dump_all, plain or gzip, or - for stdin. --retained adds\n"
-    "each class's retained bytes: what freeing all its instances would free (an instance inside\n"
-    "another instance's retained set counted once), from the dominator tree (heapq dominators).\n",
+    "each class's retained bytes: what freeing all its instances at once would free, including\n"
+    "what they hold together though none of them alone does (one walk of the heap per row shown\n"
+    "at worst: keep --top small on big dumps).\n",
     kOptions,
     run,
 };

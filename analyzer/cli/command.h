@@ -16,6 +16,7 @@ struct GlobalOptions {
   bool quiet = false;
   bool strict = false;
   unsigned threads = 0;
+  uint64_t max_line_mib = 1024;  // --max-line
 };
 
 struct Command {

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/terminal_text.h"
 
 namespace heapq::cli {
 
@@ -14,6 +15,7 @@ constexpr OptionSpec kGlobalOptions[] = {
     {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
     {"threads", "N", "parser threads (default: one per core)"},
+    {"max-line", "MIB", "longest line read, in MiB (default 1024); a longer one is an error"},
     {"help", "", "show help (also: heapq COMMAND --help)"},
     {"version", "", "show the version"},
 };
@@ -34,7 +36,7 @@ std::span<const Command> commands() {
 std::span<const OptionSpec> global_options() { return kGlobalOptions; }
 
 int report_error(const Error& error) {
-  std::fprintf(stderr, "heapq: %s\n", error.message.c_str());
+  std::fprintf(stderr, "heapq: %s\n", escape_controls(error.message).c_str());
   return static_cast<int>(error.code);
 }
 

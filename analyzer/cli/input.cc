@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/terminal_text.h"
 #include "heapq/store.h"
 
 namespace heapq::cli {
@@ -14,7 +15,7 @@ namespace {
 // A one-line progress bar on stderr, redrawn at most ten times a second.
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string name) : name_(std::move(name)) {}
+  explicit ProgressBar(const std::string& name) : name_(escape_controls(name)) {}
   ~ProgressBar() {
     if (drawn_) std::fprintf(stderr, "\r\033[K");
   }
@@ -51,8 +52,10 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
 // load time. PATH may end in #N to pick a dump other than the last.
 Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
   LoadedDump dump{path, {}, {}};
-  auto graph = read_store(ref.file, ref.dump, dump.report, nullptr, references);
+  StoredDump which;
+  auto graph = read_store(ref.file, ref.dump, dump.report, &which, references);
   if (!graph) return graph.error();
+  dump.name = ref.file + "#" + std::to_string(which.id);
   dump.graph = std::move(*graph);
   return dump;
 }
@@ -89,7 +92,8 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
 namespace {
 
 void print_warnings(const LoadedDump& dump) {
-  for (const std::string& w : load_warnings(dump)) std::fprintf(stderr, "heapq: warning: %s\n", w.c_str());
+  for (const std::string& w : load_warnings(dump))
+    std::fprintf(stderr, "heapq: warning: %s\n", escape_controls(w).c_str());
 }
 
 }  // namespace
@@ -120,12 +124,14 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
   options.strict = global.strict;
   options.threads = global.threads;
   options.references = needs != Needs::kObjectsOnly;
+  options.max_line_bytes = static_cast<size_t>(global.max_line_mib) << 20;
   std::unique_ptr<ProgressBar> bar;
   if (!global.quiet && isatty(STDERR_FILENO)) {
     bar = std::make_unique<ProgressBar>(path);
     options.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
   }
   LoadedDump dump{path == "-" ? "<stdin>" : path, {}, {}};
+  dump.name = dump.path;
   auto graph = load_dump(**input, options, dump.report);
   bar.reset();
   if (!graph) return graph.error();

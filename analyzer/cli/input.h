@@ -10,9 +10,10 @@
 namespace heapq::cli {
 
 struct LoadedDump {
-  std::string path;
+  std::string path;  // as given ("<stdin>" for -)
   HeapGraph graph;
   LoadReport report;
+  std::string name = path;  // for text headers: a store's dump by its number, "app.db#3"
 };
 
 // What a command reads of its INPUT.

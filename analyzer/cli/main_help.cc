@@ -20,8 +20,8 @@ std::string tool_help() {
       "Analyzes Ruby heap dumps: Memprof.dump_all output and ObjectSpace.dump_all output of any\n"
       "Ruby version, plain or gzip-compressed; INPUT - reads stdin.\n\ncommands:\n";
   for (const Command& c : commands()) {
-    std::string name = "  " + std::string(c.name);
-    name.resize(12, ' ');
+    std::string name = "  " + std::string(c.name) + "  ";
+    if (name.size() < 14) name.resize(14, ' ');
     out += name + std::string(c.summary) + "\n";
   }
   out += "\noptions (before or after the command):\n" + describe_options(global_options()) +
@@ -54,6 +54,11 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   auto threads = get_count(args, "threads", 0);
   if (!threads) return threads.error();
   g.threads = static_cast<unsigned>(std::min<uint64_t>(*threads, 64));
+  auto max_line = get_count(args, "max-line", g.max_line_mib);
+  if (!max_line) return max_line.error();
+  if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
+    return usage_error("--max-line expects MiB from 1 to 1048576, not " + std::to_string(*max_line));
+  g.max_line_mib = *max_line;
   return g;
 }
 
@@ -63,22 +68,28 @@ int run_heapq(const std::vector<std::string>& args) {
   // The command is the first positional argument; global options may come before or after it.
   const Command* command = nullptr;
   size_t at = 0;
+  size_t dashes = SIZE_MAX;  // a "--" before the command ends the global options
   for (; at < args.size(); ++at) {
-    if (!args[at].starts_with("-")) {
+    if (args[at] == "--" && dashes == SIZE_MAX) {
+      dashes = at;
+      continue;
+    }
+    if (dashes != SIZE_MAX || args[at] == "-" || !args[at].starts_with("-")) {
       command = find_command(args[at]);
       if (!command && args[at] != "help") return report_error(usage_error("unknown command \"" + args[at] + "\" (see heapq --help)"));
       break;
     }
     // A global option's value is not the command.
-    std::string name = args[at].substr(args[at].find_first_not_of('-'));
-    if ((name == "format" || name == "threads") && at + 1 < args.size()) ++at;
+    const size_t letter = args[at].find_first_not_of('-');
+    std::string name = letter == std::string::npos ? "" : args[at].substr(letter);
+    if ((name == "format" || name == "threads" || name == "max-line") && at + 1 < args.size()) ++at;
   }
   if (at < args.size() && args[at] == "help") {
     const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;
     return emit(about ? command_help(*about) : tool_help()) ? 0 : 3;
   }
   if (!command) {
-    auto parsed = parse_args(args, global_options());
+    auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());
     if (!parsed) return report_error(parsed.error());
     if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
     if (parsed->has("help")) return emit(tool_help()) ? 0 : 3;
@@ -88,7 +99,9 @@ int run_heapq(const std::vector<std::string>& args) {
 
   std::vector<OptionSpec> specs(command->options.begin(), command->options.end());
   specs.insert(specs.end(), global_options().begin(), global_options().end());
-  std::vector<std::string> command_args(args.begin(), args.begin() + at);
+  std::vector<std::string> command_args;
+  for (size_t i = 0; i < at; ++i)
+    if (i != dashes) command_args.push_back(args[i]);
   command_args.insert(command_args.end(), args.begin() + at + 1, args.end());
   auto parsed = parse_args(command_args, specs);
   if (!parsed) return report_error(parsed.error());

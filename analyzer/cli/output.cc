@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/terminal_text.h"
+#include "src/read/utf8.h"
+
 namespace heapq::cli {
 
 std::string format_count(uint64_t n) {
@@ -34,17 +37,21 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
     : header_(std::move(header)), numeric_(std::move(numeric)) {}
 
 std::string TextTable::render() const {
-  std::vector<size_t> width(header_.size(), 0);
-  auto measure = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  auto cells = [](const std::vector<std::string>& row) {
+    std::vector<std::string> out;
+    for (const std::string& c : row) out.push_back(fit_width(escape_controls(c), kMaxCellWidth));
+    return out;
   };
-  measure(header_);
-  for (const auto& r : rows_) measure(r);
+  std::vector<std::vector<std::string>> rows{cells(header_)};
+  for (const auto& r : rows_) rows.push_back(cells(r));
+  std::vector<size_t> width(header_.size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
   std::string out;
-  auto line = [&](const std::vector<std::string>& row) {
+  for (const auto& row : rows) {
     std::string l;
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      const size_t pad = width[i] - row[i].size();
+      const size_t pad = width[i] - display_width(row[i]);
       const bool last = i + 1 == row.size();
       if (i > 0) l += "  ";
       if (numeric_[i]) l.append(pad, ' ');
@@ -52,10 +59,26 @@ std::string TextTable::render() const {
       if (!numeric_[i] && !last) l.append(pad, ' ');
     }
     out += l + "\n";
-  };
-  line(header_);
-  for (const auto& r : rows_) line(r);
+  }
   return out;
+}
+
+void json_key(JsonWriter& w, std::string_view key) {
+  if (valid_utf8(key)) {
+    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    return;
+  }
+  std::string repaired = repair_utf8(key);
+  w.Key(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
+}
+
+void json_string(JsonWriter& w, std::string_view s) {
+  if (valid_utf8(s)) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    return;
+  }
+  std::string repaired = repair_utf8(s);
+  w.String(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
 }
 
 void write_input_json(JsonWriter& w, const LoadedDump& dump) {
@@ -104,6 +127,8 @@ bool emit(std::string_view text) {
   }
   return true;
 }
+
+bool emit_text(std::string_view text) { return emit(escape_controls_keep_lines(text)); }
 
 bool emit_json(const rapidjson::StringBuffer& buffer) {
   return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");

@@ -17,12 +17,14 @@ namespace heapq::cli {
 std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string format_bytes(uint64_t n);  // 1536 -> "1.5 KiB"
 
-// Columns are left-aligned unless marked numeric (right-aligned).
+// Columns are left-aligned unless marked numeric (right-aligned). Cells are escaped for the
+// terminal and cut to kMaxCellWidth columns: one huge name must not pad every row to its size.
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   std::string render() const;
+  static constexpr size_t kMaxCellWidth = 120;
 
  private:
   std::vector<std::string> header_;
@@ -32,12 +34,10 @@ class TextTable {
 
 using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-inline void json_key(JsonWriter& w, std::string_view key) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-}
-inline void json_string(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
+// Keys and strings are written as valid UTF-8 whatever they hold (a path from the command
+// line, a value from SQL): ill-formed bytes become U+FFFD. JSON escapes control characters.
+void json_key(JsonWriter& w, std::string_view key);
+void json_string(JsonWriter& w, std::string_view s);
 // A string, or null when it is empty (a missing file or method).
 inline void json_string_or_null(JsonWriter& w, std::string_view s) {
   if (s.empty()) w.Null();
@@ -55,6 +55,10 @@ void write_input_object(JsonWriter& w, const LoadedDump& dump);
 
 // Writes the text to stdout; false (and a message on stderr) when stdout fails.
 bool emit(std::string_view text);
+
+// The same for text meant for a terminal: control characters in it (from dump strings) are
+// escaped, newlines aside (terminal_text.h).
+bool emit_text(std::string_view text);
 
 // Writes a finished JSON document with a final newline.
 bool emit_json(const rapidjson::StringBuffer& buffer);

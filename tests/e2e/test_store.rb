@@ -108,6 +108,10 @@ class TestStore < Test::Unit::TestCase
     assert_equal(1, code)
     assert_match(/--force/, err)
     assert_equal("precious", File.read(store))
+    # --force replaces a store only (test_load_safety.rb): not this file either.
+    assert_equal(1, heapq("load", "--force", "-o", store, dump)[2])
+    File.delete(store)
+    assert_equal(0, heapq("--quiet", "load", "-o", store, dump, dump)[2])
     _out, err, code = heapq("load", "--force", "-o", store, dump)
     assert_equal(0, code, err)
     assert_equal(1, sql(store, "SELECT count(*) AS n FROM dumps").first["n"])

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "heapq/load.h"
 #include "test_dumps.h"
 
@@ -62,6 +64,53 @@ TEST(Reader, NamesClassesAndPseudoClasses) {
   EXPECT_EQ(report.dangling_classes, 3u);  // the classes of 0x110, Hash and Foo
 }
 
+// Ruby 3.1's layout of `class Foo; extend ClassMethods; include Enumerable; end`: Foo's
+// singleton class has the ICLASS of ClassMethods for superclass, Foo the ICLASS of Enumerable.
+TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
+  std::string dump =
+      R"({"address":"0x10", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Class", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x20", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Module", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x30", "type":"CLASS", "class":"0x31", "name":"Object", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x31", "type":"CLASS", "class":"0x10", "superclass":"0x10", "singleton":true, "references":[], "memsize":100})" "\n"
+      R"({"address":"0x40", "type":"MODULE", "class":"0x20", "name":"Enumerable", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x50", "type":"MODULE", "class":"0x20", "name":"Foo::ClassMethods", "references":[], "memsize":100})" "\n"
+      R"({"address":"0x60", "type":"CLASS", "class":"0x61", "superclass":"0x63", "name":"Foo", "references":["0x63"], "memsize":100})" "\n"
+      R"({"address":"0x61", "type":"CLASS", "class":"0x10", "superclass":"0x62", "singleton":true, "references":["0x62"], "memsize":100})" "\n"
+      R"({"address":"0x62", "type":"ICLASS", "class":"0x50", "superclass":"0x31", "references":["0x31"], "memsize":40})" "\n"
+      R"({"address":"0x63", "type":"ICLASS", "class":"0x40", "superclass":"0x30", "references":["0x30"], "memsize":40})" "\n"
+      R"({"address":"0x70", "type":"OBJECT", "class":"0x60", "references":[], "memsize":40})" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x60))), "Class");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x30))), "Class");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x40))), "Module");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x70))), "Foo");
+  for (uint64_t iclass : {0x62, 0x63}) {
+    ObjectId o = find(g, iclass);
+    EXPECT_EQ(g.class_name(g.class_of(o)), "ICLASS");
+    // The module stays referenced: the ICLASS keeps it alive.
+    auto refs = g.references(o);
+    EXPECT_NE(std::find(refs.begin(), refs.end(), find(g, iclass == 0x62 ? 0x50 : 0x40)), refs.end());
+  }
+  EXPECT_EQ(report.dangling_classes, 0u);
+}
+
+// ObjectSpace.trace_object_allocations_start's tracer is a DATA object of class Object, often
+// the biggest single object of a traced dump: it is the profiler's, and says so.
+TEST(Reader, TheAllocationTracerIsProfilerOverhead) {
+  std::string dump = std::string(kSmallDump) +
+      R"({"address":"0x900", "type":"DATA", "class":"0x300", "struct":"ObjectTracing/allocation_info_tracer", "references":[], "memsize":16777216})" "\n" +
+      R"({"address":"0x910", "type":"DATA", "class":"0x300", "struct":"other", "references":[], "memsize":40})" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x900))), "ObjectTracing/allocation_info_tracer (profiler overhead)");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x910))), "Foo");
+  ASSERT_EQ(g.references(find(g, 0x900)).size(), 1u);  // its class edge stays
+  EXPECT_EQ(g.references(find(g, 0x900))[0], find(g, 0x300));
+}
+
 TEST(Reader, CountsDanglingReferencesAndDuplicates) {
   std::string dump = kSmallDump;
   dump += R"J({"address":"0x900", "type":"ARRAY", "class":"0x200", "references":["0xdead", "0x700"], "memsize":40})J" "\n";
@@ -109,6 +158,7 @@ TEST_P(BrokenInput, SkippedByDefaultAndFatalWhenStrict) {
   EXPECT_NE(report.first_bad_lines[0].message.find(c.message), std::string::npos)
       << report.first_bad_lines[0].message;
   EXPECT_TRUE(graph.value().find(0xc00).has_value()) << "the line after a bad one is read";
+  EXPECT_FALSE(graph.value().find(0x900).has_value()) << "a bad line is wholly skipped";
 
   LoadOptions strict;
   strict.strict = true;
@@ -129,8 +179,78 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"NegativeMemsize", R"J({"address":"0x900", "type":"ARRAY", "memsize":-4})J", "negative"},
         // Ruby 3.1 writes eval'd file names raw: a quote, then a newline, inside the string.
         BrokenCase{"RawNewlineInString", "{\"address\":\"0x900\", \"type\":\"STRING\", \"file\":\"we\\\"ird\npath.rb\", \"line\":1}", "invalid JSON"},
-        BrokenCase{"ControlCharacter", "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}", "invalid JSON"}),
+        BrokenCase{"ControlCharacter", "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}", "invalid JSON"},
+        // Junk after a complete record: the record is not kept either.
+        BrokenCase{"TrailingComma", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]},)J", "invalid JSON"},
+        BrokenCase{"SecondRecord", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} {"address":"0x910", "type":"ARRAY"})J", "invalid JSON"},
+        BrokenCase{"TrailingText", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} and more)J", "invalid JSON"},
+        BrokenCase{"NulByte", std::string(R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]})J") + '\0' + "junk", "NUL byte"}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.name); });
+
+TEST(Reader, JunkAfterARecordLeavesTheNextRecordsReferencesAlone) {
+  std::string dump = std::string(kSmallDump) +
+                     R"J({"address":"0x900", "type":"ARRAY", "class":"0x100", "references":["0x700", "0x710"]}, "x")J" "\n" +
+                     R"J({"address":"0xc00", "type":"ARRAY", "class":"0x100", "references":["0x600"]})J" "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(report.bad_lines, 1u);
+  EXPECT_EQ(g.object_count(), 10u);
+  ObjectId next = find(g, 0xc00);
+  ASSERT_EQ(g.references(next).size(), 2u);  // the Hash and its class edge
+  EXPECT_EQ(g.references(next)[0], find(g, 0x600));
+}
+
+// rapidjson recurses per level of nesting: a record nested 120k deep overflowed the stack.
+TEST(Reader, DeeplyNestedValuesAreABadLineNotACrash) {
+  const size_t kDepth = 200'000;
+  std::string deep = R"({"address":"0x900", "type":"OBJECT", "x":)" + std::string(kDepth, '[') +
+                     std::string(kDepth, ']') + "}";
+  std::string objects = R"({"address":"0x910", "type":"OBJECT", "x":)" + [&] {
+    std::string s;
+    for (size_t i = 0; i < kDepth; ++i) s += "{\"a\":";
+    return s + "1" + std::string(kDepth, '}');
+  }() + "}";
+  auto [graph, report] = load_text(std::string(kSmallDump) + deep + "\n" + objects + "\n");
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(report.bad_lines, 2u);
+  ASSERT_FALSE(report.first_bad_lines.empty());
+  EXPECT_NE(report.first_bad_lines[0].message.find("nested"), std::string::npos) << report.first_bad_lines[0].message;
+}
+
+// Bytes without a newline (a gzip bomb of zeros) must not be buffered: a line that does not
+// start like a record is skipped unread, a record line longer than the cap is an error.
+TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
+  LoadOptions small;
+  small.chunk_bytes = 4096;
+  small.max_line_bytes = 1 << 20;
+  const std::string zeros(8 << 20, '\0');
+  const std::string after = R"({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})" "\n";
+  for (const std::string& junk : {zeros, std::string(3 << 20, 'x'), "   " + std::string(3 << 20, '0')}) {
+    auto [graph, report] = load_text(std::string(kSmallDump) + junk + "\n" + after + junk, small);
+    ASSERT_TRUE(graph.ok()) << graph.error().message;
+    EXPECT_TRUE(graph.value().find(0xc00).has_value());
+    EXPECT_EQ(report.bad_lines, 2u);
+    EXPECT_EQ(report.lines, 13u);
+    ASSERT_EQ(report.first_bad_lines.size(), 2u);
+    EXPECT_EQ(report.first_bad_lines[0].line, 11u);
+    EXPECT_EQ(report.first_bad_lines[1].line, 13u);
+    EXPECT_NE(report.first_bad_lines[0].message.find("skipped unread"), std::string::npos);
+  }
+  // Blanks are no record and no trouble, however many.
+  auto [blank, blank_report] = load_text(std::string(kSmallDump) + std::string(3 << 20, ' ') + "\n" + after, small);
+  ASSERT_TRUE(blank.ok());
+  EXPECT_EQ(blank_report.bad_lines, 0u);
+
+  std::string huge = R"({"address":"0x900", "type":"STRING", "value":")" + std::string(2 << 20, 'a') + "\"}\n";
+  auto [refused, ignored] = load_text(std::string(kSmallDump) + after + huge + after, small);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ExitCode::kBadInput);
+  EXPECT_EQ(refused.error().message, "dump.json:12: a line longer than 1048576 bytes (see --max-line)");
+  small.max_line_bytes = 4 << 20;
+  auto [taken, taken_report] = load_text(std::string(kSmallDump) + after + huge + after, small);
+  EXPECT_TRUE(taken.ok());
+}
 
 TEST(Reader, RawInvalidUtf8IsRepairedByDefaultAndFatalWhenStrict) {
   std::string dump = std::string(kSmallDump) +

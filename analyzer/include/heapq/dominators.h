@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "heapq/heap_graph.h"
@@ -40,17 +41,32 @@ class HeapDominators {
   // dominates. weight has a value per node (the objects, then the virtual root). O(nodes).
   std::vector<uint64_t> subtree_sums(std::vector<uint64_t> weight) const;
 
-  // Retained bytes summed by a key of each object (its class, its site, ...), counting an
-  // object only where no object of the same key dominates it, so nothing is counted twice
-  // (Eclipse MAT's retained size of a class). key(o) returns a dense index below key_count,
-  // or UINT32_MAX to leave o out.
+  // What the objects of each group dominate, each object counted once (an object inside
+  // another member's retained set adds nothing): a lower bound of retained_by, for every key
+  // in one walk of the tree, O(nodes). key(o) as for retained_by.
   template <typename KeyFn>
-  std::vector<uint64_t> retained_by(const HeapGraph& graph, size_t key_count, KeyFn key) const;
+  std::vector<uint64_t> dominated_by(const HeapGraph& graph, size_t key_count, KeyFn key) const;
+
+  // The retained bytes of groups of objects (by class, by site, ...): what freeing every
+  // object of the group at once would free, i.e. everything each of whose paths from the roots
+  // passes through the group (Eclipse MAT's retained heap of a set). Two objects that share a
+  // String only they hold retain it together, though neither dominates it. key(o) returns a
+  // dense index below key_count, or UINT32_MAX to leave o out; only the keys in `wanted` are
+  // computed (all when it is empty), others are 0. Each costs one walk of the dominator
+  // subtree of the group's common dominator: O(V + E) at worst, so ask for the rows you show.
+  template <typename KeyFn>
+  std::vector<uint64_t> retained_by(const HeapGraph& graph, size_t key_count, KeyFn key,
+                                    std::span<const uint32_t> wanted = {}) const;
 
  private:
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
-  std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, std::vector<uint32_t> keys, size_t key_count) const;
+  std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
+                                         size_t key_count, std::span<const uint32_t> wanted) const;
+  uint64_t retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members) const;
+  std::vector<uint64_t> dominated_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
+                                          size_t key_count) const;
   void build_children() const;
+  void build_ranges() const;
 
   uint32_t root_ = 0;
   std::vector<uint32_t> idom_;     // by node (objects, then the virtual root)
@@ -60,13 +76,26 @@ class HeapDominators {
   uint64_t unreachable_count_ = 0;
   uint64_t unreachable_bytes_ = 0;
   mutable std::vector<uint32_t> child_begin_, child_;  // dominator tree children, built on demand
+  // Depth-first order of the dominator tree, built on demand: node v's subtree is the nodes at
+  // positions [pre_[v], end_[v]) of order_.
+  mutable std::vector<uint32_t> pre_, end_, order_;
+  mutable std::vector<uint32_t> mark_;  // per node: group member or visited, by epoch
+  mutable uint32_t epoch_ = 0;
 };
 
 template <typename KeyFn>
-std::vector<uint64_t> HeapDominators::retained_by(const HeapGraph& graph, size_t key_count, KeyFn key) const {
+std::vector<uint64_t> HeapDominators::retained_by(const HeapGraph& graph, size_t key_count, KeyFn key,
+                                                  std::span<const uint32_t> wanted) const {
   std::vector<uint32_t> keys(graph.object_count());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
-  return retained_by_keys(graph, std::move(keys), key_count);
+  return retained_by_keys(graph, keys, key_count, wanted);
+}
+
+template <typename KeyFn>
+std::vector<uint64_t> HeapDominators::dominated_by(const HeapGraph& graph, size_t key_count, KeyFn key) const {
+  std::vector<uint32_t> keys(graph.object_count());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
+  return dominated_by_keys(graph, keys, key_count);
 }
 
 }  // namespace heapq

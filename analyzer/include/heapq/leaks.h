@@ -59,8 +59,5 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
 // One dump: where its memory accumulates.
 LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom, const LeakOptions& options);
 
-// Bytes that become unreachable when every object of the set goes (Eclipse MAT's retained heap
-// of a set): one search from the roots that does not enter the set. O(objects + references).
-uint64_t retained_by_set(const HeapGraph& graph, const HeapDominators& dom, const std::vector<bool>& in_set);
 
 }  // namespace heapq

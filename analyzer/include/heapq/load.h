@@ -24,6 +24,10 @@ struct LoadOptions {
   // Without references the graph has the objects and the roots only (for analyses that never
   // follow references): faster, and smaller.
   bool references = true;
+  // The longest line read: a longer one is an error (exit status 2). Real records of huge
+  // Hashes reach hundreds of MB. A line that does not start like a record ('{') is skipped
+  // as a bad line without being held in memory, however long it is.
+  size_t max_line_bytes = size_t(1) << 30;
   // Called from time to time with (bytes consumed, total bytes or 0).
   std::function<void(uint64_t, uint64_t)> progress;
 };

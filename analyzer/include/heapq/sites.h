@@ -26,6 +26,7 @@ struct SiteGroup {
   uint64_t count = 0;
   uint64_t bytes = 0;
   std::optional<uint64_t> retained_bytes;
+  uint32_t index = 0;  // the group's number before sorting (internal)
 };
 
 struct SiteReport {
@@ -36,10 +37,10 @@ struct SiteReport {
 
 class HeapDominators;
 
-// With dominators, each group also gets its retained bytes (objects dominated by another
-// object of the same group counted once).
+// With dominators, the first retained_rows groups (in the order groups lists them) also get
+// their retained bytes: what freeing all their objects at once would free (see compute_stats).
 SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes,
-                         const HeapDominators* dominators = nullptr);
+                         const HeapDominators* dominators = nullptr, size_t retained_rows = SIZE_MAX);
 
 // The gem a source path belongs to: ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3";
 // Ruby's own library and internal files -> "(ruby)"; anything else -> "(app)".

@@ -33,9 +33,10 @@ struct HeapStats {
 
 class HeapDominators;
 
-// With dominators, each class also gets its retained bytes (instances dominated by another
-// instance of the same class counted once).
+// With dominators, the first retained_rows classes (in the order by_class lists them) also get
+// their retained bytes: what freeing all their instances at once would free. Each costs a walk
+// of part of the graph (HeapDominators::retained_by), so ask only for the rows you show.
 HeapStats compute_stats(const HeapGraph& graph, SortKey sort = SortKey::kBytes,
-                        const HeapDominators* dominators = nullptr);
+                        const HeapDominators* dominators = nullptr, size_t retained_rows = SIZE_MAX);
 
 }  // namespace heapq

@@ -21,7 +21,8 @@ namespace heapq {
 // Whether the file starts with SQLite's header ("SQLite format 3\0"); false when unreadable.
 bool is_sqlite_file(const std::string& path);
 
-// A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N".
+// A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N"
+// (N >= 1; "#0" gives dump -1, which read_store refuses).
 // A path that names an existing file is taken whole, '#' included.
 struct StoreRef {
   std::string file;
@@ -40,6 +41,9 @@ class StoreWriter {
  public:
   // Fails (exit status 3) when the temporary file cannot be created.
   static Result<StoreWriter> create(const std::string& path);
+  // Adds dumps to an existing store: a copy of it is written and renamed over it (finish(true)),
+  // so that an interrupted append leaves the store as it was. Its dumps keep their numbers.
+  static Result<StoreWriter> append(const std::string& path);
   StoreWriter(StoreWriter&&) noexcept;
   StoreWriter& operator=(StoreWriter&&) noexcept;
   ~StoreWriter();
@@ -47,13 +51,18 @@ class StoreWriter {
   // The temporary file that create(path) writes, for a signal handler that must remove it
   // (known before the file exists, so that no signal can come between the two).
   static std::string temp_path_for(const std::string& path);
+  // Temporary files of earlier loads of this store whose process is gone (killed before it
+  // could remove them).
+  static std::vector<std::string> stale_temp_paths(const std::string& path);
   const std::string& temp_path() const;
 
   // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report);
 
-  // Builds the indexes, makes the file durable and renames it to the final name.
-  Status finish();
+  // Builds the indexes, makes the file durable and renames it to the final name. Without
+  // `replace`, a file that appeared under that name meanwhile is kept and the store is not
+  // written (exit status 1): the check and the rename are one step.
+  Status finish(bool replace = false);
 
  private:
   class Impl;

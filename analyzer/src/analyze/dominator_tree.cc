@@ -10,6 +10,7 @@
 // budget and, beyond it, the sweep is redone with the paper's buckets (samedom as in Appel,
 // "Modern Compiler Implementation" 19.2, and boost): O(E log N) either way.
 #include "analyze/dominator_tree.h"
+#include "analyze/saturating_add.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -310,11 +311,11 @@ RetainedSizes fold_retained(const DominatorTree& tree, std::span<const Size> nod
   // Backwards, a node is complete (all it dominates added in) before it is added to its idom.
   for (size_t i = order.size(); i-- > 0;) {
     const uint32_t v = order[i];
-    retained.bytes[v] += node_size[v];
+    add_saturating(retained.bytes[v], node_size[v]);
     retained.count[v] += 1;
     if (i == 0) break;  // the root, its own idom
     const uint32_t d = tree.idom(v);
-    retained.bytes[d] += retained.bytes[v];
+    add_saturating(retained.bytes[d], retained.bytes[v]);
     retained.count[d] += retained.count[v];
   }
   return retained;

@@ -58,28 +58,6 @@ std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table
 
 }  // namespace
 
-uint64_t retained_by_set(const HeapGraph& g, const HeapDominators& dom, const std::vector<bool>& in_set) {
-  const uint32_t n = static_cast<uint32_t>(g.object_count());
-  std::vector<bool> seen(n + 1, false);
-  std::vector<uint32_t> queue{n};
-  seen[n] = true;
-  uint64_t without_set = 0;  // bytes the roots reach when the set is gone
-  const auto begin = g.edge_begin();
-  const auto target = g.edge_targets();
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t v = queue[head];
-    if (v < n) without_set += g.memsize(ObjectId(v));
-    if (!retains(g, v)) continue;
-    for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
-      const uint32_t w = target[e];
-      if (seen[w] || in_set[w]) continue;
-      seen[w] = true;
-      queue.push_back(w);
-    }
-  }
-  return dom.retained_bytes(g.virtual_root()) - without_set;
-}
-
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
                               const LeakOptions& options) {
   LeakReport report;
@@ -120,7 +98,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   // Rank: steady growth first, then the bytes the born objects hold (what single objects of a
   // group dominate: cheap for every group at once; the exact set size is computed for the top).
   const std::vector<uint64_t> held =
-      dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; });
+      dom.dominated_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; });
   struct Candidate {
     uint32_t group;
     bool growing, steady;
@@ -158,7 +136,9 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
         in_set[i] = true;
         if (!s.example.valid()) s.example = ObjectId(i);
       }
-    s.retained_bytes = retained_by_set(last, dom, in_set);
+    const uint32_t wanted[] = {c.group};
+    s.retained_bytes =
+        dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted)[c.group];
     std::tie(s.holder, s.holder_share) = find_holder(last, dom, in_set, s.count);
     report.suspects.push_back(std::move(s));
   }
@@ -225,7 +205,8 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     s.growth = {s.count};
     s.holder_share = s.count;
     s.example = members.front();
-    s.retained_bytes = retained_by_set(g, dom, in_set);
+    const uint32_t wanted[] = {0};
+    s.retained_bytes = dom.retained_by(g, 1, [&](ObjectId o) { return in_set[o.value()] ? 0u : UINT32_MAX; }, wanted)[0];
     s.sites = top_groups(sites, site_of, members, 3);
     s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
     s.group.cls = classes.group(cls).cls;

@@ -6,6 +6,7 @@
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
 #include "model/address_hash.h"
+#include "analyze/saturating_add.h"
 
 namespace heapq {
 
@@ -63,7 +64,7 @@ std::pair<std::string_view, std::string_view> split_gem(std::string_view gem) {
 }
 
 SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort,
-                         const HeapDominators* dominators) {
+                         const HeapDominators* dominators, size_t retained_rows) {
   SiteReport report;
   report.objects = graph.object_count();
   std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
@@ -122,19 +123,22 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
     SiteGroup& g = report.groups[it->second];
     if (dominators) group_of[i] = static_cast<uint32_t>(it->second);
     ++g.count;
-    g.bytes += graph.memsize(o);
+    add_saturating(g.bytes, graph.memsize(o));
   }
 
-  if (dominators) {
-    std::vector<uint64_t> retained =
-        dominators->retained_by(graph, report.groups.size(), [&](ObjectId o) { return group_of[o.value()]; });
-    for (size_t i = 0; i < report.groups.size(); ++i) report.groups[i].retained_bytes = retained[i];
-  }
-
+  // Sorting moves the groups: remember each one's index into group_of's numbering.
+  for (size_t i = 0; i < report.groups.size(); ++i) report.groups[i].index = static_cast<uint32_t>(i);
   auto label = [&](const SiteGroup& g) {
     return std::tuple(graph.string(g.file), g.line, graph.string(g.method), g.cls.value(), std::string_view(g.gem));
   };
   sort_largest_first(report.groups, sort, [&](const SiteGroup& a, const SiteGroup& b) { return label(a) < label(b); });
+  if (dominators && !report.groups.empty()) {
+    std::vector<uint32_t> wanted;
+    for (size_t i = 0; i < report.groups.size() && i < retained_rows; ++i) wanted.push_back(report.groups[i].index);
+    std::vector<uint64_t> retained = dominators->retained_by(
+        graph, report.groups.size(), [&](ObjectId o) { return group_of[o.value()]; }, wanted);
+    for (size_t i = 0; i < wanted.size(); ++i) report.groups[i].retained_bytes = retained[wanted[i]];
+  }
   return report;
 }
 

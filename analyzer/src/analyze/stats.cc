@@ -4,10 +4,12 @@
 
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
+#include "analyze/saturating_add.h"
 
 namespace heapq {
 
-HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators) {
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators,
+                        size_t retained_rows) {
   HeapStats stats;
   std::vector<TypeTotals> types(kObjectTypeCount);
   std::vector<ClassTotals> classes(graph.class_count());
@@ -19,18 +21,14 @@ HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominato
     uint64_t size = graph.memsize(o);
     TypeTotals& t = types[static_cast<size_t>(graph.type(o))];
     ++t.count;
-    t.bytes += size;
+    add_saturating(t.bytes, size);
     ClassTotals& c = classes[graph.class_of(o).value()];
     ++c.count;
-    c.bytes += size;
-    stats.bytes += size;
+    add_saturating(c.bytes, size);
+    add_saturating(stats.bytes, size);
   }
   stats.objects = graph.object_count();
-  if (dominators) {
-    std::vector<uint64_t> retained =
-        dominators->retained_by(graph, classes.size(), [&](ObjectId o) { return graph.class_of(o).value(); });
-    for (size_t i = 0; i < classes.size(); ++i) classes[i].retained_bytes = retained[i];
-  }
+  const size_t class_count = classes.size();
 
   std::erase_if(types, [](const TypeTotals& t) { return t.count == 0; });
   std::erase_if(classes, [](const ClassTotals& c) { return c.count == 0; });
@@ -38,6 +36,13 @@ HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominato
   sort_largest_first(classes, sort, [&](const ClassTotals& a, const ClassTotals& b) {
     return graph.class_name(a.cls) < graph.class_name(b.cls);
   });
+  if (dominators && !classes.empty()) {
+    std::vector<uint32_t> wanted;
+    for (size_t i = 0; i < classes.size() && i < retained_rows; ++i) wanted.push_back(classes[i].cls.value());
+    std::vector<uint64_t> retained = dominators->retained_by(
+        graph, class_count, [&](ObjectId o) { return graph.class_of(o).value(); }, wanted);
+    for (size_t i = 0; i < wanted.size(); ++i) classes[i].retained_bytes = retained[wanted[i]];
+  }
   stats.by_type = std::move(types);
   stats.by_class = std::move(classes);
   return stats;

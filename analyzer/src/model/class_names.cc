@@ -40,16 +40,18 @@ class ClassNamer {
     }
   }
 
-  // The first class up the superclass chain that is not a singleton class (rb_class_real).
+  // The first class up the superclass chain that is neither a singleton class nor an included
+  // module's proxy (rb_class_real skips both): a class that extends a module has an ICLASS
+  // between its singleton class and #<Class:Object>.
   ObjectId real_class(ObjectId record) const {
     ObjectId x = record;
-    for (int step = 0; step < 64 && is_singleton(x); ++step) {
+    for (int step = 0; step < kMaxChain && (is_singleton(x) || is_iclass(x)); ++step) {
       const ClassRecord* r = record_of(x);
       std::optional<ObjectId> super = r->superclass ? g_.find(r->superclass) : std::nullopt;
       if (!super || !record_of(*super)) return fallback_real_class(record);
       x = *super;
     }
-    return is_singleton(x) ? fallback_real_class(record) : x;
+    return is_singleton(x) || is_iclass(x) ? fallback_real_class(record) : x;
   }
 
   std::string name(ObjectId record) const {
@@ -74,6 +76,9 @@ class ClassNamer {
   }
 
  private:
+  // Ancestor chains of real classes (Rails models extend dozens of modules) stay far below.
+  static constexpr int kMaxChain = 4096;
+  bool is_iclass(ObjectId o) const { return g_.type(o) == ObjectType::kIclass; }
   const ClassRecord* record_of(ObjectId o) const {
     auto it = record_of_.find(o.value());
     return it == record_of_.end() ? nullptr : it->second;

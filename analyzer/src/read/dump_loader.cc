@@ -28,6 +28,13 @@ class ChunkedLoad {
     for (unsigned i = 1; i < threads(); ++i) pool.emplace_back([this] { work(); });
     work();
     for (auto& t : pool) t.join();
+    if (overlong_chunk_ != SIZE_MAX) {
+      // Every chunk before it is parsed by now: its line number is known.
+      uint64_t line = 1;
+      for (size_t i = 0; i <= overlong_chunk_; ++i) line += chunks_[i]->lines;
+      return bad_input(input_.name() + ":" + std::to_string(line) + ": a line longer than " +
+                       std::to_string(options_.max_line_bytes) + " bytes (see --max-line)");
+    }
     if (!error_.message.empty()) return error_;
     return Ok{};
   }
@@ -50,7 +57,10 @@ class ChunkedLoad {
         index = index_++;
         chunks_.push_back(std::make_unique<ParsedChunk>());
         chunk = chunks_.back().get();
-        if (!fill(text, len)) return;
+        if (!fill(text, len, *chunk)) {
+          if (overlong_chunk_ == index) error_ = Error{ExitCode::kBadInput, "line too long"};
+          return;
+        }
         if (options_.progress) options_.progress(input_.consumed(), input_.total());
       }
       parse_chunk(text.data(), len, options_.strict, *chunk);
@@ -62,14 +72,16 @@ class ChunkedLoad {
   }
 
   // Under the lock: text = the carried-over partial line + input up to the last newline.
-  bool fill(std::vector<char>& text, size_t& len) {
+  // Lines that do not start like a record and outgrow a read are skipped unread, and counted
+  // in the chunk as bad lines that precede its text.
+  bool fill(std::vector<char>& text, size_t& len, ParsedChunk& chunk) {
     const size_t step = std::max<size_t>(options_.chunk_bytes, 1);
     size_t have = carry_.size();
     text.resize(have + step + 1);
     std::memcpy(text.data(), carry_.data(), have);
     carry_.clear();
     for (;;) {
-      if (text.size() < have + step + 1) text.resize(std::max(have + step + 1, text.size() * 2));
+      if (text.size() < have + step + 1) text.resize(std::max(have + step + 1, std::min(text.size() * 2, options_.max_line_bytes + step + 1)));
       Result<size_t> got = input_.read(text.data() + have, step);
       if (!got) {
         error_ = got.error();
@@ -87,7 +99,67 @@ class ChunkedLoad {
         carry_.assign(text.data() + len, have - len);
         return true;
       }
+      // No newline yet: text[0, have) is one unfinished line. Blanks before a record are
+      // dropped (they are all a blank line may hold).
+      const char* start = first_non_blank(text.data(), have);
+      if (!start) {
+        have = 0;
+      } else if (*start != '{') {
+        if (!skip_line(text, have, chunk)) return false;
+        if (eof_) {
+          len = 0;
+          return true;
+        }
+        if (const void* nl = memrchr(text.data(), '\n', have)) {
+          len = static_cast<const char*>(nl) - text.data() + 1;
+          carry_.assign(text.data() + len, have - len);
+          return true;
+        }
+      } else if (have > options_.max_line_bytes) {
+        overlong_chunk_ = chunk_index_of(chunk);
+        return false;
+      }
     }
+  }
+
+  static const char* first_non_blank(const char* p, size_t n) {
+    for (const char* end = p + n; p < end; ++p)
+      if (*p != ' ' && *p != '\t' && *p != '\r') return p;
+    return nullptr;
+  }
+
+  // Reads on to the end of the unfinished line in text, keeping only what follows it (have
+  // bytes at the start of text), and counts the line as bad.
+  bool skip_line(std::vector<char>& text, size_t& have, ParsedChunk& chunk) {
+    const size_t step = std::max<size_t>(options_.chunk_bytes, 1);
+    ++chunk.lines;
+    ++chunk.bad_lines;
+    if (chunk.first_bad_lines.size() < LoadReport::kIssuesKept)
+      chunk.first_bad_lines.push_back({chunk.lines, "not a record (it does not start with '{'); skipped unread"});
+    for (;;) {
+      Result<size_t> got = input_.read(text.data(), std::min(step, text.size() - 1));
+      if (!got) {
+        error_ = got.error();
+        return false;
+      }
+      if (*got == 0) {
+        eof_ = true;
+        have = 0;
+        return true;
+      }
+      if (const void* nl = std::memchr(text.data(), '\n', *got)) {
+        const size_t rest = text.data() + *got - static_cast<const char*>(nl) - 1;
+        std::memmove(text.data(), static_cast<const char*>(nl) + 1, rest);
+        have = rest;
+        return true;
+      }
+    }
+  }
+
+  size_t chunk_index_of(const ParsedChunk& chunk) const {
+    for (size_t i = chunks_.size(); i-- > 0;)
+      if (chunks_[i].get() == &chunk) return i;
+    return chunks_.size();
   }
 
   ByteSource& input_;
@@ -97,6 +169,7 @@ class ChunkedLoad {
   std::string carry_;
   size_t index_ = 0;
   size_t stop_at_ = SIZE_MAX;
+  size_t overlong_chunk_ = SIZE_MAX;
   bool eof_ = false;
   Error error_{ExitCode::kOk, ""};
 };

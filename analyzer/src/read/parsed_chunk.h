@@ -22,11 +22,16 @@ struct ClassRecord {
 };
 
 // A class as the chunk's objects name it: an address, or for IMEMO objects (whose class slot
-// holds internal data) their imemo_type; address 0 without a type is "no class".
+// holds internal data) their imemo_type; address 0 without a type is "no class". An ICLASS
+// record's class slot is the module it includes: kept for its class edge, but the record is
+// not an instance of that module.
 struct ClassKey {
   uint64_t address = 0;
   StringId imemo_type;
   bool imemo = false;
+  bool iclass = false;
+  // A profiler's own DATA object (the allocation tracer): its struct name is in imemo_type.
+  bool profiler = false;
   bool operator==(const ClassKey&) const = default;
 };
 

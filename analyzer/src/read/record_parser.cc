@@ -161,8 +161,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     out_.first_repaired_strings.resize(issues_mark_);
   }
   const std::string& error() const { return error_; }
+  // After a line parsed as one JSON value: adds its record, or fails (error()).
+  bool finish_line() { return commit(); }
+  bool fail_line(std::string message) { return fail(std::move(message)); }
 
   bool StartObject() {
+    if (depth_ >= kMaxDepth) return too_deep();
     if (depth_ == 0) {
       ++depth_;
       return true;
@@ -173,11 +177,14 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     ++depth_;
     return true;
   }
+  // The record is committed by finish_line(), once the whole line has parsed: junk after
+  // the closing brace makes the line bad, and nothing of it may be kept.
   bool EndObject(rapidjson::SizeType) {
-    if (--depth_ == 0) return commit();
+    --depth_;
     return true;
   }
   bool StartArray() {
+    if (depth_ >= kMaxDepth) return too_deep();
     if (depth_ == 0) return fail("a record must be a JSON object");
     if (in_references()) return fail(kNotAnAddress);
     if (depth_ == 1) in_array_ = field_;
@@ -256,6 +263,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
  private:
   static constexpr const char* kNotAnAddress = "\"references\" holds something that is not an address";
+  // rapidjson's parser recurses once per level, before calling the handler for the level's
+  // contents: stopping here bounds the stack (records nest 3 deep; 120k levels overflowed it).
+  static constexpr int kMaxDepth = 100;
+  bool too_deep() { return fail("values nested more than " + std::to_string(kMaxDepth) + " deep"); }
 
   bool in_references() const { return depth_ == 2 && in_array_ == Field::kReferences; }
   bool counted_field() const {
@@ -357,7 +368,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint32_t site_slot();
 
   struct KeyHash {
-    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value()); }
+    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass + 2 * k.profiler); }
     size_t operator()(const SiteKey& k) const {
       return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 + k.method.value());
     }
@@ -459,6 +470,14 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
     key.imemo_type = intern(rec_.imemo_type.empty() ? std::string_view("?") : rec_.imemo_type);
   } else {
     key.address = rec_.class_address;
+    key.iclass = type == ObjectType::kIclass;
+    // ObjectSpace's allocation tracer (16-64 MB, an Object to Ruby) and memprof's tracker are
+    // the profiler's overhead, not the application's memory: named by their struct.
+    if (type == ObjectType::kData &&
+        (rec_.struct_name == "ObjectTracing/allocation_info_tracer" || rec_.struct_name == "memprof/tracker")) {
+      key.profiler = true;
+      key.imemo_type = intern(rec_.struct_name);
+    }
   }
   auto [it, added] = class_slots_.try_emplace(key, static_cast<uint32_t>(out_.class_keys.size()));
   if (added) out_.class_keys.push_back(key);
@@ -475,15 +494,19 @@ uint32_t RecordHandler::site_slot() {
   return last_site_ = it->second;
 }
 
+// Parses one line (NUL-terminated at line_end) and commits its record: all or nothing.
 template <unsigned Flags>
-bool parse_line(rapidjson::Reader& reader, RecordHandler& handler, char* line) {
+bool parse_line(rapidjson::Reader& reader, RecordHandler& handler, char* line, const char* line_end) {
   rapidjson::InsituStringStream stream(line);
-  return !reader.Parse<Flags>(stream, handler).IsError();
+  if (reader.Parse<Flags>(stream, handler).IsError()) return false;
+  // The parser stops at a NUL: one before the line's end is a byte the line holds.
+  if (line + stream.Tell() != line_end)
+    return handler.fail_line("a NUL byte in the line (column " + std::to_string(stream.Tell() + 1) + ")");
+  return handler.finish_line();
 }
 
 std::string describe_error(const rapidjson::Reader& reader, const RecordHandler& handler) {
-  if (reader.GetParseErrorCode() == rapidjson::kParseErrorTermination && !handler.error().empty())
-    return handler.error();
+  if (!handler.error().empty()) return handler.error();
   return std::string("invalid JSON: ") + rapidjson::GetParseError_En(reader.GetParseErrorCode()) +
          " (column " + std::to_string(reader.GetErrorOffset() + 1) + ")";
 }
@@ -510,7 +533,8 @@ void parse_chunk(char* text, size_t len, bool strict, ParsedChunk& out) {
     ++out.lines;
     if (!blank(p, line_end)) {
       handler.begin_line(out.lines);
-      bool ok = strict ? parse_line<kStrict>(reader, handler, p) : parse_line<kFast>(reader, handler, p);
+      bool ok = strict ? parse_line<kStrict>(reader, handler, p, line_end)
+                       : parse_line<kFast>(reader, handler, p, line_end);
       if (!ok) {
         handler.abandon_line();
         ++out.bad_lines;

@@ -33,13 +33,13 @@ Result<BulkInsert> BulkInsert::prepare(Database& db, const std::string& table, i
   return b;
 }
 
-Status BulkInsert::write(Statement& stmt, const int64_t* values, int rows) {
+Status BulkInsert::write(Statement& stmt, size_t first, int rows) {
   const int n = rows * columns_;
   for (int i = 0; i < n; ++i) {
-    if (values[i] == kNull)
+    if (nulls_[first + i])
       stmt.bind_null(i + 1);
     else
-      stmt.bind(i + 1, values[i]);
+      stmt.bind(i + 1, values_[first + i]);
   }
   if (stmt.step() != SQLITE_DONE) {
     Error e = db_->error();
@@ -53,8 +53,9 @@ Status BulkInsert::write(Statement& stmt, const int64_t* values, int rows) {
 Status BulkInsert::flush_batches() {
   size_t at = 0;
   for (; at + batch_values() <= values_.size(); at += batch_values())
-    if (Status s = write(many_, values_.data() + at, rows_); !s) return s;
+    if (Status s = write(many_, at, rows_); !s) return s;
   values_.erase(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(at));
+  nulls_.erase(nulls_.begin(), nulls_.begin() + static_cast<std::ptrdiff_t>(at));
   return Ok{};
 }
 
@@ -62,8 +63,9 @@ Status BulkInsert::finish() {
   if (Status s = flush_batches(); !s) return s;
   size_t at = 0;
   for (; at + columns_ <= values_.size(); at += columns_)
-    if (Status s = write(one_, values_.data() + at, 1); !s) return s;
+    if (Status s = write(one_, at, 1); !s) return s;
   values_.clear();
+  nulls_.clear();
   return Ok{};
 }
 

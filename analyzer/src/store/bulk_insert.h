@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,14 +13,19 @@ namespace heapq::store {
 
 class BulkInsert {
  public:
-  // A value that is written as NULL.
-  static constexpr int64_t kNull = std::numeric_limits<int64_t>::min();
-
   // columns: the number of values per row of `table`.
   static Result<BulkInsert> prepare(Database& db, const std::string& table, int columns);
 
-  // Appends one value of the current row; a row is complete after `columns` values.
-  void add(int64_t v) { values_.push_back(v); }
+  // Appends one value of the current row (nullopt: NULL); a row is complete after `columns`
+  // values. Every int64_t is a value: an address or memsize of 2^63 is one, not a marker.
+  void add(int64_t v) {
+    values_.push_back(v);
+    nulls_.push_back(false);
+  }
+  void add(std::optional<int64_t> v) {
+    values_.push_back(v.value_or(0));
+    nulls_.push_back(!v);
+  }
   // Writes the buffered rows once a statement's worth is complete.
   Status maybe_flush() { return values_.size() >= batch_values() ? flush_batches() : Status(Ok{}); }
   // Writes every complete buffered row.
@@ -30,7 +35,7 @@ class BulkInsert {
   BulkInsert(Database& db, int columns, int rows) : db_(&db), columns_(columns), rows_(rows) {}
   size_t batch_values() const { return static_cast<size_t>(columns_) * rows_; }
   static std::string statement_text(const std::string& table, int columns, int rows);
-  Status write(Statement& stmt, const int64_t* values, int rows);
+  Status write(Statement& stmt, size_t first, int rows);
   Status flush_batches();
 
   Database* db_;
@@ -38,6 +43,7 @@ class BulkInsert {
   int rows_;  // per execution of many_
   Statement many_, one_;
   std::vector<int64_t> values_;
+  std::vector<bool> nulls_;  // parallel to values_
 };
 
 }  // namespace heapq::store

@@ -1,4 +1,10 @@
 // run_sql: the statements of `heapq sql`, on a store opened read-only unless asked otherwise.
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
 #include "heapq/store.h"
 #include "store/sqlite_db.h"
 
@@ -51,6 +57,28 @@ Status run_statement(const Database& db, sqlite3_stmt* st, SqlSink& sink) {
   return Ok{};
 }
 
+// Whether a statement is a PRAGMA that only asks ("PRAGMA journal_mode", no "=" or "(" value):
+// SQLite calls some of those writers, though on a read-only connection they change nothing.
+bool pragma_query(std::string_view sql) {
+  size_t i = 0;
+  for (;;) {  // comments and blanks before the statement
+    while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) ++i;
+    if (sql.substr(i, 2) == "--") {
+      i = sql.find('\n', i);
+      if (i == std::string_view::npos) return false;
+    } else if (sql.substr(i, 2) == "/*") {
+      i = sql.find("*/", i + 2);
+      if (i == std::string_view::npos) return false;
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  std::string word(sql.substr(i, 6));
+  for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return word == "PRAGMA" && sql.find_first_of("=(", i) == std::string_view::npos;
+}
+
 // Keeps the rows of the last statement that returns rows.
 class CollectingSink : public SqlSink {
  public:
@@ -71,6 +99,8 @@ class CollectingSink : public SqlSink {
 }  // namespace
 
 Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSink& sink) {
+  if (struct stat st; ::stat(path.c_str(), &st) != 0)
+    return io_error(path + ": cannot open: " + std::strerror(errno));
   if (!is_sqlite_file(path))
     return bad_input(path + ": not a heapq store (an SQLite file, made by heapq load)");
   // Read-only is enforced by SQLite itself; the check below only makes the refusal clear.
@@ -86,7 +116,7 @@ Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSin
     store::Statement st(db->get(), raw);
     at = rest;
     if (!raw) continue;  // whitespace or a comment
-    if (!write && !sqlite3_stmt_readonly(raw))
+    if (!write && !sqlite3_stmt_readonly(raw) && !pragma_query(sqlite3_sql(raw)))
       return usage_error(
           path + ": the store is opened read-only; pass --write to run statements that change it");
     if (Status s = run_statement(*db, raw, sink); !s) return s;

@@ -223,7 +223,7 @@ bool StoreReader::columns_fit() const {
     if (g_.edge_begin_[i] > g_.edge_begin_[i + 1] ||
         static_cast<int>(g_.type_[i]) >= kObjectTypeCount)
       return false;
-    if (g_.class_of_[i].valid() && g_.class_of_[i].value() >= g_.classes_.size()) return false;
+    if (!g_.class_of_[i].valid() || g_.class_of_[i].value() >= g_.classes_.size()) return false;
     if (g_.site_[i].valid() && g_.site_[i].value() >= g_.sites_.size()) return false;
   }
   for (uint32_t t : g_.edge_target_)

@@ -2,10 +2,13 @@
 // into the graph's arrays; objects and references are read at once, on two connections.
 #include "store/store_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "heapq/store.h"
@@ -48,6 +51,7 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
   auto columns = read_columns();
   if (!columns) return columns.error();
   if (!*columns) {
+    if (s = count_objects(); !s) return s.error();
     // References on a second connection while this one reads the objects.
     Status refs = Ok{};
     std::thread edges([&] { refs = references_ ? read_refs() : Ok{}; });
@@ -88,7 +92,9 @@ Status StoreReader::read_report(LoadReport& r) {
   r.damage = std::string(st->text(11));
   r.missing_end = st->int64(12) != 0;
   r.end_records = st->is_null(13) ? -1 : st->int64(13);
-  edge_count_ = static_cast<size_t>(st->int64(14));
+  // Everything read from a store is checked as if a stranger wrote it (heapq sql --write).
+  const int64_t edges = st->int64(14);
+  edge_count_ = edges < 0 || edges > UINT32_MAX ? 0 : static_cast<size_t>(edges);
   names_ = st->int64(15) != 0;
   return each_row(
       db_,
@@ -140,6 +146,24 @@ Status StoreReader::read_classes_and_sites() {
       });
 }
 
+ClassId StoreReader::no_class() {
+  if (!no_class_.valid()) {
+    no_class_ = ClassId(static_cast<uint32_t>(g_.classes_.size()));
+    g_.classes_.push_back({0, ObjectId::none(), g_.strings_.intern("(no class)")});
+  }
+  return no_class_;
+}
+
+Status StoreReader::count_objects() {
+  auto st = select(db_, "SELECT max(id) FROM objects WHERE dump_id = ?", dump_);
+  if (!st) return st.error();
+  if (st->step() != SQLITE_ROW) return db_.error();
+  const int64_t last = st->is_null(0) ? -1 : st->int64(0);
+  if (last < -1 || last >= INT32_MAX) return damaged(db_, "objects.id");
+  object_count_ = last + 1;
+  return Ok{};
+}
+
 Status StoreReader::read_objects() {
   const int64_t classes = static_cast<int64_t>(g_.classes_.size()),
                 sites = static_cast<int64_t>(g_.sites_.size());
@@ -150,14 +174,16 @@ Status StoreReader::read_objects() {
              " WHERE dump_id = ? ORDER BY id",
              dump_),
       [&](const Statement& row) -> Status {
-        const int64_t type = row.int64(2), cls = row.is_null(3) ? -1 : row.int64(3);
+        const int64_t type = row.int64(2), cls = row.int64(3);
         const int64_t site = row.is_null(5) ? -1 : row.int64(5);
         if (row.int64(0) != static_cast<int64_t>(g_.address_.size()) || type < 0 ||
-            type >= kObjectTypeCount || cls >= classes || site >= sites)
+            type >= kObjectTypeCount || (!row.is_null(3) && (cls < 0 || cls >= classes)) ||
+            (!row.is_null(5) && (site < 0 || site >= sites)))
           return damaged(db_, "objects (row " + std::to_string(row.int64(0)) + ")");
         g_.address_.push_back(static_cast<uint64_t>(row.int64(1)));
         g_.type_.push_back(static_cast<ObjectType>(type));
-        g_.class_of_.push_back(cls < 0 ? ClassId::none() : ClassId(static_cast<uint32_t>(cls)));
+        // NULL: no class, as schemas/store.sql has it.
+        g_.class_of_.push_back(row.is_null(3) ? no_class() : ClassId(static_cast<uint32_t>(cls)));
         g_.memsize_.push_back(static_cast<uint64_t>(row.int64(4)));
         g_.site_.push_back(site < 0 ? SiteId::none() : SiteId(static_cast<uint32_t>(site)));
         g_.generation_.push_back(static_cast<uint32_t>(row.int64(6)));
@@ -168,8 +194,9 @@ Status StoreReader::read_objects() {
 Status StoreReader::read_refs() {
   auto db = Database::open(db_.path(), kReadFlags);
   if (!db) return db.error();
-  g_.edge_target_.reserve(edge_count_);
-  if (names_) g_.edge_name_.reserve(edge_count_);
+  const size_t hint = std::min<size_t>(edge_count_, size_t(1) << 26);
+  g_.edge_target_.reserve(hint);
+  if (names_) g_.edge_name_.reserve(hint);
   g_.edge_begin_.push_back(0);
   // edge_begin_ is completed per source object: objects without references have no rows.
   return each_row(
@@ -179,7 +206,8 @@ Status StoreReader::read_refs() {
              dump_),
       [&](const Statement& row) -> Status {
         const int64_t from = row.int64(0);
-        if (from < static_cast<int64_t>(g_.edge_begin_.size()) - 1 || from >= INT32_MAX)
+        if (from < static_cast<int64_t>(g_.edge_begin_.size()) - 1 || from >= object_count_ ||
+            row.int64(1) < 0 || row.int64(1) >= object_count_ || g_.edge_target_.size() >= UINT32_MAX)
           return damaged(db_, "refs");
         while (static_cast<int64_t>(g_.edge_begin_.size()) <= from)
           g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
@@ -255,14 +283,25 @@ StoreRef parse_store_ref(const std::string& path) {
   const std::string number = path.substr(hash + 1);
   if (number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
     return {path, 0};
-  return {path.substr(0, hash), std::stoll(number)};
+  const int64_t n = std::stoll(number);
+  return {path.substr(0, hash), n == 0 ? -1 : n};  // -1: "#0", refused by read_store
 }
 
 bool is_sqlite_file(const std::string& path) {
   static constexpr char kMagic[16] = "SQLite format 3";  // with its final NUL
+  // Only a regular file can be a store. A pipe or a FIFO must not be opened here: what this
+  // read took would be missing when the dump reader opens the path again.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
   char head[16] = {};
-  std::ifstream in(path, std::ios::binary);
-  return in.read(head, sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
+  // fstat again: the path may have been replaced since; pread leaves nothing consumed.
+  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  bool magic = regular && ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
+               std::memcmp(head, kMagic, sizeof head) == 0;
+  ::close(fd);
+  return magic;
 }
 
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
@@ -294,6 +333,7 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
   if (dumps->empty()) return bad_input(path + ": the store holds no dump");
+  if (dump < 0) return usage_error(path + "#0: dumps are numbered from 1 (" + path + " alone reads the last)");
   const StoredDump* found = dump == 0 ? &dumps->back() : nullptr;
   for (const StoredDump& d : *dumps)
     if (d.id == dump) found = &d;

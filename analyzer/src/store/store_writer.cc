@@ -1,9 +1,12 @@
 // StoreWriter: one transaction of multi-row inserts into a fresh file with bulk-load pragmas,
 // indexes built once the rows are in, then a durable file renamed into place.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -24,10 +27,11 @@ using store::Statement;
 
 namespace {
 
-constexpr int64_t kNull = BulkInsert::kNull;
+using Cell = std::optional<int64_t>;  // nullopt: NULL
+constexpr Cell kNull = std::nullopt;
 
-int64_t or_null(uint32_t id_value) {
-  return id_value == UINT32_MAX ? kNull : int64_t(id_value);
+Cell or_null(uint32_t id_value) {
+  return id_value == UINT32_MAX ? kNull : Cell(id_value);
 }
 
 struct Analysis {
@@ -87,6 +91,13 @@ class StoreWriter::Impl {
       if (Status r = types->run(); !r) return db.error(r.error().message);
     }
     return Ok{};
+  }
+
+  // SQLite's messages name the file it writes; the user knows the store by its final name.
+  Error under_final_name(Error e) const {
+    for (size_t at = 0; (at = e.message.find(temp_path, at)) != std::string::npos; at += final_path.size())
+      e.message.replace(at, temp_path.size(), final_path);
+    return e;
   }
 
   Status add_dump_row(int64_t id, const std::string& source, const HeapGraph& g,
@@ -166,16 +177,15 @@ Status StoreWriter::Impl::add_classes_and_sites(int64_t id, const HeapGraph& g) 
   if (!classes) return classes.error();
   for (uint32_t c = 0; c < g.class_count(); ++c) {
     const ClassInfo& info = g.class_info(ClassId(c));
-    for (int64_t v : {id, int64_t(c), int64_t(info.address), or_null(info.object.value()),
-                      int64_t(info.name.value())})
+    for (Cell v : {Cell(id), Cell(c), Cell(int64_t(info.address)), or_null(info.object.value()),
+                   Cell(info.name.value())})
       classes->add(v);
   }
   auto sites = BulkInsert::prepare(db, "sites", 5);
   if (!sites) return sites.error();
   for (uint32_t s = 0; s < g.site_count(); ++s) {
     const Site& site = g.site_info(SiteId(s));
-    for (int64_t v : {id, int64_t(s), int64_t(site.file.value()), int64_t(site.line),
-                      or_null(site.method.value())})
+    for (Cell v : {Cell(id), Cell(s), Cell(site.file.value()), Cell(site.line), or_null(site.method.value())})
       sites->add(v);
     if (Status st = sites->maybe_flush(); !st) return st;
   }
@@ -235,13 +245,14 @@ Status StoreWriter::Impl::add_objects(int64_t id, const HeapGraph& g, const Anal
   for (uint32_t i = 0; i < g.object_count(); ++i) {
     const ObjectId o(i);
     const ObjectId idom = a.dom.idom(o);
-    const int64_t idom_value = !idom.valid()          ? kNull
-                               : idom.value() == root ? -1
-                                                      : int64_t(idom.value());
-    for (int64_t v :
-         {id, int64_t(i), int64_t(g.address(o)), int64_t(g.type(o)), or_null(g.class_of(o).value()),
-          int64_t(g.memsize(o)), or_null(g.site(o).value()), int64_t(g.generation(o)), idom_value,
-          int64_t(a.dom.retained_bytes(o)), int64_t(a.dom.retained_count(o)),
+    const Cell idom_value = !idom.valid()          ? kNull
+                            : idom.value() == root ? Cell(-1)
+                                                   : Cell(idom.value());
+    // Addresses and sizes are 64-bit unsigned: stored as their two's complement bit pattern.
+    for (Cell v :
+         {Cell(id), Cell(i), Cell(int64_t(g.address(o))), Cell(int64_t(g.type(o))), or_null(g.class_of(o).value()),
+          Cell(int64_t(g.memsize(o))), or_null(g.site(o).value()), Cell(g.generation(o)), idom_value,
+          Cell(int64_t(a.dom.retained_bytes(o))), Cell(a.dom.retained_count(o)),
           or_null(a.paths.distance(o))})
       objects->add(v);
     if (Status s = objects->maybe_flush(); !s) return s;
@@ -275,7 +286,39 @@ Result<StoreWriter> StoreWriter::create(const std::string& path) {
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
   if (!db) return io_error(path + ": cannot create the store (" + db.error().message + ")");
   impl->db = std::move(*db);
-  if (Status s = impl->begin(); !s) return s.error();
+  if (Status s = impl->begin(); !s) return impl->under_final_name(s.error());
+  return StoreWriter(std::move(impl));
+}
+
+Result<StoreWriter> StoreWriter::append(const std::string& path) {
+  auto dumps = list_stored_dumps(path);
+  if (!dumps) return dumps.error();
+  auto impl = std::make_unique<Impl>();
+  impl->final_path = path;
+  impl->temp_path = temp_path_for(path);
+  impl->next_dump = dumps->empty() ? 1 : dumps->back().id + 1;
+  std::remove(impl->temp_path.c_str());
+  std::error_code ec;
+  if (!std::filesystem::copy_file(path, impl->temp_path, ec))
+    return io_error(path + ": cannot copy the store to append to it (" + ec.message() + ")");
+  auto db = Database::open(impl->temp_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
+  if (!db) return impl->under_final_name(db.error());
+  impl->db = std::move(*db);
+  // Indexes, triggers and views are made again by finish(), as for a new store: the triggers
+  // would drop the new dump's graph columns as its rows go in.
+  Status s = impl->db.exec(
+      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;"
+      "PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; BEGIN;");
+  std::vector<std::pair<std::string, std::string>> schema_objects;
+  {
+    auto st = impl->db.prepare(
+        "SELECT type, name FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND sql IS NOT NULL");
+    if (!st) return impl->under_final_name(st.error());
+    while (st->step() == SQLITE_ROW) schema_objects.emplace_back(st->text(0), st->text(1));
+  }
+  for (const auto& [type, name] : schema_objects)
+    if (s) s = impl->db.exec("DROP " + type + " IF EXISTS \"" + name + "\"");
+  if (!s) return impl->under_final_name(s.error());
   return StoreWriter(std::move(impl));
 }
 
@@ -298,11 +341,43 @@ Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
   analyze.join();
   if (s) s = w.add_objects(id, g, a);
   if (s) s = w.add_dump_row(id, source, g, report, a);
-  if (!s) return s.error();
+  if (!s) return w.under_final_name(s.error());
   return id;
 }
 
-Status StoreWriter::finish() {
+namespace {
+
+// rename(2) that fails with EEXIST instead of replacing: renameat2's RENAME_NOREPLACE, or
+// link + unlink where the file system does not support it.
+int rename_no_replace(const char* from, const char* to) {
+  if (::renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+  if (::link(from, to) != 0) return -1;
+  ::unlink(from);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> StoreWriter::stale_temp_paths(const std::string& path) {
+  std::filesystem::path p(path);
+  const std::string prefix = "." + p.filename().string() + ".tmp-";
+  const std::filesystem::path dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 9) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    // A process that is still there may be writing it.
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;
+    out.push_back((p.parent_path() / name).string());
+  }
+  return out;
+}
+
+Status StoreWriter::finish(bool replace) {
   Impl& w = *impl_;
   Status s = w.db.exec(std::string(store::kSchemaAfterRows));
   if (s) s = w.db.exec("COMMIT");
@@ -310,11 +385,14 @@ Status StoreWriter::finish() {
   if (s)
     s = w.db.exec(
         "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;");
-  if (!s) return s;
+  if (!s) return w.under_final_name(s.error());
   w.db = Database();
   if (Status synced = sync_file(w.temp_path, false); !synced) return synced;
-  if (std::rename(w.temp_path.c_str(), w.final_path.c_str()) != 0)
-    return io_error(w.final_path + ": cannot rename " + w.temp_path + " to it");
+  const int renamed = replace ? std::rename(w.temp_path.c_str(), w.final_path.c_str())
+                              : rename_no_replace(w.temp_path.c_str(), w.final_path.c_str());
+  if (renamed != 0 && errno == EEXIST)
+    return usage_error(w.final_path + " appeared while the load ran; it is kept (pass --force to replace it)");
+  if (renamed != 0) return io_error(w.final_path + ": cannot write the store: " + std::strerror(errno));
   w.finished = true;
   std::string dir = std::filesystem::path(w.final_path).parent_path().string();
   return sync_file(dir.empty() ? "." : dir, true);

@@ -1,0 +1,127 @@
+// libFuzzer target: a store edited by a stranger (heapq sql --write, a hex editor) is read back
+// and analysed, which must give an answer or a "damaged store" error, never crash or hang.
+// The input is a list of edits (table, column, row, value) applied to a store of a small dump;
+// the store itself is made once. Build and run with tests/fuzz/run.sh (needs clang).
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "heapq/dominators.h"
+#include "heapq/load.h"
+#include "heapq/retainers.h"
+#include "heapq/stats.h"
+#include "heapq/store.h"
+
+namespace {
+
+const char* kDump =
+    R"({"type":"META", "format":"memprof", "version":1})" "\n"
+    R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x500", "0x700"], "reference_names":["a", "b", "c"]})" "\n"
+    R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"String", "references":[], "memsize":500})" "\n"
+    R"({"address":"0x110", "type":"CLASS", "class":"0x110", "singleton":true, "references":["0x100"], "reference_names":["x"], "memsize":400})" "\n"
+    R"({"address":"0x300", "type":"CLASS", "class":"0x110", "name":"Foo", "references":[], "memsize":600})" "\n"
+    R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":["0x600"], "reference_names":["@h"], "file":"app/foo.rb", "line":3, "method":"new", "memsize":40})" "\n"
+    R"({"address":"0x600", "type":"HASH", "class":"0x300", "references":["0x700", "0x710"], "reference_names":["[1]", "[2]"], "memsize":160})" "\n"
+    R"({"address":"0x700", "type":"DATA", "class":"0x100", "struct":"weakmap", "references":["0x710"], "reference_names":["k"], "memsize":40})" "\n"
+    R"({"address":"0x710", "type":"STRING", "class":"0x100", "references":[], "file":"lib/x.rb", "line":9, "memsize":40})" "\n"
+    R"({"address":"0x800", "type":"IMEMO", "imemo_type":"cref", "references":["0x300"], "reference_names":[null], "memsize":40})" "\n"
+    R"({"type":"END", "records":10})" "\n";
+
+struct Column {
+  const char* table;
+  const char* column;
+};
+constexpr Column kColumns[] = {
+    {"objects", "id"},           {"objects", "address"},       {"objects", "type"},
+    {"objects", "class_id"},     {"objects", "memsize"},       {"objects", "site_id"},
+    {"objects", "generation"},   {"objects", "dump_id"},       {"refs", "from_id"},
+    {"refs", "seq"},             {"refs", "to_id"},            {"refs", "name_id"},
+    {"roots", "seq"},            {"roots", "category_id"},     {"roots", "target"},
+    {"classes", "id"},           {"classes", "address"},       {"classes", "object"},
+    {"classes", "name_id"},      {"sites", "id"},              {"sites", "file_id"},
+    {"sites", "line"},           {"sites", "method_id"},       {"strings", "id"},
+    {"strings", "value"},        {"dumps", "id"},              {"dumps", "edges"},
+    {"dumps", "objects"},        {"dumps", "lines"},           {"dumps", "named_refs"},
+    {"dumps", "end_records"},    {"class_records", "object"},  {"class_records", "name_id"},
+    {"weak_holders", "object"},  {"graph_columns", "data"},    {"graph_columns", "chunk"},
+    {"class_edges", "data"},     {"dump_issues", "line"},
+};
+
+const std::string& pristine() {
+  static const std::string path = [] {
+    std::string p = std::filesystem::temp_directory_path() / ("heapq-store-fuzz-" + std::to_string(::getpid()) + ".db");
+    std::filesystem::remove(p);
+    auto input = heapq::memory_input(kDump, "fuzz.json");
+    heapq::LoadReport report;
+    auto graph = heapq::load_dump(*input, {}, report);
+    auto writer = heapq::StoreWriter::create(p);
+    if (!graph || !writer || !writer->add("fuzz.json", *graph, report) || !writer->finish()) std::abort();
+    return p;
+  }();
+  return path;
+}
+
+std::string hex(const uint8_t* p, size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += {kHex[p[i] >> 4], kHex[p[i] & 15]};
+  return out;
+}
+
+// One edit per 12 bytes: column, row, kind of value, then the value.
+std::string edits(const uint8_t* data, size_t size) {
+  std::string sql;
+  for (size_t at = 0; at + 12 <= size && at < 12 * 8; at += 12) {
+    const Column& c = kColumns[data[at] % std::size(kColumns)];
+    const int row = data[at + 1] % 16;
+    int64_t v;
+    std::memcpy(&v, data + at + 4, sizeof v);
+    std::string value;
+    switch (data[at + 2] % 6) {
+      case 0: value = "NULL"; break;
+      case 1: value = std::to_string(v); break;
+      case 2: value = std::to_string(v % 64 - 8); break;  // small ids, a few negative
+      case 3: value = "X'" + hex(data + at + 4, 1 + data[at + 3] % 8) + "'"; break;
+      case 4: value = "CAST(X'" + hex(data + at + 4, 8) + "' AS TEXT)"; break;
+      default: value = std::to_string(static_cast<double>(v) / 3); break;
+    }
+    const std::string pick = std::string("(SELECT ") + c.column + " FROM " + c.table + " LIMIT 1 OFFSET " +
+                             std::to_string(row) + ")";
+    if (data[at + 3] % 5 == 0)
+      sql += std::string("DELETE FROM ") + c.table + " WHERE " + c.column + " IS " + pick + ";";
+    else
+      sql += std::string("UPDATE OR IGNORE ") + c.table + " SET " + c.column + " = " + value + " WHERE " + c.column +
+             " IS " + pick + ";";
+  }
+  return sql;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string store = pristine() + ".edit";
+  std::filesystem::copy_file(pristine(), store, std::filesystem::copy_options::overwrite_existing);
+  // Each statement on its own: one that fails (a constraint) leaves the others applied.
+  const std::string sql = edits(data, size);
+  for (size_t at = 0, end; at < sql.size(); at = end + 1) {
+    end = sql.find(';', at);
+    (void)heapq::run_sql(store, sql.substr(at, end - at), true);
+  }
+  for (bool references : {false, true}) {
+    heapq::LoadReport report;
+    auto graph = heapq::read_store(store, size % 3, report, nullptr, references);
+    if (!graph) continue;
+    const heapq::HeapGraph& g = *graph;
+    heapq::compute_stats(g);
+    if (!references) continue;
+    heapq::HeapDominators dominators = heapq::HeapDominators::compute(g);
+    heapq::compute_stats(g, heapq::SortKey::kBytes, &dominators);
+    heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
+    for (uint32_t i = 0; i < g.object_count(); ++i) tree.path_to(g, heapq::ObjectId(i));
+  }
+  return 0;
+}
