@@ -145,7 +145,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
   text += table.render();
   if (rows.size() > n) text += "(" + format_count(rows.size() - n) + " more; --top 0 lists all)\n";
-  return emit(text) ? 0 : static_cast<int>(ExitCode::kIo);
+  return emit_text(text) ? 0 : static_cast<int>(ExitCode::kIo);
 }
 
 }  // namespace

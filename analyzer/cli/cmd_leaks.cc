@@ -5,6 +5,7 @@
 #include "cli/input.h"
 #include "cli/output.h"
 #include "cli/paths.h"
+#include "cli/terminal_text.h"
 #include "heapq/leaks.h"
 
 namespace heapq::cli {
@@ -18,7 +19,9 @@ constexpr OptionSpec kOptions[] = {
     {"max-depth", "D", "steps shown of a path to a holder, its middle elided past them (default 64)"},
 };
 
-std::string site_of(const GroupTable::Group& g) { return g.has_site() ? site_text(g.file, g.line, g.method) : ""; }
+std::string site_of(const GroupTable::Group& g) {
+  return g.has_site() ? fit_width(site_text(g.file, g.line, g.method), kNameWidth) : "";
+}
 
 void group_site_json(JsonWriter& w, const GroupTable::Group& g) {
   if (g.has_site()) site_json(w, g.file, g.line, g.method);
@@ -45,7 +48,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
   for (size_t i = 0; i < report.suspects.size(); ++i) {
     const LeakSuspect& s = report.suspects[i];
     std::string& t = out.text;
-    t += "\n" + std::to_string(i + 1) + ". " + s.group.cls;
+    t += "\n" + std::to_string(i + 1) + ". " + fit_width(s.group.cls, kNameWidth);
     if (s.group.has_site()) t += " allocated at " + site_of(s.group);
     t += "\n";
     if (several) {
@@ -66,13 +69,13 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
                                    [&](const LeakSuspect& x) { return x.holder == s.holder; });
     if (s.holder.valid() && same != report.suspects.begin() + static_cast<ptrdiff_t>(i)) {
       path = tree.path_to(g, s.holder, max_depth);
-      t += "   held by the same " + describe(g, s.holder) + " as #" + std::to_string(same - report.suspects.begin() + 1) +
+      t += "   held by the same " + describe_text(g, s.holder) + " as #" + std::to_string(same - report.suspects.begin() + 1) +
            (s.holder_share == s.count ? "" : " (" + format_count(s.holder_share) + " of them)") + "\n";
     } else if (s.holder.valid()) {
       path = tree.path_to(g, s.holder, max_depth);
       std::string edge(g.string(tree.edge_into(g, s.holder)));
-      t += "   held by " + describe(g, s.holder) + " " + hex_address(g.address(s.holder)) +
-           (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + edge + ")") + ", which " +
+      t += "   held by " + describe_text(g, s.holder) + " " + hex_address(g.address(s.holder)) +
+           (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + fit_width(edge, kNameWidth) + ")") + ", which " +
            (s.holder_share == s.count ? "holds all " : "holds " + format_count(s.holder_share) + " of ") +
            "of them\n";
       t += "   " + path_text(g, path) + "\n";
@@ -218,7 +221,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
   render_suspects(last, report, *max_depth, several, out);
   w.EndObject();
-  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit(out.text);
+  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit_text(out.text);
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 

@@ -6,6 +6,7 @@
 #include "cli/input.h"
 #include "cli/output.h"
 #include "cli/paths.h"
+#include "cli/terminal_text.h"
 #include "heapq/retainers.h"
 
 namespace heapq::cli {
@@ -58,7 +59,7 @@ std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const 
         continue;
       }
       std::string edge(generalized_edge(g.string(reference_label(g, r.edges_of(t)[i]))));
-      ++groups[{describe(g, sources[i]), edge}];
+      ++groups[{describe_text(g, sources[i]), fit_width(edge, kNameWidth)}];
     }
   }
   return groups;
@@ -88,7 +89,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   w.EndObject();
 
   std::vector<RetentionPath> paths = holder_paths(g, referrers, o, max_paths, max_depth);
-  text = describe(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
+  text = describe_text(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
   if (std::string site = site_text(g, o); !site.empty()) text += ", allocated at " + site;
   text += ")\n";
   if (paths.empty())
@@ -127,7 +128,8 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
       json_string(w, describe(g, from));
       json_key(w, "edge");
       json_string_or_null(w, edge);
-      text += "  " + describe(g, from) + " " + hex_address(g.address(from)) + (edge.empty() ? "" : " " + edge) + "\n";
+      text += "  " + describe_text(g, from) + " " + hex_address(g.address(from)) +
+              (edge.empty() ? "" : " " + fit_width(edge, kNameWidth)) + "\n";
     }
     w.EndObject();
   }
@@ -155,7 +157,7 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
 
   const ShortestPathTree tree = ShortestPathTree::compute(g);
   const MergedPaths merged = merge_paths(g, tree, instances, max_depth);
-  text = target.label + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
+  text = fit_width(target.label, kNameWidth) + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
          "\nshortest paths from the GC roots, merged by shape (count, bytes, an example):\n";
   const size_t shown = std::min(merged.groups.size(), max_paths);
   std::vector<RetentionPath> examples;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "cli/terminal_text.h"
+
 namespace heapq::cli {
 
 std::string hex_address(uint64_t address) {
@@ -10,14 +12,16 @@ std::string hex_address(uint64_t address) {
   return buf;
 }
 
+std::string describe_text(const HeapGraph& g, ObjectId o) { return fit_width(describe(g, o), kNameWidth); }
+
 std::string path_text(const HeapGraph& g, const RetentionPath& path) {
   std::string out = "ROOT(" + std::string(g.string(path.root)) + ")";
   for (size_t i = 0; i < path.steps.size(); ++i) {
     if (path.elided && i == path.elided_after) out += " -> ... (" + format_count(path.elided) + " steps) ...";
-    out += " -> " + describe(g, path.steps[i].object);
+    out += " -> " + describe_text(g, path.steps[i].object);
     if (i + 1 < path.steps.size()) {
       std::string_view edge = g.string(path.steps[i + 1].edge);
-      if (!edge.empty()) out += " " + std::string(edge);
+      if (!edge.empty()) out += " " + fit_width(edge, kNameWidth);
     } else {
       out += " " + hex_address(g.address(path.steps[i].object));
     }

@@ -8,6 +8,13 @@
 
 namespace heapq::cli {
 
+// Text output cuts names from the dump (classes, references, sites) to this many columns;
+// JSON keeps them whole.
+constexpr size_t kNameWidth = 100;
+
+// describe() for text: cut to kNameWidth.
+std::string describe_text(const HeapGraph& g, ObjectId o);
+
 // "0x7f3a9c0b1e28"
 std::string hex_address(uint64_t address);
 

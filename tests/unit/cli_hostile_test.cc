@@ -137,12 +137,15 @@ TEST_F(CliHostile, DumpStringsCannotDriveTheTerminal) {
                       << R"({"address":"0x600", "type":"OBJECT", "class":"0x310", "references":[], "memsize":40})" "\n";
   for (std::vector<std::string> args : {std::vector<std::string>{"stats", "--top", "0", dump},
                                         {"sites", "--by", "file", dump}, {"dominators", dump},
-                                        {"retainers", dump, "0x500"}, {"dominators", "--depth", "3", dump}}) {
+                                        {"retainers", dump, "0x500"}, {"dominators", "--depth", "3", dump},
+                                        {"retainers", dump, "0x600"}, {"leaks", "--threshold", "1", dump},
+                                        {"leaks", "--min-growth", "0", dump, dump}, {"diff", dump, dump}}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.status, 0) << args[0] << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args[0] << ": " << r.out;
     EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << args[0];
+    EXPECT_LT(r.out.size(), 20000u) << args[0] << " " << args[1] << ": a huge name is cut";
     if (args[0] == "stats") {
       EXPECT_NE(r.out.find("Evil\\e]0;owned\\x07\\e[2J"), std::string::npos) << r.out;
       EXPECT_LT(r.out.size(), 4000u);
