@@ -32,6 +32,7 @@ JsonSink::JsonSink(int fd) : fd_(fd) {
   first_[0] = true;
   if (fd >= 0) {
     spare_.reset(new char[capacity]);
+    spare_capacity_ = capacity;
     // Signals stay with Ruby's threads: the writer blocks them all.
     sigset_t all, previous;
     sigfillset(&all);
@@ -90,12 +91,13 @@ void JsonSink::WriteAll(const char* p, size_t left) {
 void JsonSink::HandOff() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [this] { return !pending_; });
+  size_t full_capacity = static_cast<size_t>(end_ - buffer_.get());
   std::swap(buffer_, spare_);
   pending_size_ = static_cast<size_t>(cursor_ - spare_.get());
   pending_ = pending_size_ > 0;
-  size_t capacity = static_cast<size_t>(end_ - spare_.get());
   cursor_ = buffer_.get();
-  end_ = cursor_ + capacity;
+  end_ = cursor_ + spare_capacity_;
+  spare_capacity_ = full_capacity;
   lock.unlock();
   changed_.notify_all();
 }

@@ -140,6 +140,7 @@ class JsonSink {
 
   int fd_;
   std::unique_ptr<char[]> spare_;  // the buffer the writer thread owns while pending_
+  size_t spare_capacity_ = 0;      // each buffer keeps its own size: MakeRoom grows one
   size_t pending_size_ = 0;
   bool pending_ = false;
   bool stopping_ = false;
