@@ -35,4 +35,17 @@ class TestCrashes < Test::Unit::TestCase
     assert_operator(Integer(count_strings), :>=, 8)
     assert_equal("END", last)
   end
+
+  # The tracepoint must be a GC root before anything can collect it.
+  def test_start_under_gc_stress
+    out = assert_runs(<<~RUBY)
+      GC.stress = true
+      Memprof.start
+      kept = Array.new(10) { Object.new }
+      GC.stress = false
+      puts Memprof.stats_hash.values.sum >= 10
+      Memprof.stop
+    RUBY
+    assert_equal("true", out.lines.last&.chomp)
+  end
 end

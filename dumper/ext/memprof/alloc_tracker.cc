@@ -37,6 +37,9 @@ AllocTracker::AllocTracker() {
 void AllocTracker::Init() {
   compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
   rb_gc_register_mark_object(compaction_hook);
+  // Registered while it holds nil: registering allocates, and a GC then (GC.stress) would
+  // sweep a tracepoint that is not yet a root.
+  rb_gc_register_address(&Instance().tracepoint_);
 }
 
 void AllocTracker::Start() {
@@ -44,7 +47,6 @@ void AllocTracker::Start() {
   if (NIL_P(tracepoint_)) {
     tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
                                     &AllocTracker::OnEvent, this);
-    rb_gc_register_address(&tracepoint_);
   }
   running_ = true;
   rb_tracepoint_enable(tracepoint_);
