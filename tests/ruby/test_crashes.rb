@@ -48,4 +48,29 @@ class TestCrashes < Test::Unit::TestCase
     RUBY
     assert_equal("true", out.lines.last&.chomp)
   end
+
+  # Ractors allocate and collect while the walk reads their objects: refused, clearly.
+  def test_refuses_to_dump_while_other_ractors_run
+    out = assert_runs(<<~RUBY)
+      Warning[:experimental] = false
+      ractor = Ractor.new do
+        Ractor.receive
+        :done
+      end
+      begin
+        Memprof.dump_all(File::NULL)
+        puts "dumped"
+      rescue RuntimeError => e
+        puts e.message
+      end
+      ractor.send(:stop)
+      ractor.take
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+      Thread.pass while Ractor.count > 1 && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      Memprof.dump_all(File::NULL)
+      puts "dumped after"
+    RUBY
+    assert_match(/memprof: cannot dump while other Ractors run \(Ractor.count is 2\)/, out)
+    assert_equal("dumped after", out.lines.last&.chomp)
+  end
 end

@@ -19,6 +19,7 @@
 #include "heap_dumper.h"
 #include "json_sink.h"
 #include "ref_names.h"
+#include "vm_internals.h"
 
 namespace memprof {
 namespace {
@@ -60,6 +61,24 @@ void DumpTo(int fd, long limit, Failure& failure, const char* what) {
   } catch (const std::bad_alloc&) {
     std::snprintf(failure.message, sizeof(failure.message), "memprof: out of memory writing %.900s",
                   what);
+  }
+}
+
+// Other Ractors allocate and collect under their own locks while the walk reads objects and
+// tables they change, so a dump is refused rather than risked (Ractors are experimental in
+// 3.1). No Ractor can start meanwhile: only a thread of this Ractor could start one, and the
+// dump holds this Ractor's lock until it is done.
+void RefuseOtherRactors() {
+  unsigned int count = memprof_ractor_count();
+  if (count == 0 && rb_const_defined(rb_cObject, rb_intern("Ractor"))) {
+    VALUE ractor = rb_const_get(rb_cObject, rb_intern("Ractor"));
+    count = NUM2UINT(rb_funcall(ractor, rb_intern("count"), 0));  // no VM internals here
+  }
+  if (count > 1) {
+    rb_raise(rb_eRuntimeError,
+             "memprof: cannot dump while other Ractors run (Ractor.count is %u); "
+             "dump before starting Ractors or after they finish",
+             count);
   }
 }
 
@@ -136,6 +155,7 @@ VALUE DumpAllToIo(VALUE io, long limit) {
 // Memprof._dump_all(path_or_io, strings)
 VALUE DumpAll(VALUE, VALUE target, VALUE strings) {
   long limit = StringLimit(strings);
+  RefuseOtherRactors();
   // A File also has to_path: an IO is written where it stands, not replaced.
   if (rb_obj_is_kind_of(target, rb_cIO) ||
       (!RB_TYPE_P(target, T_STRING) && !rb_respond_to(target, rb_intern("to_path")) &&
@@ -156,6 +176,7 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
   if (SPECIAL_CONST_P(obj)) {
     rb_raise(rb_eArgError, "memprof: %" PRIsVALUE " is not a heap object", rb_inspect(obj));
   }
+  RefuseOtherRactors();
   VALUE result = Qnil;
   Failure failure;
   {

@@ -47,8 +47,15 @@ void memprof_env_each_local(memprof_value env_value, memprof_local_fn* fn, void*
   }
 }
 
+unsigned int memprof_ractor_count(void) {
+  return ruby_current_vm_ptr->ractor.cnt;
+}
+
 #else
 
+unsigned int memprof_ractor_count(void) {
+  return 0;
+}
 memprof_value memprof_class_superclass(memprof_value klass) {
   (void)klass;
   return 0;

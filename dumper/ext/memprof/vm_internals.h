@@ -28,6 +28,9 @@ memprof_value memprof_const_entry_value(const void* entry);
 typedef void memprof_local_fn(void* data, memprof_value value, memprof_value id);
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data);
 
+/* How many Ractors are alive, the main one included; 0 when unknown. */
+unsigned int memprof_ractor_count(void);
+
 #ifdef __cplusplus
 }
 #endif
