@@ -6,24 +6,16 @@ require "memprof_ext"
 module Memprof
   VERSION = "0.1.0"
 
+  # Memprof.dump_all(path_or_io, fork: false, strings: 1024) is defined by the extension:
+  # paths and IO objects are dumped without calling any Ruby method. It writes the whole heap
+  # as memprof JSONL v1. strings: most bytes of each String's value written (false: none).
+  # With fork: true a child process writes the dump and this returns its pid at once
+  # (Process.wait it); otherwise returns path_or_io.
+
+  # Objects this file allocates are memprof's own: tracking leaves them out.
+  _ignore_file(__FILE__)
+
   class << self
-    # Writes the whole heap as memprof JSONL v1 to path_or_io. strings: most bytes of each
-    # String's value written (false: none). With fork: true a child process writes the dump and
-    # this returns its pid at once (Process.wait it); otherwise returns path_or_io.
-    def dump_all(path_or_io, fork: false, strings: 1024)
-      check_strings(strings)
-      return dump_all_in_child(path_or_io, strings) if fork
-
-      if path_or_io.is_a?(IO) || path_or_io.is_a?(String) || path_or_io.respond_to?(:to_path) ||
-         real_io?(path_or_io)
-        _dump_all(path_or_io, strings)
-      elsif path_or_io.respond_to?(:write)
-        dump_all_via_tempfile(path_or_io, strings) # StringIO and other IO-likes
-      else
-        raise TypeError, "memprof: dump_all needs a path or an IO, got #{path_or_io.class}"
-      end
-    end
-
     # One object's record as JSON: a String when io is nil, else written to io (returns io).
     def dump(obj, io = nil, strings: 1024)
       check_strings(strings)
@@ -79,27 +71,37 @@ module Memprof
       raise ArgumentError, "memprof: strings: must be a non-negative Integer or false"
     end
 
-    def real_io?(io)
-      io.respond_to?(:to_io) && io.to_io.fileno && true
-    rescue IOError, NotImplementedError
-      io.respond_to?(:to_io) # a closed IO: let the extension raise its own error
+    # dump_all for what is neither a path String nor an IO: a Pathname, or an object written
+    # through its own write (StringIO and other IO-likes).
+    def dump_all_to_object(target, strings, compress)
+      if target.respond_to?(:to_path)
+        dump_all(target.to_path, strings: strings, compress: compress)
+        target
+      elsif target.respond_to?(:to_io)
+        dump_all(target.to_io, strings: strings, compress: compress)
+        target
+      elsif target.respond_to?(:write)
+        dump_all_via_tempfile(target, strings, compress)
+      else
+        raise TypeError, "memprof: dump_all needs a path or an IO, got #{target.class}"
+      end
     end
 
-    def dump_all_via_tempfile(io, strings)
+    def dump_all_via_tempfile(io, strings, compress)
       require "tempfile"
       Tempfile.create("memprof") do |file|
-        _dump_all(file.path, strings)
+        dump_all(file.path, strings: strings, compress: compress)
         File.open(file.path, "rb") { |f| IO.copy_stream(f, io) }
       end
       io
     end
 
-    def dump_all_in_child(path_or_io, strings)
+    def dump_all_in_child(path_or_io, strings, compress)
       path_or_io.flush if path_or_io.is_a?(IO) # else the child would write the buffer again
       Process.fork do
         status = 0
         begin
-          _dump_all(path_or_io, strings)
+          dump_all(path_or_io, strings: strings, compress: compress)
         rescue Exception => e # rubocop:disable Lint/RescueException
           $stderr.puts("memprof: dump in child #{Process.pid} failed: #{e.class}: #{e.message}")
           status = 1

@@ -108,11 +108,13 @@ class TestDumpAll < Test::Unit::TestCase
     assert_equal(os_address(Object), names["(superclass)"])
   end
 
-  def test_global_variables_are_named
+  # Naming a global needs its getter, and getters run the program's code ($FILENAME, $@):
+  # the global_tbl root lists the values, unnamed (see test_side_effects.rb).
+  def test_global_variables_are_roots_without_names
     $memprof_test_global = +"held by a global" # rubocop:disable Style/GlobalVars
     root = dump_heap.records.find { |r| r["type"] == "ROOT" && r["root"] == "global_tbl" }
-    assert_equal(root["references"].size, root["reference_names"].size)
-    assert_equal(os_address($memprof_test_global), named_refs(root)["$memprof_test_global"]) # rubocop:disable Style/GlobalVars
+    assert_include(root["references"], os_address($memprof_test_global)) # rubocop:disable Style/GlobalVars
+    assert_nil(root["reference_names"])
   end
 
   def test_captured_locals_are_named

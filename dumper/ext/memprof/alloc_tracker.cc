@@ -81,9 +81,11 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
     self->objects_.Erase(obj);
     return;
   }
+  if (self->paused_) return;
   AllocationSite site;
-  site.seq = self->next_seq_++;
   site.path = self->InternPath(rb_tracearg_path(arg));
+  if (site.path == self->ignored_path_) return;
+  site.seq = self->next_seq_++;
   VALUE line = rb_tracearg_lineno(arg);
   site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;
   VALUE method = rb_tracearg_method_id(arg);

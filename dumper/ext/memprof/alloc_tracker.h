@@ -24,6 +24,15 @@ class AllocTracker {
   void Start();  // Ruby context; no-op when running
   void Stop();   // disables the hooks and forgets every tracked object
   bool Running() const { return running_; }
+  // While paused, new objects are not recorded: memprof's own allocations during a dump.
+  // Returns the previous state.
+  bool Pause(bool paused) {
+    bool was = paused_;
+    paused_ = paused;
+    return was;
+  }
+  // Objects allocated by Ruby code in path (memprof's own lib/memprof.rb) are not recorded.
+  void IgnoreFile(VALUE path) { ignored_path_ = InternPath(path); }
   uint64_t NextSeq() const { return next_seq_; }
 
   const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
@@ -42,6 +51,8 @@ class AllocTracker {
 
   VALUE tracepoint_ = Qnil;
   bool running_ = false;
+  bool paused_ = false;
+  uint32_t ignored_path_ = UINT32_MAX;
   uint64_t next_seq_ = 1;
   ObjectTable objects_;
   std::deque<std::string> paths_;  // id 0 is "(unknown)"

@@ -1,6 +1,8 @@
 // The heap walk: META, ROOT records, one record per live object, END.
 #include "heap_dumper.h"
 
+#include <ruby/version.h>
+
 #include <time.h>
 #include <unistd.h>
 
@@ -58,55 +60,11 @@ void HeapDumper::Init() {
 HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTracker& tracker)
     : sink_(sink), options_(options), tracker_(tracker), namer_(constants_, class_names_) {}
 
+// Calls no Ruby method and reads no global variable: a getter ($FILENAME, $@, a C
+// extension's) would run the program's code in the middle of the dump (see dumper/README.md).
 void HeapDumper::Prepare(VALUE only) {
-  VALUE version = rb_const_get(rb_cObject, rb_intern("RUBY_VERSION"));
-  ruby_version_.assign(RSTRING_PTR(version), static_cast<size_t>(RSTRING_LEN(version)));
+  ruby_version_ = ruby_version;  // the constant RUBY_VERSION can be removed or replaced
   constants_.Build(only);
-  if (only == Qundef) {
-    // Ruby calls with C++ objects alive: a raise must not unwind through this frame.
-    int failed = 0;
-    rb_protect(
-        [](VALUE self) {
-          reinterpret_cast<HeapDumper*>(self)->CollectGlobalNames();
-          return Qnil;
-        },
-        reinterpret_cast<VALUE>(this), &failed);
-    if (failed) {
-      rb_set_errinfo(Qnil);
-      global_names_.clear();  // the dump goes on without global names
-    }
-  }
-}
-
-namespace {
-
-VALUE ReadGlobal(VALUE name) {
-  return rb_gv_get(rb_id2name(SYM2ID(name)));
-}
-
-}  // namespace
-
-// Global variables' values, to name the global_tbl root's references. Reading one can warn
-// ($=) or, for a C extension's getter, raise: warnings are off and errors skip that global.
-void HeapDumper::CollectGlobalNames() {
-  global_names_.clear();
-  VALUE names = rb_funcall(rb_mKernel, rb_intern("global_variables"), 0);
-  VALUE verbose = rb_gv_get("$VERBOSE");
-  rb_gv_set("$VERBOSE", Qnil);
-  for (long i = 0; i < RARRAY_LEN(names); ++i) {
-    VALUE name = RARRAY_AREF(names, i);
-    int failed = 0;
-    VALUE value = rb_protect(ReadGlobal, name, &failed);
-    if (failed) {
-      rb_set_errinfo(Qnil);
-      continue;
-    }
-    if (SPECIAL_CONST_P(value)) continue;
-    VALUE text = rb_sym2str(name);
-    global_names_.try_emplace(value, RSTRING_PTR(text), static_cast<size_t>(RSTRING_LEN(text)));
-  }
-  rb_gv_set("$VERBOSE", verbose);
-  RB_GC_GUARD(names);
 }
 
 void HeapDumper::DumpAll() {
@@ -181,19 +139,6 @@ void HeapDumper::WriteRoots() {
     sink_.ArrayOpen();
     for (size_t k = first; k < i; ++k) sink_.Address(roots_[k].second);
     sink_.ArrayClose();
-    if (std::strcmp(category, "global_tbl") == 0 && !global_names_.empty()) {
-      sink_.Key("reference_names");
-      sink_.ArrayOpen();
-      for (size_t k = first; k < i; ++k) {
-        auto it = global_names_.find(roots_[k].second);
-        if (it == global_names_.end()) {
-          sink_.Null();
-        } else {
-          sink_.String(it->second);
-        }
-      }
-      sink_.ArrayClose();
-    }
     sink_.EndRecord();
   }
 }

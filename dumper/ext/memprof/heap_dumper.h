@@ -28,7 +28,8 @@ class HeapDumper {
   HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTracker& tracker);
 
   // Ruby context, GC disabled from here to the end of the dump: gathers what needs Ruby's
-  // allocator (constant tables, RUBY_VERSION) so that the walk itself never calls it.
+  // allocator (constant tables) so that the walk itself never calls it. Never raises but
+  // NoMemoryError, never runs Ruby code.
   void Prepare(VALUE only = Qundef);
   void DumpAll();              // the whole heap; stops early on a write error
   void DumpObject(VALUE obj);  // one record
@@ -40,7 +41,6 @@ class HeapDumper {
   static void OnReference(VALUE ref, void* data);
   static void OnRoot(const char* category, VALUE ref, void* data);
 
-  void CollectGlobalNames();
   void WriteMeta();
   void WriteRoots();
   void WriteTypeFields(VALUE obj, int type, VALUE klass);
@@ -59,7 +59,6 @@ class HeapDumper {
   std::string ruby_version_;
   std::vector<VALUE> refs_;
   std::vector<std::pair<const char*, VALUE>> roots_;
-  std::unordered_map<VALUE, std::string> global_names_;  // value => "$name", read in Prepare
   std::string names_;                                    // every reference name of one record
   std::vector<std::pair<size_t, size_t>> name_spans_;    // (start, length) in names_, or npos
 };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -33,11 +34,14 @@ struct Failure {
   char message[1024] = "";  // empty: success
 };
 
+ID id_dump_all_in_child, id_dump_all_to_object;
+ID dump_all_keywords[3];  // fork, strings, compress
+
 long StringLimit(VALUE strings) {
   if (strings == Qfalse || strings == Qnil) return -1;
-  long limit = NUM2LONG(strings);
-  if (limit < 0) rb_raise(rb_eArgError, "memprof: strings: must be >= 0 or false");
-  return limit;
+  if (RB_FIXNUM_P(strings) && FIX2LONG(strings) >= 0) return FIX2LONG(strings);
+  if (RB_TYPE_P(strings, T_BIGNUM) && rb_big_sign(strings)) return LONG_MAX;
+  rb_raise(rb_eArgError, "memprof: strings: must be a non-negative Integer or false");
 }
 
 // Runs the whole dump (the caller disabled GC); fills `failure` on an error.
@@ -87,12 +91,27 @@ void RefuseOtherRactors() {
   rb_raise(rb_eRuntimeError, "%s", failure.message);
 }
 
+// The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
+// code and never raises (errors land in failure), so that GC, the tracker, the fd and any
+// temporary file are always put back by the caller.
+void RunDump(int fd, long limit, Failure& failure, const char* what) {
+  bool gc_was_disabled = rb_gc_disable() == Qtrue;
+  bool tracker_was_paused = AllocTracker::Instance().Pause(true);
+  DumpTo(fd, limit, failure, what);
+  AllocTracker::Instance().Pause(tracker_was_paused);
+  if (!gc_was_disabled) rb_gc_enable();
+}
+
 struct GcPause {
-  GcPause() : was_disabled(rb_gc_disable() == Qtrue) {}
+  GcPause()
+      : gc_was_disabled(rb_gc_disable() == Qtrue),
+        tracker_was_paused(AllocTracker::Instance().Pause(true)) {}
   ~GcPause() {
-    if (!was_disabled) rb_gc_enable();
+    AllocTracker::Instance().Pause(tracker_was_paused);
+    if (!gc_was_disabled) rb_gc_enable();
   }
-  bool was_disabled;
+  bool gc_was_disabled;
+  bool tracker_was_paused;
 };
 
 VALUE DumpAllToPath(VALUE path, long limit) {
@@ -116,10 +135,7 @@ VALUE DumpAllToPath(VALUE path, long limit) {
     rb_syserr_fail_str(err,
                        rb_sprintf("memprof: cannot create %s", special ? final_path : temp_path));
   }
-  {
-    GcPause pause;
-    DumpTo(fd, limit, failure, special ? final_path : temp_path);
-  }
+  RunDump(fd, limit, failure, special ? final_path : temp_path);
   if (close(fd) != 0 && failure.message[0] == '\0') {
     failure.err = errno;
     std::snprintf(failure.message, sizeof(failure.message), "memprof: closing %.900s",
@@ -144,30 +160,36 @@ VALUE DumpAllToIo(VALUE io, long limit) {
   rb_io_check_writable(fptr);
   rb_io_flush(io);
   Failure failure;
-  {
-    GcPause pause;
-    DumpTo(fptr->fd, limit, failure, "the given IO");
-  }
+  RunDump(fptr->fd, limit, failure, "the given IO");
   if (failure.message[0] != '\0') Raise(failure);
   return io;
 }
 
-// Memprof._dump_all(path_or_io, strings)
-VALUE DumpAll(VALUE, VALUE target, VALUE strings) {
+// Memprof.dump_all(path_or_io, fork: false, strings: 1024, compress: nil). Paths and IO
+// objects are dumped here without calling any Ruby method, so that the program (its
+// TracePoints, its signal handlers) sees nothing of the dump; lib/memprof.rb handles forking
+// and objects that are written through their own methods.
+VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
+  VALUE target, options;
+  rb_scan_args(argc, argv, "1:", &target, &options);
+  VALUE values[3] = {Qundef, Qundef, Qundef};
+  if (!NIL_P(options)) rb_get_kwargs(options, dump_all_keywords, 0, 3, values);
+  VALUE fork = values[0] == Qundef ? Qfalse : values[0];
+  VALUE strings = values[1] == Qundef ? INT2FIX(1024) : values[1];
+  VALUE compress = values[2] == Qundef ? Qnil : values[2];
   long limit = StringLimit(strings);
-  RefuseOtherRactors();
-  // A File also has to_path: an IO is written where it stands, not replaced.
-  if (rb_obj_is_kind_of(target, rb_cIO) ||
-      (!RB_TYPE_P(target, T_STRING) && !rb_respond_to(target, rb_intern("to_path")) &&
-       rb_respond_to(target, rb_intern("to_io")))) {
-    return DumpAllToIo(target, limit);
-  }
-  if (RB_TYPE_P(target, T_STRING) || rb_respond_to(target, rb_intern("to_path"))) {
+  if (RTEST(fork)) return rb_funcall(self, id_dump_all_in_child, 3, target, strings, compress);
+  if (RB_TYPE_P(target, T_STRING)) {
+    RefuseOtherRactors();
     DumpAllToPath(rb_get_path(target), limit);
     return target;
   }
-  rb_raise(rb_eTypeError, "memprof: dump_all needs a path or an IO, got %" PRIsVALUE,
-           rb_obj_class(target));
+  if (RB_TYPE_P(target, T_FILE)) {
+    RefuseOtherRactors();
+    DumpAllToIo(target, limit);
+    return target;
+  }
+  return rb_funcall(self, id_dump_all_to_object, 3, target, strings, compress);
 }
 
 // Memprof._dump(obj, strings): one object's record as a String (no trailing newline).
@@ -201,6 +223,11 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
   }
   if (failure.message[0] != '\0') Raise(failure);
   return result;
+}
+
+VALUE IgnoreFile(VALUE, VALUE path) {
+  AllocTracker::Instance().IgnoreFile(StringValue(path));
+  return Qnil;
 }
 
 VALUE Start(VALUE) {
@@ -255,7 +282,13 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   HeapDumper::Init();
   AllocTracker::Init();
   memprof_module = rb_define_module("Memprof");
-  rb_define_singleton_method(memprof_module, "_dump_all", DumpAll, 2);
+  id_dump_all_in_child = rb_intern("dump_all_in_child");
+  id_dump_all_to_object = rb_intern("dump_all_to_object");
+  dump_all_keywords[0] = rb_intern("fork");
+  dump_all_keywords[1] = rb_intern("strings");
+  dump_all_keywords[2] = rb_intern("compress");
+  rb_define_singleton_method(memprof_module, "dump_all", DumpAll, -1);
+  rb_define_singleton_method(memprof_module, "_ignore_file", IgnoreFile, 1);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
   rb_define_singleton_method(memprof_module, "_start", Start, 0);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);
