@@ -17,6 +17,7 @@
 
 #include "alloc_tracker.h"
 #include "class_names.h"
+#include "dump_file.h"
 #include "heap_dumper.h"
 #include "json_sink.h"
 #include "ref_names.h"
@@ -26,13 +27,6 @@ namespace memprof {
 namespace {
 
 VALUE memprof_module = Qnil;
-std::atomic<unsigned> temp_counter{0};
-
-// What failed, written into a fixed buffer so that nothing needs freeing before raising.
-struct Failure {
-  int err = 0;              // errno, or 0
-  char message[1024] = "";  // empty: success
-};
 
 ID id_dump_all_in_child, id_dump_all_to_object;
 ID dump_all_keywords[3];  // fork, strings, compress
@@ -115,41 +109,14 @@ struct GcPause {
 };
 
 VALUE DumpAllToPath(VALUE path, long limit) {
-  const char* final_path = RSTRING_PTR(path);
   Failure failure;
-  struct stat st;
-  bool special = stat(final_path, &st) == 0 && !S_ISREG(st.st_mode);
-  char temp_path[4096];
-  int fd;
-  if (special) {
-    // A device or FIFO (/dev/null, /dev/full, a pipe) is written in place: nothing to rename.
-    temp_path[0] = '\0';
-    fd = open(final_path, O_WRONLY | O_CLOEXEC);
-  } else {
-    std::snprintf(temp_path, sizeof(temp_path), "%s.tmp-%ld-%u", final_path,
-                  static_cast<long>(getpid()), temp_counter.fetch_add(1));
-    fd = open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  }
-  if (fd < 0) {
-    int err = errno;
-    rb_syserr_fail_str(err,
-                       rb_sprintf("memprof: cannot create %s", special ? final_path : temp_path));
-  }
-  RunDump(fd, limit, failure, special ? final_path : temp_path);
-  if (close(fd) != 0 && failure.message[0] == '\0') {
-    failure.err = errno;
-    std::snprintf(failure.message, sizeof(failure.message), "memprof: closing %.900s",
-                  special ? final_path : temp_path);
-  }
-  if (failure.message[0] == '\0' && !special && rename(temp_path, final_path) != 0) {
-    failure.err = errno;
-    std::snprintf(failure.message, sizeof(failure.message), "memprof: renaming %.480s to %.480s",
-                  temp_path, final_path);
-  }
-  if (failure.message[0] != '\0') {
-    if (!special) unlink(temp_path);
-    Raise(failure);
-  }
+  DumpToPath(
+      RSTRING_PTR(path),
+      [](int fd, const char* what, Failure& failure, void* context) {
+        RunDump(fd, *static_cast<long*>(context), failure, what);
+      },
+      &limit, failure);
+  if (failure.failed()) Raise(failure);
   return path;
 }
 

@@ -1,0 +1,88 @@
+// Dumps to a path; see dump_file.h.
+#include "dump_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace memprof {
+namespace {
+
+std::atomic<unsigned> temp_counter{0};
+
+// The file a path names: a symlink's target (resolved, so that the rename replaces the target
+// and not the link), else the path itself. dangling: a symlink whose target does not exist.
+std::string ResolvedPath(const char* path, bool& dangling) {
+  dangling = false;
+  struct stat link;
+  if (lstat(path, &link) != 0 || !S_ISLNK(link.st_mode)) return path;
+  char* resolved = realpath(path, nullptr);
+  if (resolved == nullptr) {
+    dangling = true;
+    return path;
+  }
+  std::string result(resolved);
+  free(resolved);
+  return result;
+}
+
+void WriteAndClose(int fd, const std::string& path, WriteDump write, void* context,
+                   Failure& failure) {
+  write(fd, path.c_str(), failure, context);
+  if (close(fd) != 0 && !failure.failed()) {
+    failure.Set(errno, "memprof: closing %.900s", path.c_str());
+  }
+}
+
+}  // namespace
+
+void Failure::Set(int error, const char* format, ...) {
+  err = error;
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  if (message[0] == '\0') std::snprintf(message, sizeof(message), "memprof: error %d", error);
+}
+
+void DumpToPath(const char* given, WriteDump write, void* context, Failure& failure) {
+  if (given[0] == '\0') return failure.Set(ENOENT, "memprof: cannot dump to an empty path");
+  bool dangling;
+  std::string path = ResolvedPath(given, dangling);
+  struct stat st;
+  bool exists = stat(path.c_str(), &st) == 0;
+  if ((exists && !S_ISREG(st.st_mode)) || dangling) {
+    // A device (/dev/null, /dev/full, a terminal): nothing to rename. A dangling symlink:
+    // open() creates its target.
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | (dangling ? O_CREAT | O_TRUNC : 0), 0666);
+    if (fd < 0) return failure.Set(errno, "memprof: cannot open %.900s", path.c_str());
+    return WriteAndClose(fd, path, write, context, failure);
+  }
+  std::string temp = path + ".tmp-" + std::to_string(getpid()) + "-" +
+                     std::to_string(temp_counter.fetch_add(1));
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    int err = errno;
+    if (exists && (err == EACCES || err == EPERM || err == EROFS)) {
+      // A read-only directory: the file itself may still be writable.
+      fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+      if (fd >= 0) return WriteAndClose(fd, path, write, context, failure);
+    }
+    return failure.Set(err, "memprof: cannot create %.900s", temp.c_str());
+  }
+  if (exists) fchmod(fd, st.st_mode & 07777);  // the dump replaces the file, not its mode
+  WriteAndClose(fd, temp, write, context, failure);
+  if (!failure.failed() && rename(temp.c_str(), path.c_str()) != 0) {
+    failure.Set(errno, "memprof: renaming %.480s to %.480s", temp.c_str(), path.c_str());
+  }
+  if (failure.failed()) unlink(temp.c_str());
+}
+
+}  // namespace memprof

@@ -1,0 +1,94 @@
+# frozen_string_literal: true
+
+# Where a dump goes: through symlinks, into read-only directories, to IO wrappers, pipes,
+# sockets, FIFOs and Tempfiles; always a complete stream or an exception.
+require_relative "memprof_test_helper"
+
+class TestTargets < Test::Unit::TestCase
+  include MemprofTestHelper
+
+  def setup
+    @dir = Dir.mktmpdir("memprof-test")
+  end
+
+  def teardown
+    File.chmod(0o755, @dir) if @dir && File.exist?(@dir)
+    FileUtils.remove_entry(@dir) if @dir
+  end
+
+  def assert_complete(text)
+    lines = text.lines
+    assert_equal("META", JSON.parse(lines.first)["type"])
+    assert_equal({ "type" => "END", "records" => lines.size - 1 }, JSON.parse(lines.last))
+  end
+
+  def test_symlink_is_followed_to_its_target
+    target = File.join(@dir, "real.jsonl")
+    link = File.join(@dir, "link.jsonl")
+    File.write(target, "old\n")
+    File.chmod(0o640, target)
+    File.symlink(target, link)
+    Memprof.dump_all(link)
+    assert(File.symlink?(link), "the symlink was replaced by a file")
+    assert_complete(File.read(target))
+    assert_equal(0o640, File.stat(target).mode & 0o777, "the target's permissions changed")
+    assert_equal(%w[link.jsonl real.jsonl], Dir.children(@dir).sort)
+  end
+
+  def test_dangling_symlink_creates_its_target
+    target = File.join(@dir, "new.jsonl")
+    link = File.join(@dir, "link.jsonl")
+    File.symlink(target, link)
+    Memprof.dump_all(link)
+    assert(File.symlink?(link))
+    assert_complete(File.read(target))
+  end
+
+  def test_writable_file_in_a_read_only_directory_is_written_in_place
+    path = File.join(@dir, "heap.jsonl")
+    File.write(path, "previous dump\n")
+    File.chmod(0o666, path)
+    File.chmod(0o555, @dir)
+    outcome = as_unprivileged_user { Memprof.dump_all(path) }
+    assert_equal("ok", outcome)
+    assert_complete(File.read(path))
+    assert_equal(["heap.jsonl"], Dir.children(@dir))
+  end
+
+  def test_empty_and_long_paths
+    error = assert_raise(Errno::ENOENT) { Memprof.dump_all("") }
+    assert_match(/empty path/, error.message)
+    long = File.join(@dir, "x" * 200, "y" * (4095 - @dir.size - 202))
+    assert_equal(4095, long.bytesize)
+    error = assert_raise_kind_of(SystemCallError) { Memprof.dump_all(long) }
+    assert_match(/memprof: cannot create/, error.message)
+    assert_empty(Dir.children(@dir))
+  end
+
+  private
+
+  # Runs the block where permissions apply (root ignores them: a child drops to nobody) and
+  # returns "ExceptionClass: message" of what it raised, or "ok".
+  def as_unprivileged_user
+    reader, writer = IO.pipe
+    pid = fork do
+      reader.close
+      if Process.uid.zero?
+        Process::GID.change_privilege(65_534)
+        Process::UID.change_privilege(65_534)
+      end
+      begin
+        yield
+        writer.write("ok")
+      rescue StandardError => e
+        writer.write("#{e.class}: #{e.message}")
+      end
+      writer.close
+      exit!(0)
+    end
+    writer.close
+    outcome = reader.read
+    Process.wait(pid)
+    outcome
+  end
+end
