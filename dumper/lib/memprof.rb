@@ -2,6 +2,7 @@
 
 # Ruby API of the memprof heap dumper: Memprof.dump_all, Memprof.dump and allocation tracking.
 require "memprof_ext"
+require "tmpdir"
 
 module Memprof
   VERSION = "0.1.0"
@@ -71,32 +72,61 @@ module Memprof
       raise ArgumentError, "memprof: strings: must be a non-negative Integer or false"
     end
 
-    # dump_all for what is neither a path String nor an IO: a Pathname, or an object written
-    # through its own write (StringIO and other IO-likes).
+    # dump_all for what is neither a path String nor an IO: an object written through its own
+    # write (StringIO, Zlib::GzipWriter, OpenSSL::SSL::SSLSocket, Tempfile: never their to_io,
+    # which would bypass them), or a Pathname.
     def dump_all_to_object(target, strings, compress)
-      if target.respond_to?(:to_path)
+      if target.respond_to?(:write)
+        dump_all_spooled(target, strings, compress)
+      elsif target.respond_to?(:to_path)
         dump_all(target.to_path, strings: strings, compress: compress)
         target
-      elsif target.respond_to?(:to_io)
-        dump_all(target.to_io, strings: strings, compress: compress)
-        target
-      elsif target.respond_to?(:write)
-        dump_all_via_tempfile(target, strings, compress)
       else
         raise TypeError, "memprof: dump_all needs a path or an IO, got #{target.class}"
       end
     end
 
-    def dump_all_via_tempfile(io, strings, compress)
-      require "tempfile"
-      Tempfile.create("memprof") do |file|
-        dump_all(file.path, strings: strings, compress: compress)
-        File.open(file.path, "rb") { |f| IO.copy_stream(f, io) }
+    # A FIFO or socket path: opened as Ruby opens files, so that waiting for a reader blocks
+    # only this thread.
+    def dump_all_via_open(path, strings, compress)
+      File.open(path, "wb") { |io| dump_all_spooled(io, strings, compress) }
+      path
+    end
+
+    # The dump goes to an unlinked temporary file first (the walk holds the GVL and must not
+    # wait for a reader), then to target by IO.copy_stream, which waits for pipes and
+    # sockets, lets a reader thread of this process run, and raises rather than stop halfway.
+    def dump_all_spooled(target, strings, compress)
+      spool = anonymous_file
+      begin
+        dump_all(spool, strings: strings, compress: compress)
+        spool.rewind
+        IO.copy_stream(spool, target)
+      ensure
+        spool.close
       end
-      io
+      target
+    end
+
+    def anonymous_file
+      if defined?(File::TMPFILE)
+        begin
+          return File.open(Dir.tmpdir, File::RDWR | File::TMPFILE | File::BINARY, 0o600)
+        rescue SystemCallError
+          # a filesystem without O_TMPFILE
+        end
+      end
+      require "tempfile"
+      file = Tempfile.create("memprof", binmode: true)
+      File.unlink(file.path)
+      file
     end
 
     def dump_all_in_child(path_or_io, strings, compress)
+      unless path_or_io.is_a?(String) || path_or_io.is_a?(IO) || path_or_io.respond_to?(:to_path)
+        raise ArgumentError, "memprof: fork: true needs a path or an IO; the child cannot write " \
+                             "into this process's #{path_or_io.class}"
+      end
       path_or_io.flush if path_or_io.is_a?(IO) # else the child would write the buffer again
       Process.fork do
         status = 0

@@ -65,6 +65,73 @@ class TestTargets < Test::Unit::TestCase
     assert_empty(Dir.children(@dir))
   end
 
+  def test_gzip_writer_gets_the_dump_through_its_own_write
+    require "zlib"
+    path = File.join(@dir, "heap.jsonl.gz")
+    Zlib::GzipWriter.open(path) { |gz| Memprof.dump_all(gz) }
+    assert_complete(Zlib::GzipReader.open(path, &:read))
+  end
+
+  def test_tempfile_is_written_where_it_is_open
+    require "tempfile"
+    file = Tempfile.new("memprof-test", @dir)
+    file.write("before\n")
+    Memprof.dump_all(file)
+    file.flush
+    file.rewind
+    text = file.read
+    assert_equal("before\n", text.lines.first)
+    assert_complete(text.lines.drop(1).join)
+    assert(text.b == File.binread(file.path), "the file on disk differs from what the open file reads")
+  ensure
+    file&.close!
+  end
+
+  def test_fork_with_a_stringio_is_refused_before_forking
+    require "stringio"
+    error = assert_raise(ArgumentError) { Memprof.dump_all(StringIO.new, fork: true) }
+    assert_match(/fork: true needs a path or an IO/, error.message)
+  end
+
+  # Ruby 3.1's pipes and sockets are non-blocking; a reader may be a thread of this process
+  # (which cannot run while the walk holds the GVL); a FIFO may have no reader yet. Each case
+  # runs in its own process, so that a deadlock fails the test instead of hanging it.
+  def test_pipes_sockets_and_fifos
+    out, status = run_ruby(<<~RUBY, timeout: 30)
+      require "socket"
+      # Reads to the end in chunks (a growing String is slow under ASan); true when the stream
+      # starts with META and ends with an END that counts its lines.
+      def complete?(io)
+        head = io.readpartial(100)
+        tail = +""
+        lines = head.count("\n")
+        while (chunk = io.read(65_536))
+          lines += chunk.count("\n")
+          tail = (tail + chunk)[-200..] || tail + chunk
+        end
+        head.start_with?('{"type":"META"') && tail.end_with?(%({"type":"END","records":\#{lines - 1}}\n))
+      end
+      reader, writer = IO.pipe
+      thread = Thread.new { complete?(reader) }
+      Memprof.dump_all(writer)
+      writer.close
+      puts "pipe \#{thread.value}"
+      left, right = UNIXSocket.pair
+      thread = Thread.new { complete?(right) }
+      Memprof.dump_all(left)
+      left.close
+      puts "socket \#{thread.value}"
+      fifo = File.join(#{@dir.inspect}, "fifo")
+      File.mkfifo(fifo)
+      thread = Thread.new { Memprof.dump_all(fifo) }
+      result = File.open(fifo) { |io| complete?(io) }
+      thread.join
+      puts "fifo \#{result}"
+    RUBY
+    assert(status.success?, out)
+    assert_equal(["pipe true", "socket true", "fifo true"], out.lines.last(3).map(&:chomp), out)
+  end
+
   private
 
   # Runs the block where permissions apply (root ignores them: a child drops to nobody) and

@@ -2,6 +2,7 @@
 #include "json_sink.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -77,6 +78,11 @@ void JsonSink::WriteAll(const char* p, size_t left) {
   while (left > 0) {
     ssize_t n = write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // A non-blocking device (a terminal): wait here, off Ruby's threads.
+      pollfd ready = {fd_, POLLOUT, 0};
+      if (poll(&ready, 1, -1) >= 0 || errno == EINTR) continue;
+    }
     if (n <= 0) {
       int err = n < 0 ? errno : EIO;
       std::lock_guard<std::mutex> lock(mutex_);

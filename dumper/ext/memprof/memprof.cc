@@ -28,7 +28,7 @@ namespace {
 
 VALUE memprof_module = Qnil;
 
-ID id_dump_all_in_child, id_dump_all_to_object;
+ID id_dump_all_in_child, id_dump_all_to_object, id_dump_all_via_open, id_dump_all_spooled;
 ID dump_all_keywords[3];  // fork, strings, compress
 
 long StringLimit(VALUE strings) {
@@ -147,11 +147,24 @@ VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
   long limit = StringLimit(strings);
   if (RTEST(fork)) return rb_funcall(self, id_dump_all_in_child, 3, target, strings, compress);
   if (RB_TYPE_P(target, T_STRING)) {
+    VALUE path = rb_get_path(target);
+    struct stat st;
+    if (stat(RSTRING_PTR(path), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+      return rb_funcall(self, id_dump_all_via_open, 3, target, strings, compress);
+    }
     RefuseOtherRactors();
-    DumpAllToPath(rb_get_path(target), limit);
+    DumpAllToPath(path, limit);
     return target;
   }
   if (RB_TYPE_P(target, T_FILE)) {
+    // A pipe or socket may need a reader of this process, or be non-blocking (Ruby's
+    // default): written after the walk, by Ruby (see dump_all_spooled).
+    rb_io_t* fptr = RFILE(target)->fptr;
+    struct stat st;
+    if (fptr != nullptr && fptr->fd >= 0 && fstat(fptr->fd, &st) == 0 &&
+        (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+      return rb_funcall(self, id_dump_all_spooled, 3, target, strings, compress);
+    }
     RefuseOtherRactors();
     DumpAllToIo(target, limit);
     return target;
@@ -251,6 +264,8 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   memprof_module = rb_define_module("Memprof");
   id_dump_all_in_child = rb_intern("dump_all_in_child");
   id_dump_all_to_object = rb_intern("dump_all_to_object");
+  id_dump_all_via_open = rb_intern("dump_all_via_open");
+  id_dump_all_spooled = rb_intern("dump_all_spooled");
   dump_all_keywords[0] = rb_intern("fork");
   dump_all_keywords[1] = rb_intern("strings");
   dump_all_keywords[2] = rb_intern("compress");
