@@ -53,18 +53,31 @@ module Memprof
       result
     end
 
-    # Prints the tracked live objects as "count file:line:Class", largest count first.
+    # Prints the tracked objects that survive a full GC as "count bytes file:line:Class",
+    # largest count first (bytes: their memsize, summed).
     def stats(io = $stdout, since: 0)
-      _stats(since).each { |key, count| io.puts("#{count.to_s.rjust(8)} #{key}") }
+      survivors(since).each do |key, count, bytes|
+        io.puts("#{count.to_s.rjust(8)} #{bytes.to_s.rjust(10)} #{key}")
+      end
       nil
     end
 
-    # The tracked live objects as {"file:line:Class" => count}, largest count first.
-    def stats_hash(since: 0)
-      _stats(since).to_h
+    # The tracked objects that survive a full GC as {"file:line:Class" => count}, largest count
+    # first; with bytes: true, {"file:line:Class" => bytes} (memsize, summed), largest first.
+    def stats_hash(since: 0, bytes: false)
+      rows = survivors(since)
+      return rows.to_h { |key, count, _| [key, count] } unless bytes
+
+      rows.sort_by { |key, _, size| [-size, key] }.to_h { |key, _, size| [key, size] }
     end
 
     private
+
+    # Garbage is no survivor: a full GC first, as memory_profiler's "retained" does.
+    def survivors(since)
+      GC.start(full_mark: true, immediate_sweep: true)
+      _stats(since)
+    end
 
     def check_strings(strings)
       return if strings == false || (strings.is_a?(Integer) && strings >= 0)

@@ -15,6 +15,13 @@
 
 namespace memprof {
 
+// Live tracked objects of one "file:line:Class".
+struct SiteStats {
+  std::string key;
+  size_t count = 0;
+  size_t bytes = 0;  // rb_obj_memsize_of, summed
+};
+
 class AllocTracker {
  public:
   static AllocTracker& Instance();
@@ -38,9 +45,10 @@ class AllocTracker {
   const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
   std::string_view Path(uint32_t id) const { return paths_[id]; }
 
-  // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class",
-  // largest count first. Reads the table without calling Ruby.
-  std::vector<std::pair<std::string, size_t>> Stats(uint64_t min_seq) const;
+  // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class" (IMEMO
+  // and class-less objects labelled as heapq labels them), largest count first. Reads the
+  // table without calling Ruby; the caller runs GC first so that only survivors count.
+  std::vector<SiteStats> Stats(uint64_t min_seq) const;
 
   void UpdateAfterCompaction();
 

@@ -228,14 +228,14 @@ VALUE NextSeq(VALUE) {
   return ULL2NUM(AllocTracker::Instance().NextSeq());
 }
 
-// Memprof._stats(min_seq): [[ "file:line:Class", count ], ...], largest first.
+// Memprof._stats(min_seq): [[ "file:line:Class", count, bytes ], ...], largest count first.
 VALUE Stats(VALUE, VALUE min_seq) {
   uint64_t from = NUM2ULL(min_seq);
-  std::vector<std::pair<std::string, size_t>>* stats = nullptr;
+  std::vector<SiteStats>* stats = nullptr;
   {
     GcPause pause;  // a GC now would change the table under the reader
     try {
-      stats = new std::vector<std::pair<std::string, size_t>>(AllocTracker::Instance().Stats(from));
+      stats = new std::vector<SiteStats>(AllocTracker::Instance().Stats(from));
     } catch (const std::bad_alloc&) {
       stats = nullptr;
     }
@@ -243,9 +243,11 @@ VALUE Stats(VALUE, VALUE min_seq) {
   if (stats == nullptr) rb_raise(rb_eNoMemError, "memprof: out of memory collecting stats");
   // Build the Ruby array from a copy of the plain data; nothing here can raise but NoMemoryError.
   VALUE result = rb_ary_new_capa(static_cast<long>(stats->size()));
-  for (const auto& [key, count] : *stats) {
-    rb_ary_push(result, rb_assoc_new(rb_utf8_str_new(key.data(), static_cast<long>(key.size())),
-                                     SIZET2NUM(count)));
+  for (const SiteStats& site : *stats) {
+    rb_ary_push(result,
+                rb_ary_new_from_args(
+                    3, rb_utf8_str_new(site.key.data(), static_cast<long>(site.key.size())),
+                    SIZET2NUM(site.count), SIZET2NUM(site.bytes)));
   }
   delete stats;
   return result;
