@@ -128,6 +128,31 @@ class TestDumpAll < Test::Unit::TestCase
     assert(block)
   end
 
+  # Like ActiveSupport's subscribe: the block becomes a Proc inside the library.
+  module Listeners
+    def self.subscribe(&block) = (@all ||= []) << block
+    def self.clear = @all&.clear
+  end
+
+  def test_procs_name_where_their_block_is_written
+    Memprof.start
+    block_line = __LINE__ + 1
+    Listeners.subscribe { |event| event }
+    listener = Listeners.instance_variable_get(:@all).last
+    lambda_line = __LINE__ + 1
+    lam = ->(x) { x }
+    from_symbol = :upcase.to_proc
+    dump = dump_heap
+    record = dump[os_address(listener)]
+    assert_equal({ "file" => __FILE__, "line" => block_line }, record["block"])
+    assert_not_equal(block_line, record["line"], "the allocation site is inside subscribe")
+    assert_equal({ "file" => __FILE__, "line" => lambda_line }, dump[os_address(lam)]["block"])
+    assert_nil(dump[os_address(from_symbol)]["block"])
+  ensure
+    Memprof.stop
+    Listeners.clear
+  end
+
   def test_class_names_and_long_hash_keys
     anonymous = Class.new
     obj = anonymous.new

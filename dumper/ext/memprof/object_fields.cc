@@ -130,12 +130,26 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
         sink_.Bool(true);
       }
       break;
-    case T_DATA:
+    case T_DATA: {
       if (const char* name = rb_objspace_data_type_name(obj)) {
         sink_.Key("struct");
         sink_.String(name);
       }
+      const char* path;
+      long path_len, line;
+      if (memprof_proc_block_site(obj, &path, &path_len, &line)) {
+        // Where the block is written: a Proc's own site is where it became a Proc (often
+        // inside a framework's subscribe or define_method).
+        sink_.Key("block");
+        sink_.MapOpen();
+        sink_.Key("file");
+        sink_.String({path, static_cast<size_t>(path_len)});
+        sink_.Key("line");
+        sink_.Signed(line);
+        sink_.MapClose();
+      }
       break;
+    }
     case T_FILE:
       if (rb_io_t* fptr = RFILE(obj)->fptr) {
         sink_.Key("fd");
