@@ -72,6 +72,27 @@ class TestTargets < Test::Unit::TestCase
     assert_complete(Zlib::GzipReader.open(path, &:read))
   end
 
+  def test_gz_path_and_compress_option_write_gzip
+    require "zlib"
+    require "stringio"
+    gz = File.join(@dir, "heap.jsonl.gz")
+    Memprof.dump_all(gz)
+    assert_complete(Zlib::GzipReader.open(gz, &:read))
+    plain = File.join(@dir, "plain.jsonl.gz")
+    Memprof.dump_all(plain, compress: false)
+    assert_complete(File.read(plain))
+    io_path = File.join(@dir, "io.jsonl.z")
+    File.open(io_path, "wb") { |io| Memprof.dump_all(io, compress: true) }
+    assert_complete(Zlib::GzipReader.open(io_path, &:read))
+    sio = StringIO.new(+"", "wb")
+    Memprof.dump_all(sio, compress: true)
+    assert_complete(Zlib::GzipReader.new(StringIO.new(sio.string)).read)
+    child = File.join(@dir, "child.jsonl.gz")
+    _, status = Process.wait2(Memprof.dump_all(child, fork: true))
+    assert(status.success?)
+    assert_complete(Zlib::GzipReader.open(child, &:read))
+  end
+
   def test_tempfile_is_written_where_it_is_open
     require "tempfile"
     file = Tempfile.new("memprof-test", @dir)

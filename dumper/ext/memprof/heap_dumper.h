@@ -21,6 +21,7 @@ std::string_view QuotedTypeName(int type);
 
 struct DumpOptions {
   long string_limit = 1024;  // most bytes of a String's value written; < 0: no values
+  bool gzip = false;         // the sink compresses (dump_all only)
 };
 
 class HeapDumper {

@@ -39,11 +39,9 @@ long StringLimit(VALUE strings) {
 }
 
 // Runs the whole dump (the caller disabled GC); fills `failure` on an error.
-void DumpTo(int fd, long limit, Failure& failure, const char* what) {
+void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* what) {
   try {
-    JsonSink sink(fd);
-    DumpOptions options;
-    options.string_limit = limit;
+    JsonSink sink(fd, options.gzip);
     HeapDumper dumper(sink, options, AllocTracker::Instance());
     dumper.Prepare();
     dumper.DumpAll();
@@ -88,10 +86,10 @@ void RefuseOtherRactors() {
 // The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
 // code and never raises (errors land in failure), so that GC, the tracker, the fd and any
 // temporary file are always put back by the caller.
-void RunDump(int fd, long limit, Failure& failure, const char* what) {
+void RunDump(int fd, const DumpOptions& options, Failure& failure, const char* what) {
   bool gc_was_disabled = rb_gc_disable() == Qtrue;
   bool tracker_was_paused = AllocTracker::Instance().Pause(true);
-  DumpTo(fd, limit, failure, what);
+  DumpTo(fd, options, failure, what);
   AllocTracker::Instance().Pause(tracker_was_paused);
   if (!gc_was_disabled) rb_gc_enable();
 }
@@ -108,52 +106,59 @@ struct GcPause {
   bool tracker_was_paused;
 };
 
-VALUE DumpAllToPath(VALUE path, long limit) {
+VALUE DumpAllToPath(VALUE path, DumpOptions options) {
   Failure failure;
   DumpToPath(
       RSTRING_PTR(path),
       [](int fd, const char* what, Failure& failure, void* context) {
-        RunDump(fd, *static_cast<long*>(context), failure, what);
+        RunDump(fd, *static_cast<DumpOptions*>(context), failure, what);
       },
-      &limit, failure);
+      &options, failure);
   if (failure.failed()) Raise(failure);
   return path;
 }
 
-VALUE DumpAllToIo(VALUE io, long limit) {
+VALUE DumpAllToIo(VALUE io, const DumpOptions& options) {
   io = rb_io_get_io(io);
   rb_io_t* fptr = RFILE(io)->fptr;
   if (fptr == nullptr || fptr->fd < 0) rb_raise(rb_eIOError, "memprof: cannot dump to a closed IO");
   rb_io_check_writable(fptr);
   rb_io_flush(io);
   Failure failure;
-  RunDump(fptr->fd, limit, failure, "the given IO");
+  RunDump(fptr->fd, options, failure, "the given IO");
   if (failure.message[0] != '\0') Raise(failure);
   return io;
 }
 
-// Memprof.dump_all(path_or_io, fork: false, strings: 1024, compress: nil). Paths and IO
+// Memprof.dump_all(path_or_io, fork: false, strings: 1024, compress: nil). compress: gzip
+// (nil: for a path ending in ".gz"; true or false: always or never). Paths and IO
 // objects are dumped here without calling any Ruby method, so that the program (its
 // TracePoints, its signal handlers) sees nothing of the dump; lib/memprof.rb handles forking
 // and objects that are written through their own methods.
 VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
   VALUE target, options;
   rb_scan_args(argc, argv, "1:", &target, &options);
-  VALUE values[3] = {Qundef, Qundef, Qundef};
+  VALUE values[3] = {Qundef, Qundef, Qundef};  // fork, strings, compress
   if (!NIL_P(options)) rb_get_kwargs(options, dump_all_keywords, 0, 3, values);
   VALUE fork = values[0] == Qundef ? Qfalse : values[0];
   VALUE strings = values[1] == Qundef ? INT2FIX(1024) : values[1];
   VALUE compress = values[2] == Qundef ? Qnil : values[2];
-  long limit = StringLimit(strings);
+  DumpOptions dump_options;
+  dump_options.string_limit = StringLimit(strings);
   if (RTEST(fork)) return rb_funcall(self, id_dump_all_in_child, 3, target, strings, compress);
   if (RB_TYPE_P(target, T_STRING)) {
     VALUE path = rb_get_path(target);
+    // compress: nil means gzip for a ".gz" path.
+    long length = RSTRING_LEN(path);
+    bool gz_name = length >= 3 && std::memcmp(RSTRING_PTR(path) + length - 3, ".gz", 3) == 0;
+    if (NIL_P(compress)) compress = gz_name ? Qtrue : Qfalse;
+    dump_options.gzip = RTEST(compress);
     struct stat st;
     if (stat(RSTRING_PTR(path), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
       return rb_funcall(self, id_dump_all_via_open, 3, target, strings, compress);
     }
     RefuseOtherRactors();
-    DumpAllToPath(path, limit);
+    DumpAllToPath(path, dump_options);
     return target;
   }
   if (RB_TYPE_P(target, T_FILE)) {
@@ -165,8 +170,9 @@ VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
         (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
       return rb_funcall(self, id_dump_all_spooled, 3, target, strings, compress);
     }
+    dump_options.gzip = RTEST(compress);
     RefuseOtherRactors();
-    DumpAllToIo(target, limit);
+    DumpAllToIo(target, dump_options);
     return target;
   }
   return rb_funcall(self, id_dump_all_to_object, 3, target, strings, compress);
