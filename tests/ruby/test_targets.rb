@@ -35,6 +35,21 @@ class TestTargets < Test::Unit::TestCase
     assert_equal(%w[link.jsonl real.jsonl], Dir.children(@dir).sort)
   end
 
+  # The old dump is exchanged for the new one, then unlinked: a reader that opened the old one
+  # still reads it whole, the path holds the new one, nothing else is left.
+  def test_overwriting_a_dump_is_atomic_and_leaves_one_file
+    path = File.join(@dir, "heap.jsonl")
+    Memprof.dump_all(path)
+    File.open(path) do |old|
+      first = File.stat(path).ino
+      Memprof.dump_all(path)
+      assert_not_equal(first, File.stat(path).ino)
+      assert_complete(old.read)
+    end
+    assert_complete(File.read(path))
+    assert_equal(["heap.jsonl"], Dir.children(@dir))
+  end
+
   def test_dangling_symlink_creates_its_target
     target = File.join(@dir, "new.jsonl")
     link = File.join(@dir, "link.jsonl")

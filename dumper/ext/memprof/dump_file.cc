@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +39,21 @@ void WriteAndClose(int fd, const std::string& path, WriteDump write, void* conte
   write(fd, path.c_str(), failure, context);
   if (close(fd) != 0 && !failure.failed()) {
     failure.Set(errno, "memprof: closing %.900s", path.c_str());
+  }
+}
+
+// Puts temp in path's place, atomically. Over an existing file, rename(2) makes ext4 write the
+// new file's delayed blocks at once (auto_da_alloc), which cost a dump over an old 415 MB file
+// 0.72-0.82x of ObjectSpace's time against 0.55x for a fresh one. Exchanging the two names
+// (RENAME_EXCHANGE) is just as atomic for readers of path and skips that writeback; the old
+// file, now under temp's name, is then unlinked. Filesystems without the flag get rename(2).
+void Replace(const std::string& temp, const std::string& path, bool exists, Failure& failure) {
+  if (exists && renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    unlink(temp.c_str());
+    return;
+  }
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    failure.Set(errno, "memprof: renaming %.480s to %.480s", temp.c_str(), path.c_str());
   }
 }
 
@@ -79,9 +95,7 @@ void DumpToPath(const char* given, WriteDump write, void* context, Failure& fail
   }
   if (exists) fchmod(fd, st.st_mode & 07777);  // the dump replaces the file, not its mode
   WriteAndClose(fd, temp, write, context, failure);
-  if (!failure.failed() && rename(temp.c_str(), path.c_str()) != 0) {
-    failure.Set(errno, "memprof: renaming %.480s to %.480s", temp.c_str(), path.c_str());
-  }
+  if (!failure.failed()) Replace(temp, path, exists, failure);
   if (failure.failed()) unlink(temp.c_str());
 }
 
