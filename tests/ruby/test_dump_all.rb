@@ -180,6 +180,40 @@ class TestDumpAll < Test::Unit::TestCase
     assert(dump.lines.none? { |line| line.include?('"type":"STRING"') && line.include?('"value"') })
   end
 
+  def test_strings_are_cut_in_their_own_encoding
+    binary = "\x80".b * 2000
+    euc = ("あいう" * 10).encode("EUC-JP")
+    broken = (+"\x80" * 2000).force_encoding("UTF-8")
+    by_address = dump_heap(strings: 5)
+    assert_equal("\u0080" * 5, by_address[os_address(binary)]["value"])
+    assert_equal(4, by_address[os_address(euc)]["value"].size, "two whole EUC-JP characters")
+    assert_equal(5, by_address[os_address(broken)]["value"].size)
+  end
+
+  def test_encodings_past_the_inline_index
+    Warning[:deprecated] = false
+    encodings = Array.new(40) { |i| Encoding::UTF_8.replicate("MEMPROF-#{Process.pid}-#{i}") }
+    late = encodings.last
+    text = (+"late encoding").force_encoding(late)
+    assert_equal(late.name, dump_heap[os_address(text)]["encoding"])
+  end
+
+  def test_names_read_as_inspect_writes_them
+    member = "member_#{Process.pid}_#{rand(1 << 30)}".to_sym
+    dynamic = Struct.new(member).new(+"in a dynamic member")
+    keys = { 1.5 => +"float", 1e20 => +"big float", :"odd sym" => +"odd", plain?: +"plain" }
+    by_address = dump_heap
+    assert_equal(os_address(dynamic[member]), named_refs(by_address[os_address(dynamic)])[".#{member}"])
+    names = named_refs(by_address[os_address(keys)])
+    assert_equal(os_address(keys[1.5]), names["[1.5]"])
+    assert_equal(os_address(keys[1e20]), names["[1.0e+20]"])
+    assert_equal(os_address(keys[:"odd sym"]), names['[:"odd sym"]'])
+    assert_equal(os_address(keys[:plain?]), names["[:plain?]"])
+    class_names = named_refs(by_address[os_address(Holder)]).keys.compact
+    assert_include(class_names, "(__classpath__)")
+    assert_empty(class_names.grep(/\A__/), "internal variables read like ivars")
+  end
+
   def test_hostile_path_and_bytes_are_valid_json_and_utf8
     obj = eval("[+\"evil \\xff\\xfe value\", Object.new]", binding, "we\"ird\xff\npath.rb") # rubocop:disable Security/Eval
     weird_key = { "\xff\x00\"".b => 1, "ok".encode("UTF-16LE") => +"x" }
