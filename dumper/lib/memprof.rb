@@ -141,15 +141,26 @@ module Memprof
                              "into this process's #{path_or_io.class}"
       end
       path_or_io.flush if path_or_io.is_a?(IO) # else the child would write the buffer again
-      Process.fork do
-        status = 0
-        begin
-          dump_all(path_or_io, strings: strings, compress: compress)
-        rescue Exception => e # rubocop:disable Lint/RescueException
-          $stderr.puts("memprof: dump in child #{Process.pid} failed: #{e.class}: #{e.message}")
-          status = 1
+      # Ruby's fork keeps only this thread: objects held only by other threads' stacks would
+      # look unreachable in the child. What those threads hold is taken here, with GC off
+      # until the fork, and the child writes it as a "fork_parent:thread" ROOT record.
+      others = Thread.list.select { |thread| thread.alive? && !thread.equal?(Thread.current) }
+      gc_was_disabled = GC.disable
+      begin
+        _capture_roots(others) unless others.empty?
+        Process.fork do # GC stays off: the objects only other threads held must stay
+          status = 0
+          begin
+            dump_all(path_or_io, strings: strings, compress: compress)
+          rescue Exception => e # rubocop:disable Lint/RescueException
+            $stderr.puts("memprof: dump in child #{Process.pid} failed: #{e.class}: #{e.message}")
+            status = 1
+          end
+          exit!(status) # no at_exit handlers or finalizers of the parent's program
         end
-        exit!(status) # no at_exit handlers or finalizers of the parent's program
+      ensure
+        _forget_roots
+        GC.enable unless gc_was_disabled
       end
     end
   end

@@ -115,6 +115,17 @@ void HeapDumper::WriteMeta() {
   } else {
     sink_.Unsigned(static_cast<uint64_t>(options_.string_limit));
   }
+  if (options_.parent != nullptr) {
+    // Ruby's fork keeps only the forking thread: what other threads' stacks held comes from
+    // the parent's roots, written as "fork_parent:" ROOT records.
+    sink_.Key("fork_parent");
+    sink_.MapOpen();
+    sink_.Key("other_threads");
+    sink_.Unsigned(options_.parent->other_threads);
+    sink_.Key("roots");
+    sink_.Unsigned(options_.parent->roots.size());
+    sink_.MapClose();
+  }
   sink_.EndRecord();
 }
 
@@ -125,21 +136,41 @@ void HeapDumper::OnRoot(const char* category, VALUE ref, void* data) {
 void HeapDumper::WriteRoots() {
   roots_.clear();
   rb_objspace_reachable_objects_from_root(&HeapDumper::OnRoot, this);
-  // One record per run of the same category, as ObjectSpace writes them.
-  for (size_t i = 0; i < roots_.size();) {
-    const char* category = roots_[i].first;
+  WriteRootRecords(roots_, "");
+  if (options_.parent != nullptr) WriteRootRecords(options_.parent->roots, "fork_parent:");
+}
+
+// One record per run of the same category, as ObjectSpace writes them.
+void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
+  std::string name;
+  for (size_t i = 0; i < roots.size();) {
+    const char* category = roots[i].first;
     sink_.BeginRecord();
     sink_.Key("type");
     sink_.String("ROOT");
     sink_.Key("root");
-    sink_.String(category);
+    name.assign(prefix);
+    name += category;
+    sink_.String(name);
     size_t first = i;
-    while (i < roots_.size() && roots_[i].first == category) ++i;
+    while (i < roots.size() && roots[i].first == category) ++i;
     sink_.Key("references");
     sink_.ArrayOpen();
-    for (size_t k = first; k < i; ++k) sink_.Address(roots_[k].second);
+    for (size_t k = first; k < i; ++k) sink_.Address(roots[k].second);
     sink_.ArrayClose();
     sink_.EndRecord();
+  }
+}
+
+// Ruby context, GC disabled: what each of threads holds (its VM stack, its machine stack read
+// conservatively, its locals), as the GC marks a Thread.
+void CaptureThreadRoots(const std::vector<VALUE>& threads, RootList& roots) {
+  roots.clear();
+  for (VALUE thread : threads) {
+    rb_objspace_reachable_objects_from(
+        thread,
+        [](VALUE ref, void* data) { static_cast<RootList*>(data)->emplace_back("thread", ref); },
+        &roots);
   }
 }
 

@@ -19,10 +19,24 @@ class AllocTracker;
 // An object type's name as a JSON string, quotes included ("\"STRING\"").
 std::string_view QuotedTypeName(int type);
 
+// GC roots as rb_objspace_reachable_objects_from_root reports them: (category, object).
+using RootList = std::vector<std::pair<const char*, VALUE>>;
+
+// What a forked child inherits from the parent that forked it (see lib/memprof.rb).
+struct ParentRoots {
+  RootList roots;              // what the parent's other threads held just before fork(2)
+  unsigned other_threads = 0;  // threads of the parent that the child does not have
+};
+
 struct DumpOptions {
   long string_limit = 1024;  // most bytes of a String's value written; < 0: no values
   bool gzip = false;         // the sink compresses (dump_all only)
+  const ParentRoots* parent = nullptr;  // a child of fork: true, when the parent had threads
 };
+
+// Ruby context, GC disabled: what the given Thread objects hold (stacks, locals), as
+// "thread" roots.
+void CaptureThreadRoots(const std::vector<VALUE>& threads, RootList& roots);
 
 class HeapDumper {
  public:
@@ -44,6 +58,7 @@ class HeapDumper {
 
   void WriteMeta();
   void WriteRoots();
+  void WriteRootRecords(const RootList& roots, const char* prefix);
   void WriteTypeFields(VALUE obj, int type, VALUE klass);
   void WriteStringFields(VALUE obj);
   void WriteClassFields(VALUE obj, int type);
@@ -59,7 +74,7 @@ class HeapDumper {
   ReferenceNamer namer_;
   std::string ruby_version_;
   std::vector<VALUE> refs_;
-  std::vector<std::pair<const char*, VALUE>> roots_;
+  RootList roots_;
   std::string names_;                                    // every reference name of one record
   std::vector<std::pair<size_t, size_t>> name_spans_;    // (start, length) in names_, or npos
 };

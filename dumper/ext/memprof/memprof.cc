@@ -27,6 +27,8 @@ namespace memprof {
 namespace {
 
 VALUE memprof_module = Qnil;
+// Filled just before fork(2) when other threads run; the child inherits it, the parent clears it.
+ParentRoots* parent_roots = nullptr;
 
 ID id_dump_all_in_child, id_dump_all_to_object, id_dump_all_via_open, id_dump_all_spooled;
 ID dump_all_keywords[3];  // fork, strings, compress
@@ -145,6 +147,7 @@ VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
   VALUE compress = values[2] == Qundef ? Qnil : values[2];
   DumpOptions dump_options;
   dump_options.string_limit = StringLimit(strings);
+  dump_options.parent = parent_roots;
   if (RTEST(fork)) return rb_funcall(self, id_dump_all_in_child, 3, target, strings, compress);
   if (RB_TYPE_P(target, T_STRING)) {
     VALUE path = rb_get_path(target);
@@ -209,6 +212,31 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
   }
   if (failure.message[0] != '\0') Raise(failure);
   return result;
+}
+
+// Memprof._capture_roots(other_threads): the caller disabled GC and forks next.
+VALUE CaptureParentRoots(VALUE, VALUE other_threads) {
+  Check_Type(other_threads, T_ARRAY);
+  bool failed = false;
+  try {
+    std::vector<VALUE> threads(RARRAY_CONST_PTR(other_threads),
+                               RARRAY_CONST_PTR(other_threads) + RARRAY_LEN(other_threads));
+    if (parent_roots == nullptr) parent_roots = new ParentRoots;
+    parent_roots->other_threads = static_cast<unsigned>(threads.size());
+    CaptureThreadRoots(threads, parent_roots->roots);
+  } catch (const std::bad_alloc&) {
+    failed = true;
+  }
+  if (failed) rb_raise(rb_eNoMemError, "memprof: out of memory capturing roots");
+  RB_GC_GUARD(other_threads);
+  return Qnil;
+}
+
+// Memprof._forget_roots: the parent after fork(2), or a child after its dump.
+VALUE ForgetParentRoots(VALUE) {
+  delete parent_roots;
+  parent_roots = nullptr;
+  return Qnil;
 }
 
 VALUE IgnoreFile(VALUE, VALUE path) {
@@ -279,6 +307,8 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   dump_all_keywords[2] = rb_intern("compress");
   rb_define_singleton_method(memprof_module, "dump_all", DumpAll, -1);
   rb_define_singleton_method(memprof_module, "_ignore_file", IgnoreFile, 1);
+  rb_define_singleton_method(memprof_module, "_capture_roots", CaptureParentRoots, 1);
+  rb_define_singleton_method(memprof_module, "_forget_roots", ForgetParentRoots, 0);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
   rb_define_singleton_method(memprof_module, "_start", Start, 0);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);
