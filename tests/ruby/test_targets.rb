@@ -50,6 +50,20 @@ class TestTargets < Test::Unit::TestCase
     assert_equal(["heap.jsonl"], Dir.children(@dir))
   end
 
+  # /dev/stdout is a symlink into /proc; with stdout redirected to a file, that file must get
+  # the dump through the open descriptor, not be replaced by a new file.
+  def test_dev_stdout_redirected_to_a_file
+    out = File.join(@dir, "stdout.jsonl")
+    File.open(out, "w") do |file|
+      pid = Process.spawn(RbConfig.ruby, *$LOAD_PATH.grep(/memprof|dumper/).flat_map { |d| ["-I", d] },
+                          "-rmemprof", "-e", 'Memprof.dump_all("/dev/stdout")', out: file)
+      Process.wait(pid)
+      assert($?.success?)
+      assert_equal(file.stat.ino, File.stat(out).ino, "the redirected file was replaced")
+    end
+    assert_complete(File.read(out))
+  end
+
   def test_dangling_symlink_creates_its_target
     target = File.join(@dir, "new.jsonl")
     link = File.join(@dir, "link.jsonl")

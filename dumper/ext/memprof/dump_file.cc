@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace memprof {
@@ -74,15 +75,21 @@ void DumpToPath(const char* given, WriteDump write, void* context, Failure& fail
   std::string path = ResolvedPath(given, dangling);
   struct stat st;
   bool exists = stat(path.c_str(), &st) == 0;
-  if ((exists && !S_ISREG(st.st_mode)) || dangling) {
+  // /dev/stdout, /dev/fd/N, /proc/self/fd/N name an open file description: written through
+  // it, in place, even when it is a regular file (a rename would replace the file under the
+  // shell's redirection instead of writing to it).
+  bool through_fd = std::strncmp(given, "/dev/", 5) == 0 || std::strncmp(given, "/proc/", 6) == 0;
+  if ((exists && !S_ISREG(st.st_mode)) || dangling || through_fd) {
     // A device (/dev/null, /dev/full, a terminal): nothing to rename. A dangling symlink:
     // open() creates its target.
-    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | (dangling ? O_CREAT | O_TRUNC : 0), 0666);
+    int flags = O_WRONLY | O_CLOEXEC |
+                (dangling || (through_fd && S_ISREG(st.st_mode)) ? O_CREAT | O_TRUNC : 0);
+    int fd = open(through_fd ? given : path.c_str(), flags, 0666);
     if (fd < 0) return failure.Set(errno, "memprof: cannot open %.900s", path.c_str());
     return WriteAndClose(fd, path, write, context, failure);
   }
-  std::string temp = path + ".tmp-" + std::to_string(getpid()) + "-" +
-                     std::to_string(temp_counter.fetch_add(1));
+  std::string temp =
+      path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(temp_counter.fetch_add(1));
   int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) {
     int err = errno;
