@@ -2,7 +2,6 @@
 #include "heap_dumper.h"
 
 #include <ruby/version.h>
-
 #include <time.h>
 #include <unistd.h>
 

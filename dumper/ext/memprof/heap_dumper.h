@@ -29,8 +29,8 @@ struct ParentRoots {
 };
 
 struct DumpOptions {
-  long string_limit = 1024;  // most bytes of a String's value written; < 0: no values
-  bool gzip = false;         // the sink compresses (dump_all only)
+  long string_limit = 1024;             // most bytes of a String's value written; < 0: no values
+  bool gzip = false;                    // the sink compresses (dump_all only)
   const ParentRoots* parent = nullptr;  // a child of fork: true, when the parent had threads
 };
 
@@ -75,8 +75,8 @@ class HeapDumper {
   std::string ruby_version_;
   std::vector<VALUE> refs_;
   RootList roots_;
-  std::string names_;                                    // every reference name of one record
-  std::vector<std::pair<size_t, size_t>> name_spans_;    // (start, length) in names_, or npos
+  std::string names_;                                  // every reference name of one record
+  std::vector<std::pair<size_t, size_t>> name_spans_;  // (start, length) in names_, or npos
 };
 
 }  // namespace memprof

@@ -5,6 +5,8 @@
 // a dump of 1.3M objects 2.9 s against ObjectSpace's 1.0 s (see dumper/README.md).
 #pragma once
 
+#include <zlib.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -14,8 +16,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-
-#include <zlib.h>
 
 namespace memprof {
 
@@ -147,7 +147,7 @@ class JsonSink {
   int fd_;
   std::unique_ptr<z_stream> zstream_;  // gzip only; the writer thread's
   std::unique_ptr<char[]> compressed_;
-  bool pending_last_ = false;  // the pending buffer ends the gzip stream
+  bool pending_last_ = false;      // the pending buffer ends the gzip stream
   std::unique_ptr<char[]> spare_;  // the buffer the writer thread owns while pending_
   size_t spare_capacity_ = 0;      // each buffer keeps its own size: MakeRoom grows one
   size_t pending_size_ = 0;

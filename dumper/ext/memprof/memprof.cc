@@ -278,10 +278,9 @@ VALUE Stats(VALUE, VALUE min_seq) {
   // Build the Ruby array from a copy of the plain data; nothing here can raise but NoMemoryError.
   VALUE result = rb_ary_new_capa(static_cast<long>(stats->size()));
   for (const SiteStats& site : *stats) {
-    rb_ary_push(result,
-                rb_ary_new_from_args(
-                    3, rb_utf8_str_new(site.key.data(), static_cast<long>(site.key.size())),
-                    SIZET2NUM(site.count), SIZET2NUM(site.bytes)));
+    rb_ary_push(result, rb_ary_new_from_args(
+                            3, rb_utf8_str_new(site.key.data(), static_cast<long>(site.key.size())),
+                            SIZET2NUM(site.count), SIZET2NUM(site.bytes)));
   }
   delete stats;
   return result;

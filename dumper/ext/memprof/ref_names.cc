@@ -264,7 +264,8 @@ void AppendSymbolName(VALUE symbol, std::string& out) {
     return;
   }
   VALUE name = rb_sym2str(symbol);  // a dynamic Symbol's own frozen String: no allocation
-  if (RB_TYPE_P(name, T_STRING)) out.append(RSTRING_PTR(name), static_cast<size_t>(RSTRING_LEN(name)));
+  if (RB_TYPE_P(name, T_STRING))
+    out.append(RSTRING_PTR(name), static_cast<size_t>(RSTRING_LEN(name)));
 }
 
 namespace {
@@ -278,8 +279,8 @@ bool IsIdentifierByte(unsigned char c, bool first) {
 // @ivar, @@cvar or $global, or an operator method name.
 bool IsPlainSymbol(std::string_view name) {
   static const std::string_view kOperators[] = {
-      "+",  "-",  "*",  "/",  "%",   "**", "==", "===", "!=", "=~", "!~", "<",  "<=", ">",
-      ">=", "<=>", "<<", ">>", "!",  "~",  "+@", "-@",  "[]", "[]=", "`", "&",  "|",  "^"};
+      "+",  "-",   "*",  "/",  "%", "**", "==", "===", "!=", "=~",  "!~", "<", "<=", ">",
+      ">=", "<=>", "<<", ">>", "!", "~",  "+@", "-@",  "[]", "[]=", "`",  "&", "|",  "^"};
   for (std::string_view op : kOperators) {
     if (name == op) return true;
   }
@@ -289,7 +290,8 @@ bool IsPlainSymbol(std::string_view name) {
   } else if (!name.empty() && (name[0] == '@' || name[0] == '$')) {
     i = 1;
   }
-  if (i >= name.size() || !IsIdentifierByte(static_cast<unsigned char>(name[i]), true)) return false;
+  if (i >= name.size() || !IsIdentifierByte(static_cast<unsigned char>(name[i]), true))
+    return false;
   for (++i; i < name.size(); ++i) {
     auto c = static_cast<unsigned char>(name[i]);
     if (IsIdentifierByte(c, false)) continue;
@@ -322,8 +324,9 @@ void AppendFloat(double value, std::string& out) {
   int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
   bool fixed = exponent >= -4 && exponent <= 15;
   char text[64];
-  auto [end, error] = std::to_chars(text, text + sizeof(text), value,
-                                    fixed ? std::chars_format::fixed : std::chars_format::scientific);
+  auto [end, error] =
+      std::to_chars(text, text + sizeof(text), value,
+                    fixed ? std::chars_format::fixed : std::chars_format::scientific);
   if (error != std::errc()) return void(out += "#<Float>");
   std::string_view digits(text, static_cast<size_t>(end - text));
   size_t e = digits.find('e');
