@@ -3,7 +3,7 @@
 # Memprof vs ObjectSpace on one heap: dump_all time and size (alternating runs), the parent's
 # pause with fork: true, and allocation-tracking overhead. Prints figures side by side.
 # Usage: ruby -I build/dumper/ext bench/dumper-bench.rb [--replace] [ORDERS] [RUNS]
-#        (250000 orders: ~1.3M objects)
+#        (250000 orders: ~1.3M objects; --replace: only the overwrite figures)
 # Both medians and best times are printed: on a shared machine single runs vary by 2x.
 require "memprof"
 require "objspace"
@@ -30,34 +30,53 @@ GC.start
 counts = ObjectSpace.count_objects
 puts "heap: #{counts[:TOTAL] - counts[:FREE]} live objects, ruby #{RUBY_VERSION}"
 
-Dir.mktmpdir("memprof-bench") do |dir|
-  memprof_path = File.join(dir, "memprof.jsonl")
-  objspace_path = File.join(dir, "objspace.json")
+require "zlib"
+
+# One way of dumping, memprof beside ObjectSpace, alternating runs:
+#   fresh:     both write new files (the dumpers' own cost)
+#   overwrite: both write over the previous run's file (what a dump loop does; ext4 forces the
+#              writeback of a file renamed or truncated over an old one: auto_da_alloc)
+#   gzip:      memprof writes heap.jsonl.gz (level 1, compressed on its writer thread);
+#              ObjectSpace (which takes no IO wrapper) writes a file that Zlib::GzipWriter
+#              then compresses at the same level
+def compare(mode, dir, runs)
+  memprof_path = File.join(dir, mode == :gzip ? "memprof.jsonl.gz" : "memprof.jsonl")
+  objspace_path = File.join(dir, mode == :gzip ? "objspace.json.gz" : "objspace.json")
   memprof_times = []
   objspace_times = []
-  RUNS.times do |run|
-    # Fresh files for both: replacing a big file costs the filesystem extra (ext4 starts
-    # writeback of a file renamed or truncated over another: auto_da_alloc), which is not the
-    # dumpers' cost. bench/dumper-bench.rb --replace measures with replacement instead.
-    [memprof_path, objspace_path].each { |p| File.unlink(p) if File.exist?(p) } unless REPLACE
+  runs.times do
+    [memprof_path, objspace_path].each { |p| File.unlink(p) if File.exist?(p) } unless mode == :overwrite
     memprof_times << timed { Memprof.dump_all(memprof_path) }
-    objspace_times << timed { File.open(objspace_path, "w") { |f| ObjectSpace.dump_all(output: f) } }
-    printf("run %d: Memprof.dump_all %.3f s (%s)   ObjectSpace.dump_all %.3f s (%s)\n", run + 1,
-           memprof_times.last, mb(File.size(memprof_path)), objspace_times.last, mb(File.size(objspace_path)))
+    objspace_times << timed do
+      if mode == :gzip
+        plain = File.join(dir, "objspace-plain.json")
+        File.open(plain, "w") { |f| ObjectSpace.dump_all(output: f) }
+        Zlib::GzipWriter.open(objspace_path, Zlib::BEST_SPEED) { |gz| File.open(plain) { |f| IO.copy_stream(f, gz) } }
+        File.unlink(plain)
+      else
+        File.open(objspace_path, "w") { |f| ObjectSpace.dump_all(output: f) }
+      end
+    end
   end
-  objspace = median(objspace_times)
   memprof = median(memprof_times)
-  printf("dump_all median: memprof %.3f s, ObjectSpace %.3f s, ratio %.2fx (target <= 0.67x)\n",
-         memprof, objspace, memprof / objspace)
-  printf("dump_all best:   memprof %.3f s, ObjectSpace %.3f s, ratio %.2fx\n",
-         memprof_times.min, objspace_times.min, memprof_times.min / objspace_times.min)
-  printf("lines: memprof %d, ObjectSpace %d\n", File.foreach(memprof_path).count,
-         File.foreach(objspace_path).count)
+  objspace = median(objspace_times)
+  printf("%-9s median: memprof %.3f s (%s), ObjectSpace %.3f s (%s), ratio %.2fx; best %.3f s vs %.3f s (%.2fx)\n",
+         mode, memprof, mb(File.size(memprof_path)), objspace, mb(File.size(objspace_path)),
+         memprof / objspace, memprof_times.min, objspace_times.min, memprof_times.min / objspace_times.min)
+  objspace
+end
+
+Dir.mktmpdir("memprof-bench") do |dir|
+  modes = REPLACE ? [:overwrite] : [:fresh, :overwrite, :gzip]
+  objspace = modes.map { |mode| compare(mode, dir, RUNS) }.first
+  memprof_path = File.join(dir, "memprof.jsonl")
+  printf("lines: memprof %d, ObjectSpace %d (target for fresh and overwrite: ratio <= 0.67x)\n",
+         File.foreach(memprof_path).count, File.foreach(File.join(dir, "objspace.json")).count)
 
   pauses = []
   RUNS.times do
     pid = nil
-    File.unlink(memprof_path) if File.exist?(memprof_path) && !REPLACE
+    File.unlink(memprof_path) if File.exist?(memprof_path)
     pauses << timed { pid = Memprof.dump_all(memprof_path, fork: true) }
     child = timed { Process.wait(pid) }
     raise "forked dump failed" unless $?.success?

@@ -2,28 +2,21 @@
 
 # Ruby API of the memprof heap dumper: Memprof.dump_all, Memprof.dump and allocation tracking.
 require "memprof_ext"
+require "tmpdir"
 
 module Memprof
   VERSION = "0.1.0"
 
+  # Memprof.dump_all(path_or_io, fork: false, strings: 1024) is defined by the extension:
+  # paths and IO objects are dumped without calling any Ruby method. It writes the whole heap
+  # as memprof JSONL v1. strings: most bytes of each String's value written (false: none).
+  # With fork: true a child process writes the dump and this returns its pid at once
+  # (Process.wait it); otherwise returns path_or_io.
+
+  # Objects this file allocates are memprof's own: tracking leaves them out.
+  _ignore_file(__FILE__)
+
   class << self
-    # Writes the whole heap as memprof JSONL v1 to path_or_io. strings: most bytes of each
-    # String's value written (false: none). With fork: true a child process writes the dump and
-    # this returns its pid at once (Process.wait it); otherwise returns path_or_io.
-    def dump_all(path_or_io, fork: false, strings: 1024)
-      check_strings(strings)
-      return dump_all_in_child(path_or_io, strings) if fork
-
-      if path_or_io.is_a?(IO) || path_or_io.is_a?(String) || path_or_io.respond_to?(:to_path) ||
-         real_io?(path_or_io)
-        _dump_all(path_or_io, strings)
-      elsif path_or_io.respond_to?(:write)
-        dump_all_via_tempfile(path_or_io, strings) # StringIO and other IO-likes
-      else
-        raise TypeError, "memprof: dump_all needs a path or an IO, got #{path_or_io.class}"
-      end
-    end
-
     # One object's record as JSON: a String when io is nil, else written to io (returns io).
     def dump(obj, io = nil, strings: 1024)
       check_strings(strings)
@@ -60,18 +53,31 @@ module Memprof
       result
     end
 
-    # Prints the tracked live objects as "count file:line:Class", largest count first.
+    # Prints the tracked objects that survive a full GC as "count bytes file:line:Class",
+    # largest count first (bytes: their memsize, summed).
     def stats(io = $stdout, since: 0)
-      _stats(since).each { |key, count| io.puts("#{count.to_s.rjust(8)} #{key}") }
+      survivors(since).each do |key, count, bytes|
+        io.puts("#{count.to_s.rjust(8)} #{bytes.to_s.rjust(10)} #{key}")
+      end
       nil
     end
 
-    # The tracked live objects as {"file:line:Class" => count}, largest count first.
-    def stats_hash(since: 0)
-      _stats(since).to_h
+    # The tracked objects that survive a full GC as {"file:line:Class" => count}, largest count
+    # first; with bytes: true, {"file:line:Class" => bytes} (memsize, summed), largest first.
+    def stats_hash(since: 0, bytes: false)
+      rows = survivors(since)
+      return rows.to_h { |key, count, _| [key, count] } unless bytes
+
+      rows.sort_by { |key, _, size| [-size, key] }.to_h { |key, _, size| [key, size] }
     end
 
     private
+
+    # Garbage is no survivor: a full GC first, as memory_profiler's "retained" does.
+    def survivors(since)
+      GC.start(full_mark: true, immediate_sweep: true)
+      _stats(since)
+    end
 
     def check_strings(strings)
       return if strings == false || (strings.is_a?(Integer) && strings >= 0)
@@ -79,32 +85,82 @@ module Memprof
       raise ArgumentError, "memprof: strings: must be a non-negative Integer or false"
     end
 
-    def real_io?(io)
-      io.respond_to?(:to_io) && io.to_io.fileno && true
-    rescue IOError, NotImplementedError
-      io.respond_to?(:to_io) # a closed IO: let the extension raise its own error
-    end
-
-    def dump_all_via_tempfile(io, strings)
-      require "tempfile"
-      Tempfile.create("memprof") do |file|
-        _dump_all(file.path, strings)
-        File.open(file.path, "rb") { |f| IO.copy_stream(f, io) }
+    # dump_all for what is neither a path String nor an IO: an object written through its own
+    # write (StringIO, Zlib::GzipWriter, OpenSSL::SSL::SSLSocket, Tempfile: never their to_io,
+    # which would bypass them), or a Pathname.
+    def dump_all_to_object(target, strings, compress)
+      if target.respond_to?(:write)
+        dump_all_spooled(target, strings, compress)
+      elsif target.respond_to?(:to_path)
+        dump_all(target.to_path, strings: strings, compress: compress)
+        target
+      else
+        raise TypeError, "memprof: dump_all needs a path or an IO, got #{target.class}"
       end
-      io
     end
 
-    def dump_all_in_child(path_or_io, strings)
-      path_or_io.flush if path_or_io.is_a?(IO) # else the child would write the buffer again
-      Process.fork do
-        status = 0
+    # A FIFO or socket path: opened as Ruby opens files, so that waiting for a reader blocks
+    # only this thread.
+    def dump_all_via_open(path, strings, compress)
+      File.open(path, "wb") { |io| dump_all_spooled(io, strings, compress) }
+      path
+    end
+
+    # The dump goes to an unlinked temporary file first (the walk holds the GVL and must not
+    # wait for a reader), then to target by IO.copy_stream, which waits for pipes and
+    # sockets, lets a reader thread of this process run, and raises rather than stop halfway.
+    def dump_all_spooled(target, strings, compress)
+      spool = anonymous_file
+      begin
+        dump_all(spool, strings: strings, compress: compress)
+        spool.rewind
+        IO.copy_stream(spool, target)
+      ensure
+        spool.close
+      end
+      target
+    end
+
+    def anonymous_file
+      if defined?(File::TMPFILE)
         begin
-          _dump_all(path_or_io, strings)
-        rescue Exception => e # rubocop:disable Lint/RescueException
-          $stderr.puts("memprof: dump in child #{Process.pid} failed: #{e.class}: #{e.message}")
-          status = 1
+          return File.open(Dir.tmpdir, File::RDWR | File::TMPFILE | File::BINARY, 0o600)
+        rescue SystemCallError
+          # a filesystem without O_TMPFILE
         end
-        exit!(status) # no at_exit handlers or finalizers of the parent's program
+      end
+      require "tempfile"
+      file = Tempfile.create("memprof", binmode: true)
+      File.unlink(file.path)
+      file
+    end
+
+    def dump_all_in_child(path_or_io, strings, compress)
+      unless path_or_io.is_a?(String) || path_or_io.is_a?(IO) || path_or_io.respond_to?(:to_path)
+        raise ArgumentError, "memprof: fork: true needs a path or an IO; the child cannot write " \
+                             "into this process's #{path_or_io.class}"
+      end
+      path_or_io.flush if path_or_io.is_a?(IO) # else the child would write the buffer again
+      # Ruby's fork keeps only this thread: objects held only by other threads' stacks would
+      # look unreachable in the child. What those threads hold is taken here, with GC off
+      # until the fork, and the child writes it as a "fork_parent:thread" ROOT record.
+      others = Thread.list.select { |thread| thread.alive? && !thread.equal?(Thread.current) }
+      gc_was_disabled = GC.disable
+      begin
+        _capture_roots(others) unless others.empty?
+        Process.fork do # GC stays off: the objects only other threads held must stay
+          status = 0
+          begin
+            dump_all(path_or_io, strings: strings, compress: compress)
+          rescue Exception => e # rubocop:disable Lint/RescueException
+            $stderr.puts("memprof: dump in child #{Process.pid} failed: #{e.class}: #{e.message}")
+            status = 1
+          end
+          exit!(status) # no at_exit handlers or finalizers of the parent's program
+        end
+      ensure
+        _forget_roots
+        GC.enable unless gc_was_disabled
       end
     end
   end

@@ -6,6 +6,8 @@ require "json"
 require "tmpdir"
 require "objspace"
 require "memprof"
+require "open3"
+require "rbconfig"
 
 module MemprofTestHelper
   ADDRESS = /\A0x[0-9a-f]+\z/.freeze
@@ -51,6 +53,23 @@ module MemprofTestHelper
       GC.start # leave earlier tests' garbage out of this dump
       Memprof.dump_all(path, **options)
       Dump.new(path)
+    end
+  end
+
+  # Runs code in a fresh Ruby with memprof loaded (a crash must not take the test runner down);
+  # returns [stdout and stderr, status]. Gives up after timeout seconds.
+  def run_ruby(code, timeout: 60)
+    dirs = $LOAD_PATH.select { |dir| File.exist?(File.join(dir, "memprof.rb")) || File.exist?(File.join(dir, "memprof_ext.so")) }
+    args = dirs.flat_map { |dir| ["-I", dir] }
+    Open3.popen2e(RbConfig.ruby, *args, "-rmemprof", "-e", code) do |stdin, out, thread|
+      stdin.close
+      reader = Thread.new { out.read }
+      unless thread.join(timeout)
+        Process.kill(:KILL, thread.pid)
+        thread.join
+        return ["timed out after #{timeout} s\n#{reader.value}", thread.value]
+      end
+      [reader.value, thread.value]
     end
   end
 

@@ -12,6 +12,21 @@ class TestSafety < Test::Unit::TestCase
     path
   end
 
+  def reachable_from_roots(records)
+    refs = {}
+    records.each { |r| refs[r["address"]] = r["references"] || [] if r["address"] }
+    seen = {}
+    stack = records.select { |r| r["type"] == "ROOT" }.flat_map { |r| r["references"] }
+    until stack.empty?
+      address = stack.pop
+      next if seen[address]
+
+      seen[address] = true
+      stack.concat(refs[address] || [])
+    end
+    seen
+  end
+
   def assert_complete(dump)
     assert_equal("META", dump.first["type"])
     assert_equal({ "type" => "END", "records" => dump.text.count("\n") - 1 }, dump.last)
@@ -98,6 +113,33 @@ class TestSafety < Test::Unit::TestCase
       assert_equal(pid, dump.first["pid"])
       assert_equal("written by the child", dump[os_address(marker)]["value"])
     end
+  end
+
+  # Ruby's fork keeps only the forking thread; what another thread's stack alone holds must
+  # stay reachable in the child's dump.
+  def test_fork_keeps_what_other_threads_hold
+    ready = Queue.new
+    finish = Queue.new
+    holder = Thread.new do
+      local = Array.new(50) { |i| +"held by a thread #{i}" }
+      addresses = local.map { |s| os_address(s) }
+      ready << addresses
+      finish.pop
+      local.size
+    end
+    addresses = ready.pop
+    Dir.mktmpdir("memprof-test") do |dir|
+      path = File.join(dir, "forked.jsonl")
+      _, status = Process.wait2(Memprof.dump_all(path, fork: true))
+      assert(status.success?)
+      records = File.foreach(path).map { |line| JSON.parse(line) }
+      assert_equal({ "other_threads" => 1 }, records.first["fork_parent"]&.slice("other_threads"))
+      reachable = reachable_from_roots(records)
+      assert_empty(addresses.reject { |a| reachable.include?(a) }, "unreachable in the child's dump")
+    end
+  ensure
+    finish << :done
+    holder&.join
   end
 
   def test_fork_child_reports_failure

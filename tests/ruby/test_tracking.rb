@@ -32,8 +32,36 @@ class TestTracking < Test::Unit::TestCase
     require "stringio"
     io = StringIO.new
     Memprof.stats(io)
-    entry = io.string.lines.map(&:split).find { |_, key| key == "#{__FILE__}:#{line}:String" }
+    entry = io.string.lines.map(&:split).find { |_, _, key| key == "#{__FILE__}:#{line}:String" }
     assert_equal("7", entry&.first)
+    assert_operator(Integer(entry[1]), :>=, 7 * 40, "bytes: the strings' memsize")
+    assert(kept)
+  end
+
+  def test_garbage_is_not_counted_and_bytes_are
+    require "stringio"
+    io = StringIO.new
+    line = __LINE__ + 1
+    Memprof.track(io) { 10_000.times { "garbage" * 10 } }
+    garbage = io.string.lines.map(&:split).select { |_, _, key| key.start_with?("#{__FILE__}:#{line}:") }
+    assert_operator(garbage.sum { |count, _, _| Integer(count) }, :<, 100, io.string)
+
+    Memprof.start
+    line = __LINE__ + 1
+    kept = Array.new(20) { "x" * 1000 }
+    bytes = Memprof.stats_hash(bytes: true)["#{__FILE__}:#{line}:String"]
+    assert_operator(bytes, :>=, 20 * 1000)
+    assert_equal(20, Memprof.stats_hash["#{__FILE__}:#{line}:String"])
+    assert(kept)
+  end
+
+  def test_objects_without_a_class_use_heapqs_labels
+    Memprof.start
+    line = __LINE__ + 1
+    kept = Array.new(3) { |i| proc { i } } # each block captures an IMEMO env
+    labels = Memprof.stats_hash.keys.grep(/\A#{Regexp.escape(__FILE__)}:#{line}:/).map { |key| key.split(":").drop(2).join(":") }
+    assert_include(labels, "IMEMO:env")
+    assert_not_include(labels, "(imemo)")
     assert(kept)
   end
 
@@ -54,7 +82,7 @@ class TestTracking < Test::Unit::TestCase
     line = __LINE__ + 1
     result = Memprof.track(io) { kept = Array.new(4) { Widget.new }; :done }
     assert_equal(:done, result)
-    assert_match(/^\s+4 #{Regexp.escape("#{__FILE__}:#{line}:TestTracking::Widget")}$/, io.string)
+    assert_match(/^\s+4 +\d+ #{Regexp.escape("#{__FILE__}:#{line}:TestTracking::Widget")}$/, io.string)
     assert(!Memprof.running?)
     assert(kept)
   end

@@ -8,6 +8,12 @@
 
 #include "class_names.h"
 
+extern "C" {
+// Exported by libruby, declared by no public header.
+const char* rb_imemo_name(int type);
+size_t rb_obj_memsize_of(VALUE obj);
+}
+
 namespace memprof {
 namespace {
 
@@ -37,6 +43,9 @@ AllocTracker::AllocTracker() {
 void AllocTracker::Init() {
   compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
   rb_gc_register_mark_object(compaction_hook);
+  // Registered while it holds nil: registering allocates, and a GC then (GC.stress) would
+  // sweep a tracepoint that is not yet a root.
+  rb_gc_register_address(&Instance().tracepoint_);
 }
 
 void AllocTracker::Start() {
@@ -44,7 +53,6 @@ void AllocTracker::Start() {
   if (NIL_P(tracepoint_)) {
     tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
                                     &AllocTracker::OnEvent, this);
-    rb_gc_register_address(&tracepoint_);
   }
   running_ = true;
   rb_tracepoint_enable(tracepoint_);
@@ -79,9 +87,11 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
     self->objects_.Erase(obj);
     return;
   }
+  if (self->paused_) return;
   AllocationSite site;
-  site.seq = self->next_seq_++;
   site.path = self->InternPath(rb_tracearg_path(arg));
+  if (site.path == self->ignored_path_) return;
+  site.seq = self->next_seq_++;
   VALUE line = rb_tracearg_lineno(arg);
   site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;
   VALUE method = rb_tracearg_method_id(arg);
@@ -94,9 +104,9 @@ void AllocTracker::UpdateAfterCompaction() {
   objects_.RekeyAll([](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); });
 }
 
-std::vector<std::pair<std::string, size_t>> AllocTracker::Stats(uint64_t min_seq) const {
+std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {
   ClassNames names;
-  std::unordered_map<std::string, size_t> counts;
+  std::unordered_map<std::string, SiteStats> sites;
   std::string key;
   objects_.ForEach([&](uintptr_t obj, const AllocationSite& site) {
     if (site.seq < min_seq) return;
@@ -104,19 +114,29 @@ std::vector<std::pair<std::string, size_t>> AllocTracker::Stats(uint64_t min_seq
     key += ':';
     key += std::to_string(site.line);
     key += ':';
+    // The labels heapq gives objects without a class.
     VALUE klass = RBASIC(obj)->klass;
     if (BUILTIN_TYPE(obj) == T_IMEMO) {
-      key += "(imemo)";
+      key += "IMEMO:";
+      key += rb_imemo_name(static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f));
     } else if (!ClassNames::IsClassLike(klass)) {
-      key += "(hidden)";
+      key += "(no class)";
     } else {
       key += names.Of(rb_class_real(klass));
     }
-    ++counts[key];
+    SiteStats& stats = sites[key];
+    ++stats.count;
+    stats.bytes += rb_obj_memsize_of(obj);
   });
-  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  std::vector<SiteStats> sorted;
+  sorted.reserve(sites.size());
+  for (auto& [name, stats] : sites) {
+    stats.key = name;
+    sorted.push_back(std::move(stats));
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const SiteStats& a, const SiteStats& b) {
+    if (a.count != b.count) return a.count > b.count;
+    return a.key < b.key;
   });
   return sorted;
 }

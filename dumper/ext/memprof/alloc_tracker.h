@@ -15,6 +15,13 @@
 
 namespace memprof {
 
+// Live tracked objects of one "file:line:Class".
+struct SiteStats {
+  std::string key;
+  size_t count = 0;
+  size_t bytes = 0;  // rb_obj_memsize_of, summed
+};
+
 class AllocTracker {
  public:
   static AllocTracker& Instance();
@@ -24,14 +31,24 @@ class AllocTracker {
   void Start();  // Ruby context; no-op when running
   void Stop();   // disables the hooks and forgets every tracked object
   bool Running() const { return running_; }
+  // While paused, new objects are not recorded: memprof's own allocations during a dump.
+  // Returns the previous state.
+  bool Pause(bool paused) {
+    bool was = paused_;
+    paused_ = paused;
+    return was;
+  }
+  // Objects allocated by Ruby code in path (memprof's own lib/memprof.rb) are not recorded.
+  void IgnoreFile(VALUE path) { ignored_path_ = InternPath(path); }
   uint64_t NextSeq() const { return next_seq_; }
 
   const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
   std::string_view Path(uint32_t id) const { return paths_[id]; }
 
-  // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class",
-  // largest count first. Reads the table without calling Ruby.
-  std::vector<std::pair<std::string, size_t>> Stats(uint64_t min_seq) const;
+  // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class" (IMEMO
+  // and class-less objects labelled as heapq labels them), largest count first. Reads the
+  // table without calling Ruby; the caller runs GC first so that only survivors count.
+  std::vector<SiteStats> Stats(uint64_t min_seq) const;
 
   void UpdateAfterCompaction();
 
@@ -42,6 +59,8 @@ class AllocTracker {
 
   VALUE tracepoint_ = Qnil;
   bool running_ = false;
+  bool paused_ = false;
+  uint32_t ignored_path_ = UINT32_MAX;
   uint64_t next_seq_ = 1;
   ObjectTable objects_;
   std::deque<std::string> paths_;  // id 0 is "(unknown)"

@@ -3,6 +3,8 @@ require "mkmf"
 
 # The JSON writer is our own (json_sink.cc; see dumper/README.md, "No yajl in the writer").
 have_library("pthread")
+# gzip dumps (json_sink.cc): zlib1g-dev
+abort "memprof: zlib (zlib.h, libz) is needed: install zlib1g-dev" unless have_header("zlib.h") && have_library("z", "deflateInit2_")
 
 # The VM internals file reads Ruby 3.1's structures from its MJIT header (see vm_internals.c).
 mjit_header = "rb_mjit_min_header-#{RUBY_VERSION}.h"

@@ -1,6 +1,7 @@
 // The heap walk: META, ROOT records, one record per live object, END.
 #include "heap_dumper.h"
 
+#include <ruby/version.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,55 +59,11 @@ void HeapDumper::Init() {
 HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTracker& tracker)
     : sink_(sink), options_(options), tracker_(tracker), namer_(constants_, class_names_) {}
 
+// Calls no Ruby method and reads no global variable: a getter ($FILENAME, $@, a C
+// extension's) would run the program's code in the middle of the dump (see dumper/README.md).
 void HeapDumper::Prepare(VALUE only) {
-  VALUE version = rb_const_get(rb_cObject, rb_intern("RUBY_VERSION"));
-  ruby_version_.assign(RSTRING_PTR(version), static_cast<size_t>(RSTRING_LEN(version)));
+  ruby_version_ = ruby_version;  // the constant RUBY_VERSION can be removed or replaced
   constants_.Build(only);
-  if (only == Qundef) {
-    // Ruby calls with C++ objects alive: a raise must not unwind through this frame.
-    int failed = 0;
-    rb_protect(
-        [](VALUE self) {
-          reinterpret_cast<HeapDumper*>(self)->CollectGlobalNames();
-          return Qnil;
-        },
-        reinterpret_cast<VALUE>(this), &failed);
-    if (failed) {
-      rb_set_errinfo(Qnil);
-      global_names_.clear();  // the dump goes on without global names
-    }
-  }
-}
-
-namespace {
-
-VALUE ReadGlobal(VALUE name) {
-  return rb_gv_get(rb_id2name(SYM2ID(name)));
-}
-
-}  // namespace
-
-// Global variables' values, to name the global_tbl root's references. Reading one can warn
-// ($=) or, for a C extension's getter, raise: warnings are off and errors skip that global.
-void HeapDumper::CollectGlobalNames() {
-  global_names_.clear();
-  VALUE names = rb_funcall(rb_mKernel, rb_intern("global_variables"), 0);
-  VALUE verbose = rb_gv_get("$VERBOSE");
-  rb_gv_set("$VERBOSE", Qnil);
-  for (long i = 0; i < RARRAY_LEN(names); ++i) {
-    VALUE name = RARRAY_AREF(names, i);
-    int failed = 0;
-    VALUE value = rb_protect(ReadGlobal, name, &failed);
-    if (failed) {
-      rb_set_errinfo(Qnil);
-      continue;
-    }
-    if (SPECIAL_CONST_P(value)) continue;
-    VALUE text = rb_sym2str(name);
-    global_names_.try_emplace(value, RSTRING_PTR(text), static_cast<size_t>(RSTRING_LEN(text)));
-  }
-  rb_gv_set("$VERBOSE", verbose);
-  RB_GC_GUARD(names);
 }
 
 void HeapDumper::DumpAll() {
@@ -157,6 +114,17 @@ void HeapDumper::WriteMeta() {
   } else {
     sink_.Unsigned(static_cast<uint64_t>(options_.string_limit));
   }
+  if (options_.parent != nullptr) {
+    // Ruby's fork keeps only the forking thread: what other threads' stacks held comes from
+    // the parent's roots, written as "fork_parent:" ROOT records.
+    sink_.Key("fork_parent");
+    sink_.MapOpen();
+    sink_.Key("other_threads");
+    sink_.Unsigned(options_.parent->other_threads);
+    sink_.Key("roots");
+    sink_.Unsigned(options_.parent->roots.size());
+    sink_.MapClose();
+  }
   sink_.EndRecord();
 }
 
@@ -167,34 +135,41 @@ void HeapDumper::OnRoot(const char* category, VALUE ref, void* data) {
 void HeapDumper::WriteRoots() {
   roots_.clear();
   rb_objspace_reachable_objects_from_root(&HeapDumper::OnRoot, this);
-  // One record per run of the same category, as ObjectSpace writes them.
-  for (size_t i = 0; i < roots_.size();) {
-    const char* category = roots_[i].first;
+  WriteRootRecords(roots_, "");
+  if (options_.parent != nullptr) WriteRootRecords(options_.parent->roots, "fork_parent:");
+}
+
+// One record per run of the same category, as ObjectSpace writes them.
+void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
+  std::string name;
+  for (size_t i = 0; i < roots.size();) {
+    const char* category = roots[i].first;
     sink_.BeginRecord();
     sink_.Key("type");
     sink_.String("ROOT");
     sink_.Key("root");
-    sink_.String(category);
+    name.assign(prefix);
+    name += category;
+    sink_.String(name);
     size_t first = i;
-    while (i < roots_.size() && roots_[i].first == category) ++i;
+    while (i < roots.size() && roots[i].first == category) ++i;
     sink_.Key("references");
     sink_.ArrayOpen();
-    for (size_t k = first; k < i; ++k) sink_.Address(roots_[k].second);
+    for (size_t k = first; k < i; ++k) sink_.Address(roots[k].second);
     sink_.ArrayClose();
-    if (std::strcmp(category, "global_tbl") == 0 && !global_names_.empty()) {
-      sink_.Key("reference_names");
-      sink_.ArrayOpen();
-      for (size_t k = first; k < i; ++k) {
-        auto it = global_names_.find(roots_[k].second);
-        if (it == global_names_.end()) {
-          sink_.Null();
-        } else {
-          sink_.String(it->second);
-        }
-      }
-      sink_.ArrayClose();
-    }
     sink_.EndRecord();
+  }
+}
+
+// Ruby context, GC disabled: what each of threads holds (its VM stack, its machine stack read
+// conservatively, its locals), as the GC marks a Thread.
+void CaptureThreadRoots(const std::vector<VALUE>& threads, RootList& roots) {
+  roots.clear();
+  for (VALUE thread : threads) {
+    rb_objspace_reachable_objects_from(
+        thread,
+        [](VALUE ref, void* data) { static_cast<RootList*>(data)->emplace_back("thread", ref); },
+        &roots);
   }
 }
 

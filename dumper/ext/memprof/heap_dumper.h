@@ -19,16 +19,32 @@ class AllocTracker;
 // An object type's name as a JSON string, quotes included ("\"STRING\"").
 std::string_view QuotedTypeName(int type);
 
-struct DumpOptions {
-  long string_limit = 1024;  // most bytes of a String's value written; < 0: no values
+// GC roots as rb_objspace_reachable_objects_from_root reports them: (category, object).
+using RootList = std::vector<std::pair<const char*, VALUE>>;
+
+// What a forked child inherits from the parent that forked it (see lib/memprof.rb).
+struct ParentRoots {
+  RootList roots;              // what the parent's other threads held just before fork(2)
+  unsigned other_threads = 0;  // threads of the parent that the child does not have
 };
+
+struct DumpOptions {
+  long string_limit = 1024;             // most bytes of a String's value written; < 0: no values
+  bool gzip = false;                    // the sink compresses (dump_all only)
+  const ParentRoots* parent = nullptr;  // a child of fork: true, when the parent had threads
+};
+
+// Ruby context, GC disabled: what the given Thread objects hold (stacks, locals), as
+// "thread" roots.
+void CaptureThreadRoots(const std::vector<VALUE>& threads, RootList& roots);
 
 class HeapDumper {
  public:
   HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTracker& tracker);
 
   // Ruby context, GC disabled from here to the end of the dump: gathers what needs Ruby's
-  // allocator (constant tables, RUBY_VERSION) so that the walk itself never calls it.
+  // allocator (constant tables) so that the walk itself never calls it. Never raises but
+  // NoMemoryError, never runs Ruby code.
   void Prepare(VALUE only = Qundef);
   void DumpAll();              // the whole heap; stops early on a write error
   void DumpObject(VALUE obj);  // one record
@@ -40,9 +56,9 @@ class HeapDumper {
   static void OnReference(VALUE ref, void* data);
   static void OnRoot(const char* category, VALUE ref, void* data);
 
-  void CollectGlobalNames();
   void WriteMeta();
   void WriteRoots();
+  void WriteRootRecords(const RootList& roots, const char* prefix);
   void WriteTypeFields(VALUE obj, int type, VALUE klass);
   void WriteStringFields(VALUE obj);
   void WriteClassFields(VALUE obj, int type);
@@ -58,10 +74,9 @@ class HeapDumper {
   ReferenceNamer namer_;
   std::string ruby_version_;
   std::vector<VALUE> refs_;
-  std::vector<std::pair<const char*, VALUE>> roots_;
-  std::unordered_map<VALUE, std::string> global_names_;  // value => "$name", read in Prepare
-  std::string names_;                                    // every reference name of one record
-  std::vector<std::pair<size_t, size_t>> name_spans_;    // (start, length) in names_, or npos
+  RootList roots_;
+  std::string names_;                                  // every reference name of one record
+  std::vector<std::pair<size_t, size_t>> name_spans_;  // (start, length) in names_, or npos
 };
 
 }  // namespace memprof

@@ -2,6 +2,7 @@
 #include "json_sink.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@ namespace memprof {
 namespace {
 
 constexpr size_t kFlushAt = 1 << 20;
+constexpr size_t kCompressedChunk = 256 << 10;
 
 // Digits of n written backwards ending at end; returns the first digit.
 char* FormatDecimal(uint64_t n, char* end) {
@@ -24,14 +26,25 @@ char* FormatDecimal(uint64_t n, char* end) {
 
 }  // namespace
 
-JsonSink::JsonSink(int fd) : fd_(fd) {
+JsonSink::JsonSink(int fd, bool gzip) : fd_(fd) {
   size_t capacity = fd >= 0 ? kFlushAt + (64 << 10) : 4096;
   buffer_.reset(new char[capacity]);
   cursor_ = buffer_.get();
   end_ = cursor_ + capacity;
   first_[0] = true;
+  if (fd >= 0 && gzip) {
+    // Level 1: compression runs beside the walk, on the writer thread, and level 1 keeps it
+    // from becoming the dump's bottleneck.
+    zstream_.reset(new z_stream{});
+    if (deflateInit2(zstream_.get(), Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK) {
+      throw std::bad_alloc();
+    }
+    compressed_.reset(new char[kCompressedChunk]);
+  }
   if (fd >= 0) {
     spare_.reset(new char[capacity]);
+    spare_capacity_ = capacity;
     // Signals stay with Ruby's threads: the writer blocks them all.
     sigset_t all, previous;
     sigfillset(&all);
@@ -42,13 +55,15 @@ JsonSink::JsonSink(int fd) : fd_(fd) {
 }
 
 JsonSink::~JsonSink() {
-  if (!writer_.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+  if (writer_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    writer_.join();
   }
-  changed_.notify_all();
-  writer_.join();
+  if (zstream_) deflateEnd(zstream_.get());
 }
 
 int JsonSink::Errno() const {
@@ -62,9 +77,14 @@ void JsonSink::WriterLoop() {
     changed_.wait(lock, [this] { return pending_ || stopping_; });
     if (!pending_) return;
     size_t size = pending_size_;
+    bool last = pending_last_;
     bool failed = errno_ != 0;
     lock.unlock();
-    if (!failed) WriteAll(spare_.get(), size);
+    if (!failed && zstream_) {
+      WriteCompressed(spare_.get(), size, last);
+    } else if (!failed) {
+      WriteAll(spare_.get(), size);
+    }
     lock.lock();
     pending_ = false;
     changed_.notify_all();
@@ -76,6 +96,11 @@ void JsonSink::WriteAll(const char* p, size_t left) {
   while (left > 0) {
     ssize_t n = write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // A non-blocking device (a terminal): wait here, off Ruby's threads.
+      pollfd ready = {fd_, POLLOUT, 0};
+      if (poll(&ready, 1, -1) >= 0 || errno == EINTR) continue;
+    }
     if (n <= 0) {
       int err = n < 0 ? errno : EIO;
       std::lock_guard<std::mutex> lock(mutex_);
@@ -87,15 +112,35 @@ void JsonSink::WriteAll(const char* p, size_t left) {
   }
 }
 
+// Writer thread only.
+void JsonSink::WriteCompressed(const char* p, size_t len, bool last) {
+  z_stream& z = *zstream_;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p));
+  z.avail_in = static_cast<uInt>(len);
+  int status;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(compressed_.get());
+    z.avail_out = static_cast<uInt>(kCompressedChunk);
+    status = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+    if (status == Z_STREAM_ERROR) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (errno_ == 0) errno_ = EIO;
+      return;
+    }
+    WriteAll(compressed_.get(), kCompressedChunk - z.avail_out);
+  } while (z.avail_out == 0 || (last && status != Z_STREAM_END));
+}
+
 void JsonSink::HandOff() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [this] { return !pending_; });
+  size_t full_capacity = static_cast<size_t>(end_ - buffer_.get());
   std::swap(buffer_, spare_);
   pending_size_ = static_cast<size_t>(cursor_ - spare_.get());
-  pending_ = pending_size_ > 0;
-  size_t capacity = static_cast<size_t>(end_ - spare_.get());
+  pending_ = pending_size_ > 0 || pending_last_;
   cursor_ = buffer_.get();
-  end_ = cursor_ + capacity;
+  end_ = cursor_ + spare_capacity_;
+  spare_capacity_ = full_capacity;
   lock.unlock();
   changed_.notify_all();
 }
@@ -150,6 +195,11 @@ void JsonSink::EndRecord() {
 
 bool JsonSink::Flush() {
   if (fd_ < 0) return true;
+  if (zstream_) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return !pending_; });
+    pending_last_ = true;  // read by the writer with the buffer handed off next
+  }
   HandOff();
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [this] { return !pending_; });

@@ -5,6 +5,8 @@
 // a dump of 1.3M objects 2.9 s against ObjectSpace's 1.0 s (see dumper/README.md).
 #pragma once
 
+#include <zlib.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -19,8 +21,9 @@ namespace memprof {
 
 class JsonSink {
  public:
-  // fd < 0 keeps everything in memory (see Text()).
-  explicit JsonSink(int fd);
+  // fd < 0 keeps everything in memory (see Text()). gzip: the writer thread compresses what
+  // it writes to fd (one gzip member, finished by Flush).
+  explicit JsonSink(int fd, bool gzip = false);
   ~JsonSink();
   JsonSink(const JsonSink&) = delete;
   JsonSink& operator=(const JsonSink&) = delete;
@@ -86,7 +89,8 @@ class JsonSink {
   void MapOpen() { Open('{'); }
   void MapClose() { Close('}'); }
 
-  // Writes what is buffered and waits until it is written; false on a write error.
+  // Writes what is buffered and waits until it is written; false on a write error. With
+  // gzip, it ends the stream: call it once, after the last record.
   bool Flush();
   int Errno() const;
   // Non-zero when tokens did not nest: a bug in the caller, reported rather than ignored.
@@ -109,6 +113,8 @@ class JsonSink {
   void HandOff();
   void WriterLoop();
   void WriteAll(const char* p, size_t len);
+  // Writer thread: compresses len bytes (and ends the stream when last) and writes them.
+  void WriteCompressed(const char* p, size_t len, bool last);
   // The comma a value needs unless it follows a key or opens a list.
   void BeforeValue() {
     if (after_key_) {
@@ -139,7 +145,11 @@ class JsonSink {
   void Escaped(const unsigned char* bytes, size_t len);
 
   int fd_;
+  std::unique_ptr<z_stream> zstream_;  // gzip only; the writer thread's
+  std::unique_ptr<char[]> compressed_;
+  bool pending_last_ = false;      // the pending buffer ends the gzip stream
   std::unique_ptr<char[]> spare_;  // the buffer the writer thread owns while pending_
+  size_t spare_capacity_ = 0;      // each buffer keeps its own size: MakeRoom grows one
   size_t pending_size_ = 0;
   bool pending_ = false;
   bool stopping_ = false;

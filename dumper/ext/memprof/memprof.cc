@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -16,35 +17,33 @@
 
 #include "alloc_tracker.h"
 #include "class_names.h"
+#include "dump_file.h"
 #include "heap_dumper.h"
 #include "json_sink.h"
 #include "ref_names.h"
+#include "vm_internals.h"
 
 namespace memprof {
 namespace {
 
 VALUE memprof_module = Qnil;
-std::atomic<unsigned> temp_counter{0};
+// Filled just before fork(2) when other threads run; the child inherits it, the parent clears it.
+ParentRoots* parent_roots = nullptr;
 
-// What failed, written into a fixed buffer so that nothing needs freeing before raising.
-struct Failure {
-  int err = 0;              // errno, or 0
-  char message[1024] = "";  // empty: success
-};
+ID id_dump_all_in_child, id_dump_all_to_object, id_dump_all_via_open, id_dump_all_spooled;
+ID dump_all_keywords[3];  // fork, strings, compress
 
 long StringLimit(VALUE strings) {
   if (strings == Qfalse || strings == Qnil) return -1;
-  long limit = NUM2LONG(strings);
-  if (limit < 0) rb_raise(rb_eArgError, "memprof: strings: must be >= 0 or false");
-  return limit;
+  if (RB_FIXNUM_P(strings) && FIX2LONG(strings) >= 0) return FIX2LONG(strings);
+  if (RB_TYPE_P(strings, T_BIGNUM) && rb_big_sign(strings)) return LONG_MAX;
+  rb_raise(rb_eArgError, "memprof: strings: must be a non-negative Integer or false");
 }
 
 // Runs the whole dump (the caller disabled GC); fills `failure` on an error.
-void DumpTo(int fd, long limit, Failure& failure, const char* what) {
+void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* what) {
   try {
-    JsonSink sink(fd);
-    DumpOptions options;
-    options.string_limit = limit;
+    JsonSink sink(fd, options.gzip);
     HeapDumper dumper(sink, options, AllocTracker::Instance());
     dumper.Prepare();
     dumper.DumpAll();
@@ -63,91 +62,123 @@ void DumpTo(int fd, long limit, Failure& failure, const char* what) {
   }
 }
 
+// Other Ractors allocate and collect under their own locks while the walk reads objects and
+// tables they change, so a dump is refused rather than risked (Ractors are experimental in
+// 3.1). No Ractor can start meanwhile: only a thread of this Ractor could start one, and the
+// dump holds this Ractor's lock until it is done.
+void RefuseOtherRactors() {
+  unsigned int count = memprof_ractor_count();
+  if (count == 0 && rb_const_defined(rb_cObject, rb_intern("Ractor"))) {
+    VALUE ractor = rb_const_get(rb_cObject, rb_intern("Ractor"));
+    count = NUM2UINT(rb_funcall(ractor, rb_intern("count"), 0));  // no VM internals here
+  }
+  if (count > 1) {
+    rb_raise(rb_eRuntimeError,
+             "memprof: cannot dump while other Ractors run (Ractor.count is %u); "
+             "dump before starting Ractors or after they finish",
+             count);
+  }
+}
+
 [[noreturn]] void Raise(const Failure& failure) {
   if (failure.err != 0) rb_syserr_fail(failure.err, failure.message);
   rb_raise(rb_eRuntimeError, "%s", failure.message);
 }
 
+// The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
+// code and never raises (errors land in failure), so that GC, the tracker, the fd and any
+// temporary file are always put back by the caller.
+void RunDump(int fd, const DumpOptions& options, Failure& failure, const char* what) {
+  bool gc_was_disabled = rb_gc_disable() == Qtrue;
+  bool tracker_was_paused = AllocTracker::Instance().Pause(true);
+  DumpTo(fd, options, failure, what);
+  AllocTracker::Instance().Pause(tracker_was_paused);
+  if (!gc_was_disabled) rb_gc_enable();
+}
+
 struct GcPause {
-  GcPause() : was_disabled(rb_gc_disable() == Qtrue) {}
+  GcPause()
+      : gc_was_disabled(rb_gc_disable() == Qtrue),
+        tracker_was_paused(AllocTracker::Instance().Pause(true)) {}
   ~GcPause() {
-    if (!was_disabled) rb_gc_enable();
+    AllocTracker::Instance().Pause(tracker_was_paused);
+    if (!gc_was_disabled) rb_gc_enable();
   }
-  bool was_disabled;
+  bool gc_was_disabled;
+  bool tracker_was_paused;
 };
 
-VALUE DumpAllToPath(VALUE path, long limit) {
-  const char* final_path = RSTRING_PTR(path);
+VALUE DumpAllToPath(VALUE path, DumpOptions options) {
   Failure failure;
-  struct stat st;
-  bool special = stat(final_path, &st) == 0 && !S_ISREG(st.st_mode);
-  char temp_path[4096];
-  int fd;
-  if (special) {
-    // A device or FIFO (/dev/null, /dev/full, a pipe) is written in place: nothing to rename.
-    temp_path[0] = '\0';
-    fd = open(final_path, O_WRONLY | O_CLOEXEC);
-  } else {
-    std::snprintf(temp_path, sizeof(temp_path), "%s.tmp-%ld-%u", final_path,
-                  static_cast<long>(getpid()), temp_counter.fetch_add(1));
-    fd = open(temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  }
-  if (fd < 0) {
-    int err = errno;
-    rb_syserr_fail_str(err,
-                       rb_sprintf("memprof: cannot create %s", special ? final_path : temp_path));
-  }
-  {
-    GcPause pause;
-    DumpTo(fd, limit, failure, special ? final_path : temp_path);
-  }
-  if (close(fd) != 0 && failure.message[0] == '\0') {
-    failure.err = errno;
-    std::snprintf(failure.message, sizeof(failure.message), "memprof: closing %.900s",
-                  special ? final_path : temp_path);
-  }
-  if (failure.message[0] == '\0' && !special && rename(temp_path, final_path) != 0) {
-    failure.err = errno;
-    std::snprintf(failure.message, sizeof(failure.message), "memprof: renaming %.480s to %.480s",
-                  temp_path, final_path);
-  }
-  if (failure.message[0] != '\0') {
-    if (!special) unlink(temp_path);
-    Raise(failure);
-  }
+  DumpToPath(
+      RSTRING_PTR(path),
+      [](int fd, const char* what, Failure& failure, void* context) {
+        RunDump(fd, *static_cast<DumpOptions*>(context), failure, what);
+      },
+      &options, failure);
+  if (failure.failed()) Raise(failure);
   return path;
 }
 
-VALUE DumpAllToIo(VALUE io, long limit) {
+VALUE DumpAllToIo(VALUE io, const DumpOptions& options) {
   io = rb_io_get_io(io);
   rb_io_t* fptr = RFILE(io)->fptr;
   if (fptr == nullptr || fptr->fd < 0) rb_raise(rb_eIOError, "memprof: cannot dump to a closed IO");
   rb_io_check_writable(fptr);
   rb_io_flush(io);
   Failure failure;
-  {
-    GcPause pause;
-    DumpTo(fptr->fd, limit, failure, "the given IO");
-  }
+  RunDump(fptr->fd, options, failure, "the given IO");
   if (failure.message[0] != '\0') Raise(failure);
   return io;
 }
 
-// Memprof._dump_all(path_or_io, strings)
-VALUE DumpAll(VALUE, VALUE target, VALUE strings) {
-  long limit = StringLimit(strings);
-  // A File also has to_path: an IO is written where it stands, not replaced.
-  if (rb_obj_is_kind_of(target, rb_cIO) ||
-      (!RB_TYPE_P(target, T_STRING) && !rb_respond_to(target, rb_intern("to_path")) &&
-       rb_respond_to(target, rb_intern("to_io")))) {
-    return DumpAllToIo(target, limit);
-  }
-  if (RB_TYPE_P(target, T_STRING) || rb_respond_to(target, rb_intern("to_path"))) {
-    DumpAllToPath(rb_get_path(target), limit);
+// Memprof.dump_all(path_or_io, fork: false, strings: 1024, compress: nil). compress: gzip
+// (nil: for a path ending in ".gz"; true or false: always or never). Paths and IO
+// objects are dumped here without calling any Ruby method, so that the program (its
+// TracePoints, its signal handlers) sees nothing of the dump; lib/memprof.rb handles forking
+// and objects that are written through their own methods.
+VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
+  VALUE target, options;
+  rb_scan_args(argc, argv, "1:", &target, &options);
+  VALUE values[3] = {Qundef, Qundef, Qundef};  // fork, strings, compress
+  if (!NIL_P(options)) rb_get_kwargs(options, dump_all_keywords, 0, 3, values);
+  VALUE fork = values[0] == Qundef ? Qfalse : values[0];
+  VALUE strings = values[1] == Qundef ? INT2FIX(1024) : values[1];
+  VALUE compress = values[2] == Qundef ? Qnil : values[2];
+  DumpOptions dump_options;
+  dump_options.string_limit = StringLimit(strings);
+  dump_options.parent = parent_roots;
+  if (RTEST(fork)) return rb_funcall(self, id_dump_all_in_child, 3, target, strings, compress);
+  if (RB_TYPE_P(target, T_STRING)) {
+    VALUE path = rb_get_path(target);
+    // compress: nil means gzip for a ".gz" path.
+    long length = RSTRING_LEN(path);
+    bool gz_name = length >= 3 && std::memcmp(RSTRING_PTR(path) + length - 3, ".gz", 3) == 0;
+    if (NIL_P(compress)) compress = gz_name ? Qtrue : Qfalse;
+    dump_options.gzip = RTEST(compress);
+    struct stat st;
+    if (stat(RSTRING_PTR(path), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+      return rb_funcall(self, id_dump_all_via_open, 3, target, strings, compress);
+    }
+    RefuseOtherRactors();
+    DumpAllToPath(path, dump_options);
     return target;
   }
-  rb_raise(rb_eTypeError, "memprof: dump_all needs a path or an IO, got %" PRIsVALUE,
-           rb_obj_class(target));
+  if (RB_TYPE_P(target, T_FILE)) {
+    // A pipe or socket may need a reader of this process, or be non-blocking (Ruby's
+    // default): written after the walk, by Ruby (see dump_all_spooled).
+    rb_io_t* fptr = RFILE(target)->fptr;
+    struct stat st;
+    if (fptr != nullptr && fptr->fd >= 0 && fstat(fptr->fd, &st) == 0 &&
+        (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+      return rb_funcall(self, id_dump_all_spooled, 3, target, strings, compress);
+    }
+    dump_options.gzip = RTEST(compress);
+    RefuseOtherRactors();
+    DumpAllToIo(target, dump_options);
+    return target;
+  }
+  return rb_funcall(self, id_dump_all_to_object, 3, target, strings, compress);
 }
 
 // Memprof._dump(obj, strings): one object's record as a String (no trailing newline).
@@ -156,6 +187,7 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
   if (SPECIAL_CONST_P(obj)) {
     rb_raise(rb_eArgError, "memprof: %" PRIsVALUE " is not a heap object", rb_inspect(obj));
   }
+  RefuseOtherRactors();
   VALUE result = Qnil;
   Failure failure;
   {
@@ -182,6 +214,36 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
   return result;
 }
 
+// Memprof._capture_roots(other_threads): the caller disabled GC and forks next.
+VALUE CaptureParentRoots(VALUE, VALUE other_threads) {
+  Check_Type(other_threads, T_ARRAY);
+  bool failed = false;
+  try {
+    std::vector<VALUE> threads(RARRAY_CONST_PTR(other_threads),
+                               RARRAY_CONST_PTR(other_threads) + RARRAY_LEN(other_threads));
+    if (parent_roots == nullptr) parent_roots = new ParentRoots;
+    parent_roots->other_threads = static_cast<unsigned>(threads.size());
+    CaptureThreadRoots(threads, parent_roots->roots);
+  } catch (const std::bad_alloc&) {
+    failed = true;
+  }
+  if (failed) rb_raise(rb_eNoMemError, "memprof: out of memory capturing roots");
+  RB_GC_GUARD(other_threads);
+  return Qnil;
+}
+
+// Memprof._forget_roots: the parent after fork(2), or a child after its dump.
+VALUE ForgetParentRoots(VALUE) {
+  delete parent_roots;
+  parent_roots = nullptr;
+  return Qnil;
+}
+
+VALUE IgnoreFile(VALUE, VALUE path) {
+  AllocTracker::Instance().IgnoreFile(StringValue(path));
+  return Qnil;
+}
+
 VALUE Start(VALUE) {
   AllocTracker::Instance().Start();
   return Qnil;
@@ -200,14 +262,14 @@ VALUE NextSeq(VALUE) {
   return ULL2NUM(AllocTracker::Instance().NextSeq());
 }
 
-// Memprof._stats(min_seq): [[ "file:line:Class", count ], ...], largest first.
+// Memprof._stats(min_seq): [[ "file:line:Class", count, bytes ], ...], largest count first.
 VALUE Stats(VALUE, VALUE min_seq) {
   uint64_t from = NUM2ULL(min_seq);
-  std::vector<std::pair<std::string, size_t>>* stats = nullptr;
+  std::vector<SiteStats>* stats = nullptr;
   {
     GcPause pause;  // a GC now would change the table under the reader
     try {
-      stats = new std::vector<std::pair<std::string, size_t>>(AllocTracker::Instance().Stats(from));
+      stats = new std::vector<SiteStats>(AllocTracker::Instance().Stats(from));
     } catch (const std::bad_alloc&) {
       stats = nullptr;
     }
@@ -215,9 +277,10 @@ VALUE Stats(VALUE, VALUE min_seq) {
   if (stats == nullptr) rb_raise(rb_eNoMemError, "memprof: out of memory collecting stats");
   // Build the Ruby array from a copy of the plain data; nothing here can raise but NoMemoryError.
   VALUE result = rb_ary_new_capa(static_cast<long>(stats->size()));
-  for (const auto& [key, count] : *stats) {
-    rb_ary_push(result, rb_assoc_new(rb_utf8_str_new(key.data(), static_cast<long>(key.size())),
-                                     SIZET2NUM(count)));
+  for (const SiteStats& site : *stats) {
+    rb_ary_push(result, rb_ary_new_from_args(
+                            3, rb_utf8_str_new(site.key.data(), static_cast<long>(site.key.size())),
+                            SIZET2NUM(site.count), SIZET2NUM(site.bytes)));
   }
   delete stats;
   return result;
@@ -234,7 +297,17 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   HeapDumper::Init();
   AllocTracker::Init();
   memprof_module = rb_define_module("Memprof");
-  rb_define_singleton_method(memprof_module, "_dump_all", DumpAll, 2);
+  id_dump_all_in_child = rb_intern("dump_all_in_child");
+  id_dump_all_to_object = rb_intern("dump_all_to_object");
+  id_dump_all_via_open = rb_intern("dump_all_via_open");
+  id_dump_all_spooled = rb_intern("dump_all_spooled");
+  dump_all_keywords[0] = rb_intern("fork");
+  dump_all_keywords[1] = rb_intern("strings");
+  dump_all_keywords[2] = rb_intern("compress");
+  rb_define_singleton_method(memprof_module, "dump_all", DumpAll, -1);
+  rb_define_singleton_method(memprof_module, "_ignore_file", IgnoreFile, 1);
+  rb_define_singleton_method(memprof_module, "_capture_roots", CaptureParentRoots, 1);
+  rb_define_singleton_method(memprof_module, "_forget_roots", ForgetParentRoots, 0);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
   rb_define_singleton_method(memprof_module, "_start", Start, 0);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);

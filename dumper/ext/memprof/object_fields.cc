@@ -130,12 +130,26 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
         sink_.Bool(true);
       }
       break;
-    case T_DATA:
+    case T_DATA: {
       if (const char* name = rb_objspace_data_type_name(obj)) {
         sink_.Key("struct");
         sink_.String(name);
       }
+      const char* path;
+      long path_len, line;
+      if (memprof_proc_block_site(obj, &path, &path_len, &line)) {
+        // Where the block is written: a Proc's own site is where it became a Proc (often
+        // inside a framework's subscribe or define_method).
+        sink_.Key("block");
+        sink_.MapOpen();
+        sink_.Key("file");
+        sink_.String({path, static_cast<size_t>(path_len)});
+        sink_.Key("line");
+        sink_.Signed(line);
+        sink_.MapClose();
+      }
       break;
+    }
     case T_FILE:
       if (rb_io_t* fptr = RFILE(obj)->fptr) {
         sink_.Key("fd");
@@ -158,9 +172,12 @@ void HeapDumper::WriteStringFields(VALUE obj) {
     sink_.Key("embedded");
     sink_.Bool(true);
   }
+  // ENCODING_INLINE_MAX (127) means the index is kept elsewhere: ask Ruby (no allocation).
+  int encoding = RB_ENCODING_GET_INLINED(obj);
+  if (encoding == RUBY_ENCODING_INLINE_MAX) encoding = rb_enc_get_index(obj);
+  rb_encoding* enc = encoding >= 0 ? rb_enc_from_index(encoding) : nullptr;
   int coderange = rb_enc_str_coderange(obj);
-  bool ascii_only = coderange == ENC_CODERANGE_7BIT &&
-                    rb_enc_asciicompat(rb_enc_from_index(ENCODING_GET_INLINED(obj)));
+  bool ascii_only = coderange == ENC_CODERANGE_7BIT && enc != nullptr && rb_enc_asciicompat(enc);
   if (coderange == ENC_CODERANGE_BROKEN) {
     sink_.Key("broken");
     sink_.Bool(true);
@@ -185,8 +202,14 @@ void HeapDumper::WriteStringFields(VALUE obj) {
     size_t cut = static_cast<size_t>(len);
     if (cut > static_cast<size_t>(options_.string_limit)) {
       cut = static_cast<size_t>(options_.string_limit);
-      // Back off to a character boundary so a cut never leaves half a UTF-8 sequence.
-      while (cut > 0 && (static_cast<unsigned char>(bytes[cut]) & 0xc0) == 0x80) --cut;
+      // Back off to a character boundary of the string's own encoding (bytes of binary
+      // strings and single-byte encodings are all boundaries), by less than one character:
+      // a run of broken bytes is cut where the limit says.
+      if (enc != nullptr) {
+        size_t head = static_cast<size_t>(
+            rb_enc_left_char_head(bytes, bytes + cut, bytes + len, enc) - bytes);
+        if (cut - head < static_cast<size_t>(rb_enc_mbmaxlen(enc))) cut = head;
+      }
     }
     sink_.Key("value");
     if (ascii_only && cut == static_cast<size_t>(len)) {
@@ -195,12 +218,9 @@ void HeapDumper::WriteStringFields(VALUE obj) {
       sink_.String({bytes, cut});
     }
   }
-  int encoding = RB_ENCODING_GET_INLINED(obj);
-  if (encoding != 0) {
-    if (rb_encoding* enc = rb_enc_from_index(encoding)) {
-      sink_.Key("encoding");
-      sink_.String(rb_enc_name(enc));
-    }
+  if (encoding > 0 && enc != nullptr) {
+    sink_.Key("encoding");
+    sink_.String(rb_enc_name(enc));
   }
 }
 

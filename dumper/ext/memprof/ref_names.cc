@@ -4,6 +4,8 @@
 #include <ruby/st.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 #include "json_sink.h"
@@ -95,9 +97,7 @@ void ReferenceNamer::CollectStruct(VALUE obj) {
   long names = RARRAY_LEN(members);
   for (long i = 0; i < count && i < names; ++i) {
     VALUE member = RARRAY_AREF(members, i);
-    if (STATIC_SYM_P(member)) {
-      Add(rb_struct_aref(obj, LONG2FIX(i)), Kind::kMember, RSHIFT(member, RUBY_SPECIAL_SHIFT));
-    }
+    if (RB_SYMBOL_P(member)) Add(rb_struct_aref(obj, LONG2FIX(i)), Kind::kMember, member);
   }
 }
 
@@ -204,14 +204,21 @@ void ReferenceNamer::Format(const Named& named, std::string& out) {
       AppendKey(named.detail, out);
       out += ']';
       return;
+    case Kind::kMember:  // the member's Symbol: a dynamic one has no ID to look up
+      out += '.';
+      AppendSymbolName(named.detail, out);
+      return;
     case Kind::kIvar:
     case Kind::kConstant:
-    case Kind::kMember:
     case Kind::kLocal: {
-      if (named.kind == Kind::kMember) out += '.';
       if (named.kind == Kind::kLocal) out += "local ";
       const char* name = rb_id2name(named.detail);
+      // Ruby's own variables on an object (__classpath__, __attached__) are no @ivar that
+      // code wrote: their names read in parentheses.
+      bool internal = named.kind == Kind::kIvar && (name == nullptr || name[0] != '@');
+      if (internal) out += '(';
       out += name != nullptr ? name : "?";
+      if (internal) out += ')';
       return;
     }
   }
@@ -221,20 +228,16 @@ void ReferenceNamer::AppendKey(VALUE key, std::string& out) {
   size_t start = out.size();
   if (FIXNUM_P(key)) {
     out += std::to_string(FIX2LONG(key));
-  } else if (STATIC_SYM_P(key)) {
-    const char* name = rb_id2name(RSHIFT(key, RUBY_SPECIAL_SHIFT));
-    out += ':';
-    out += name != nullptr ? name : "?";
+  } else if (RB_SYMBOL_P(key)) {
+    AppendSymbolLiteral(key, out);
   } else if (key == Qnil || key == Qtrue || key == Qfalse) {
     out += key == Qnil ? "nil" : key == Qtrue ? "true" : "false";
-  } else if (FLONUM_P(key) || SPECIAL_CONST_P(key)) {
+  } else if (RB_FLOAT_TYPE_P(key)) {  // a flonum or a heap Float: rb_float_value reads both
+    AppendFloat(rb_float_value(key), out);
+  } else if (SPECIAL_CONST_P(key)) {
     out += "#<special>";
   } else if (BUILTIN_TYPE(key) == T_STRING) {
     AppendQuoted(out, RSTRING_PTR(key), static_cast<size_t>(RSTRING_LEN(key)));
-  } else if (BUILTIN_TYPE(key) == T_SYMBOL) {
-    VALUE name = rb_sym2str(key);
-    out += ':';
-    AppendQuoted(out, RSTRING_PTR(name), static_cast<size_t>(RSTRING_LEN(name)));
   } else if (ClassNames::IsClassLike(key)) {
     out += class_names_.Of(key);
   } else {
@@ -252,6 +255,85 @@ void ReferenceNamer::AppendKey(VALUE key, std::string& out) {
     out.resize(cut);
     out += "...";
   }
+}
+
+void AppendSymbolName(VALUE symbol, std::string& out) {
+  if (STATIC_SYM_P(symbol)) {
+    const char* name = rb_id2name(RSHIFT(symbol, RUBY_SPECIAL_SHIFT));
+    out += name != nullptr ? name : "?";
+    return;
+  }
+  VALUE name = rb_sym2str(symbol);  // a dynamic Symbol's own frozen String: no allocation
+  if (RB_TYPE_P(name, T_STRING))
+    out.append(RSTRING_PTR(name), static_cast<size_t>(RSTRING_LEN(name)));
+}
+
+namespace {
+
+bool IsIdentifierByte(unsigned char c, bool first) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 ||
+         (!first && c >= '0' && c <= '9');
+}
+
+// Whether Symbol#inspect writes name without quotes: an identifier (with ?, ! or =), an
+// @ivar, @@cvar or $global, or an operator method name.
+bool IsPlainSymbol(std::string_view name) {
+  static const std::string_view kOperators[] = {
+      "+",  "-",   "*",  "/",  "%", "**", "==", "===", "!=", "=~",  "!~", "<", "<=", ">",
+      ">=", "<=>", "<<", ">>", "!", "~",  "+@", "-@",  "[]", "[]=", "`",  "&", "|",  "^"};
+  for (std::string_view op : kOperators) {
+    if (name == op) return true;
+  }
+  size_t i = 0;
+  if (name.substr(0, 2) == "@@") {
+    i = 2;
+  } else if (!name.empty() && (name[0] == '@' || name[0] == '$')) {
+    i = 1;
+  }
+  if (i >= name.size() || !IsIdentifierByte(static_cast<unsigned char>(name[i]), true))
+    return false;
+  for (++i; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    if (IsIdentifierByte(c, false)) continue;
+    bool suffix = (c == '?' || c == '!' || c == '=') && i + 1 == name.size();
+    return suffix && name[0] != '@' && name[0] != '$';
+  }
+  return true;
+}
+
+}  // namespace
+
+void AppendSymbolLiteral(VALUE symbol, std::string& out) {
+  std::string name;
+  AppendSymbolName(symbol, name);
+  out += ':';
+  if (IsPlainSymbol(name) && ValidUtf8Prefix(reinterpret_cast<const unsigned char*>(name.data()),
+                                             name.size()) == name.size()) {
+    out += name;
+  } else {
+    AppendQuoted(out, name.data(), name.size());
+  }
+}
+
+// As Float#inspect writes it: the shortest digits that read back, fixed notation for
+// exponents -4..15, else d.de+XX, always with a fraction.
+void AppendFloat(double value, std::string& out) {
+  if (std::isnan(value)) return void(out += "NaN");
+  if (std::isinf(value)) return void(out += value < 0 ? "-Infinity" : "Infinity");
+  if (value == 0) return void(out += std::signbit(value) ? "-0.0" : "0.0");
+  int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  bool fixed = exponent >= -4 && exponent <= 15;
+  char text[64];
+  auto [end, error] =
+      std::to_chars(text, text + sizeof(text), value,
+                    fixed ? std::chars_format::fixed : std::chars_format::scientific);
+  if (error != std::errc()) return void(out += "#<Float>");
+  std::string_view digits(text, static_cast<size_t>(end - text));
+  size_t e = digits.find('e');
+  std::string_view mantissa = digits.substr(0, e);
+  out += mantissa;
+  if (mantissa.find('.') == std::string_view::npos) out += ".0";
+  if (e != std::string_view::npos) out += digits.substr(e);
 }
 
 void AppendQuoted(std::string& out, const char* bytes, size_t len) {

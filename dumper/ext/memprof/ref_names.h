@@ -56,7 +56,7 @@ class ReferenceNamer {
   struct Named {
     VALUE value;
     Kind kind;
-    uintptr_t detail;  // ID, index or hash key, by kind
+    uintptr_t detail;  // ID, index, hash key or member Symbol, by kind
     bool used;         // already given to a reference
   };
   void Add(VALUE value, Kind kind, uintptr_t detail);
@@ -75,6 +75,13 @@ class ReferenceNamer {
   bool indexed_ = false;
   std::unordered_map<VALUE, std::vector<uint32_t>> index_;  // unused entries, last first
 };
+
+// Appends a Symbol's name (static or dynamic) without allocating.
+void AppendSymbolName(VALUE symbol, std::string& out);
+// Appends a Symbol as Symbol#inspect writes it: :name, or :"odd name".
+void AppendSymbolLiteral(VALUE symbol, std::string& out);
+// Appends a Float as Float#inspect writes it (1.5, 1.0e+20).
+void AppendFloat(double value, std::string& out);
 
 // Appends bytes as a Ruby-inspect-like quoted string: printable ASCII and valid UTF-8 kept,
 // everything else as \xNN.

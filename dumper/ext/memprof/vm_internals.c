@@ -47,8 +47,41 @@ void memprof_env_each_local(memprof_value env_value, memprof_local_fn* fn, void*
   }
 }
 
+unsigned int memprof_ractor_count(void) {
+  return ruby_current_vm_ptr->ractor.cnt;
+}
+
+int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
+  if (!rb_obj_is_proc(obj)) return 0;
+  const struct rb_block* block = vm_proc_block(obj);
+  /* A Proc made from a Proc (proc(&other)) shares the other's block. */
+  for (int depth = 0; vm_block_type(block) == block_type_proc && depth < 16; depth++) {
+    block = vm_proc_block(block->as.proc);
+  }
+  if (vm_block_type(block) != block_type_iseq) return 0;
+  const rb_iseq_t* iseq = block->as.captured.code.iseq;
+  if (iseq == NULL || iseq->body == NULL) return 0;
+  VALUE file = pathobj_path(iseq->body->location.pathobj);
+  VALUE first_line = iseq->body->location.first_lineno;
+  if (!RB_TYPE_P(file, T_STRING) || !FIXNUM_P(first_line)) return 0;
+  *path = RSTRING_PTR(file);
+  *path_len = RSTRING_LEN(file);
+  *line = FIX2LONG(first_line);
+  return 1;
+}
+
 #else
 
+unsigned int memprof_ractor_count(void) {
+  return 0;
+}
+int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
+  (void)obj;
+  (void)path;
+  (void)path_len;
+  (void)line;
+  return 0;
+}
 memprof_value memprof_class_superclass(memprof_value klass) {
   (void)klass;
   return 0;

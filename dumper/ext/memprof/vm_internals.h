@@ -28,6 +28,14 @@ memprof_value memprof_const_entry_value(const void* entry);
 typedef void memprof_local_fn(void* data, memprof_value value, memprof_value id);
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data);
 
+/* Where a Proc's block is written (its iseq's file and first line), which is not where the
+   block became a Proc. Returns 0 for other objects and for blocks without an iseq (a method,
+   a Symbol, a C function). *path points into Ruby's own String: no allocation. */
+int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line);
+
+/* How many Ractors are alive, the main one included; 0 when unknown. */
+unsigned int memprof_ractor_count(void);
+
 #ifdef __cplusplus
 }
 #endif
