@@ -2,8 +2,9 @@
 # user changes, and never unsubscribes: each block captures its request, so every Request
 # lives as long as the bus.
 #
-# Leak: one Proc per request (the subscribed block, born when EventBus#subscribe stores it:
-# the "# leak: Proc" line), held by the Array of the event's subscribers; each Proc keeps its
+# Leak: one Proc per request (the subscribed block, born when EventBus#subscribe stores it;
+# memprof dumps also say where the block is written, in ProfileView#render: both lines are
+# marked "# leak: Proc"), held by the Array of the event's subscribers; each Proc keeps its
 # self (a ProfileView) and its environment, whose captured local "request" keeps the Request
 # (the "# leak: Request" line) and the Request's path String:
 #   class Object BUS -> EventBus @subscribers -> Hash ["user.updated"] -> Array [9] -> Proc
@@ -42,7 +43,7 @@ end
 
 class ProfileView
   def render(request)
-    BUS.subscribe("user.updated") { |user_id| refresh(request) if user_id == request.user_id }
+    BUS.subscribe("user.updated") { |user_id| refresh(request) if user_id == request.user_id } # leak: Proc
     "<h1>profile of user #{request.user_id}</h1><p>#{request.path}</p>"
   end
 

@@ -12,7 +12,14 @@ std::string hex_address(uint64_t address) {
   return buf;
 }
 
-std::string describe_text(const HeapGraph& g, ObjectId o) { return fit_width(describe(g, o), kNameWidth); }
+std::string describe_text(const HeapGraph& g, ObjectId o) {
+  std::string out = fit_width(describe(g, o), kNameWidth);
+  if (SiteId b = g.block_site(o); b.valid()) {
+    const Site& s = g.site_info(b);
+    out += " (block at " + fit_width(site_text(g.string(s.file), s.line, ""), kNameWidth) + ")";
+  }
+  return out;
+}
 
 std::string path_text(const HeapGraph& g, const RetentionPath& path) {
   std::string out = "ROOT(" + std::string(g.string(path.root)) + ")";
@@ -49,6 +56,11 @@ void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path) {
     if (i == 0) {
       json_key(w, "root");
       json_string_or_null(w, g.string(path.root));
+    }
+    if (SiteId b = g.block_site(s.object); b.valid()) {
+      const Site& site = g.site_info(b);
+      json_key(w, "block");
+      site_json(w, g.string(site.file), site.line, g.string(site.method));
     }
     w.EndObject();
   }

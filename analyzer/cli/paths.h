@@ -12,7 +12,7 @@ namespace heapq::cli {
 // JSON keeps them whole.
 constexpr size_t kNameWidth = 100;
 
-// describe() for text: cut to kNameWidth.
+// describe() for text: cut to kNameWidth; a Proc says where its block is written.
 std::string describe_text(const HeapGraph& g, ObjectId o);
 
 // "0x7f3a9c0b1e28"

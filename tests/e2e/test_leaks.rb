@@ -78,7 +78,8 @@ class TestLeaks < Test::Unit::TestCase
     site = top["site"]
     assert_not_nil(site, "#{sample}: the top suspect has an allocation site")
     assert(site["file"].end_with?("/samples/#{sample}.rb"), "#{sample}: top suspect's file #{site['file']}")
-    # event_bus marks two lines: the Proc that is never unsubscribed and the Request it
+    # event_bus marks the Proc that is never unsubscribed (where subscribe stores it, and in
+    # memprof dumps, which name it so, where its block is written) and the Request it
     # captures; either is a right answer, the Proc (which holds the Request) the likelier. Not
     # its IMEMO:env: as many bytes as the Procs (80 each) but it is what a Proc holds, and it
     # names no class a reader knows.

@@ -193,6 +193,37 @@ TEST(Leaks, WithoutTracingGrowthByClassAndHolder) {
   EXPECT_EQ(r.suspects[0].holder, id(d3, 0x200));
 }
 
+// memprof names where a Proc's block is written: leaks point there, not at the library line
+// where the block became a Proc.
+TEST(Leaks, ProcsGroupByWhereTheirBlockIsWritten) {
+  auto dump = [](int d) {
+    const std::string meta = R"({"type":"META", "format":"memprof", "version":1})" "\n";
+    std::vector<uint64_t> procs;
+    for (int i = 0; i < 15 * d; ++i) procs.push_back(0x10000 + 0x28 * i);
+    std::string out = meta + kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, procs, 40);
+    for (size_t i = 0; i < procs.size(); ++i)
+      out += record(procs[i], "DATA", 0x30, {}, 80,
+                    (R"("file":"lib/bus.rb", "line":25, "method":"subscribe", "seq":)" + std::to_string(100 + i) +
+                     R"(, "block":{"file":"app/views.rb", "line":7}, )").c_str());
+    return out;
+  };
+  HeapGraph d1 = load(dump(1)), d2 = load(dump(2));
+  const ObjectId proc = id(d2, 0x10000);
+  ASSERT_TRUE(d2.block_site(proc).valid());
+  EXPECT_EQ(d2.string(d2.site_info(d2.block_site(proc)).file), "app/views.rb");
+  EXPECT_EQ(d2.string(d2.site_info(d2.site(proc)).file), "lib/bus.rb") << "the allocation site stays";
+  EXPECT_EQ(d2.source_site(proc), d2.block_site(proc));
+  EXPECT_FALSE(d2.block_site(id(d2, 0x100)).valid());
+  HeapDominators dom = HeapDominators::compute(d2);
+  LeakReport r = find_growing_leaks({&d1, &d2}, dom, LeakOptions());
+  EXPECT_EQ(r.match, MatchMethod::kSeq);
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].group.file, "app/views.rb");
+  EXPECT_EQ(r.suspects[0].group.line, 7u);
+  EXPECT_EQ(r.suspects[0].group.method, "(block)");
+  EXPECT_EQ(r.suspects[0].count, 15u);
+}
+
 // A suspect's retained size is its group's (what freeing all of it frees), not the sum of what
 // single members dominate: two Sessions that share a big String retain it together.
 TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {

@@ -61,10 +61,10 @@ inline std::string gzip(const std::string& bytes) {
 // One ObjectSpace record; `extra` adds fields, each followed by ", ".
 inline std::string record(uint64_t address, const char* type, uint64_t klass, std::vector<uint64_t> refs,
                    uint64_t memsize, const char* extra = "") {
-  char head[160];
-  std::snprintf(head, sizeof head, R"({"address":"0x%llx", "type":"%s", "class":"0x%llx", %s"references":[)",
-                (unsigned long long)address, type, (unsigned long long)klass, extra);
-  std::string out = head;
+  char head[120];
+  std::snprintf(head, sizeof head, R"({"address":"0x%llx", "type":"%s", "class":"0x%llx", )",
+                (unsigned long long)address, type, (unsigned long long)klass);
+  std::string out = std::string(head) + extra + "\"references\":[";
   for (size_t i = 0; i < refs.size(); ++i) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%s\"0x%llx\"", i ? ", " : "", (unsigned long long)refs[i]);

@@ -34,8 +34,9 @@ class ObjectMatcher {
   std::vector<uint64_t> before_seqs_;  // sorted, with kSeq
 };
 
-// Groups of objects by class name and allocation site (file, line, method), numbered the same
-// across every dump given to it.
+// Groups of objects by class name and allocation site (file, line, method; for a Proc, where its
+// block is written when the dump says: HeapGraph::source_site), numbered the same across every
+// dump given to it.
 class GroupTable {
  public:
   static constexpr uint32_t kNoGroup = UINT32_MAX;
@@ -78,11 +79,12 @@ std::vector<uint32_t> GroupTable::assign(const HeapGraph& g, Counted counted) {
   for (uint32_t i = 0; i < g.object_count(); ++i) {
     const ObjectId o(i);
     if (!counted(o)) continue;
-    const uint64_t pair = uint64_t(g.class_of(o).value()) << 32 | g.site(o).value();
+    const SiteId site = g.source_site(o);
+    const uint64_t pair = uint64_t(g.class_of(o).value()) << 32 | site.value();
     auto [it, added] = local.try_emplace(pair, 0);
     if (added) {
       const uint32_t c = class_keys[g.class_of(o).valid() ? g.class_of(o).value() : g.class_count()];
-      const uint32_t s = g.site(o).valid() ? site_keys[g.site(o).value()] : kNoGroup;
+      const uint32_t s = site.valid() ? site_keys[site.value()] : kNoGroup;
       it->second = group_for(c, s);
     }
     out[i] = it->second;

@@ -62,6 +62,18 @@ class HeapGraph {
   ClassId class_of(ObjectId o) const { return class_of_[o.value()]; }
   uint64_t memsize(ObjectId o) const { return memsize_[o.value()]; }
   SiteId site(ObjectId o) const { return site_[o.value()]; }
+  // memprof's Procs: where the block is written (a Proc's allocation site is where the block
+  // became a Proc, often inside a library); none for other objects.
+  SiteId block_site(ObjectId o) const {
+    auto it = block_sites_.find(o.value());
+    return it == block_sites_.end() ? SiteId::none() : it->second;
+  }
+  // Where the object's code is: a Proc's block when the dump has it, else the allocation site.
+  // What sites and leaks group by.
+  SiteId source_site(ObjectId o) const {
+    SiteId b = block_sites_.empty() ? SiteId::none() : block_site(o);
+    return b.valid() ? b : site(o);
+  }
   uint32_t generation(ObjectId o) const { return generation_[o.value()]; }
   // memprof's allocation sequence number (unique within a process, increasing); 0 when the
   // object has none. has_seq(): some object of the dump has one.
@@ -143,6 +155,7 @@ class HeapGraph {
   std::vector<ClassInfo> classes_;
   std::vector<Site> sites_;
   std::unordered_map<uint32_t, StringId> record_names_;
+  std::unordered_map<uint32_t, SiteId> block_sites_;  // by object (memprof Procs)
   StringTable strings_;
 
   // Builds the address index now; returns how many records repeat an address seen before

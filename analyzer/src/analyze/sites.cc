@@ -87,7 +87,7 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
 
   for (uint32_t i = 0; i < graph.object_count(); ++i) {
     ObjectId o(i);
-    SiteId s = graph.site(o);
+    SiteId s = graph.source_site(o);
     const Site none{};
     const Site& site = s.valid() ? graph.site_info(s) : none;
     if (s.valid()) ++report.objects_with_site;

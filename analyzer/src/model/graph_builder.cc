@@ -138,6 +138,7 @@ class GraphBuilder::Builder {
     }
     for (ObjectLabel l : c.class_names) class_names_.push_back({l.object + base, mapped(strings, l.label)});
     for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
+    for (auto [object, slot] : c.block_sites) g_.block_sites_.emplace(base + object, sites[slot]);
     g_.weak_holders_ += c.weak_holders.size();
     strings_.push_back(std::move(strings));
   }

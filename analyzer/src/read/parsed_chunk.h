@@ -75,6 +75,8 @@ struct ParsedChunk {
   std::vector<ClassRecord> classes;
   std::vector<ObjectLabel> class_names;  // memprof's class_name fields
   std::vector<uint32_t> weak_holders;    // objects whose references are weak (WeakMap)
+  // memprof's Procs: where each one's block is written, as (object, index into site_keys).
+  std::vector<std::pair<uint32_t, uint32_t>> block_sites;
 
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;

@@ -39,6 +39,7 @@ enum class Field : uint8_t {
   kRecords,
   kStruct,
   kSeq,
+  kBlock,
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -60,6 +61,7 @@ Field classify(const char* s, size_t n) {
       break;
     case 5:
       if (s[0] == 'c') HEAPQ_KEY("class", Field::kClass);
+      if (s[0] == 'b') HEAPQ_KEY("block", Field::kBlock);
       break;
     case 6:
       if (s[0] == 'm') HEAPQ_KEY("method", Field::kMethod);
@@ -132,6 +134,8 @@ struct Record {
   uint64_t generation = 0;
   uint64_t seq = 0;
   bool has_seq = false;
+  std::string_view block_file;  // memprof: where a Proc's block is written
+  uint64_t block_line = 0;
   bool singleton = false;
   uint64_t superclass = 0;
   int64_t records = -1;
@@ -148,6 +152,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     field_ = Field::kOther;
     in_array_ = Field::kOther;
     rec_ = Record();
+    in_block_ = false;
     error_.clear();
     refs_mark_ = out_.refs.size();
     names_.clear();
@@ -174,13 +179,14 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (depth_ == 1 && (field_ == Field::kReferences || field_ == Field::kReferenceNames))
       return fail("\"" + field_name() + "\" must be an array");
     if (in_references()) return fail(kNotAnAddress);
+    if (depth_ == 1 && field_ == Field::kBlock) in_block_ = true;
     ++depth_;
     return true;
   }
   // The record is committed by finish_line(), once the whole line has parsed: junk after
   // the closing brace makes the line bad, and nothing of it may be kept.
   bool EndObject(rapidjson::SizeType) {
-    --depth_;
+    if (--depth_ == 1) in_block_ = false;
     return true;
   }
   bool StartArray() {
@@ -197,10 +203,15 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
     if (depth_ == 1) field_ = classify(s, n);
+    if (depth_ == 2 && in_block_) block_field_ = classify(s, n);
     return true;
   }
 
   bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (depth_ == 2 && in_block_) {
+      if (block_field_ == Field::kFile) rec_.block_file = {s, n};
+      return true;
+    }
     if (depth_ == 2) return array_string(s, n);
     if (depth_ != 1) return true;
     switch (field_) {
@@ -279,6 +290,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   bool number(uint64_t v) {
     if (in_references()) return fail(kNotAnAddress);
+    if (depth_ == 2 && in_block_ && block_field_ == Field::kLine) rec_.block_line = v;
     if (depth_ != 1) return true;
     switch (field_) {
       case Field::kMemsize: rec_.memsize = v; break;
@@ -334,6 +346,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kFormat: return "format";
       case Field::kRecords: return "records";
       case Field::kStruct: return "struct";
+      case Field::kBlock: return "block";
       case Field::kOther: break;
     }
     return "?";
@@ -366,6 +379,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool commit_object(std::optional<ObjectType> type);
   uint32_t class_slot(ObjectType type);
   uint32_t site_slot();
+  uint32_t site_slot(std::string_view file, uint32_t line, StringId method);
 
   struct KeyHash {
     size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass + 2 * k.profiler); }
@@ -382,6 +396,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   int depth_ = 0;
   Field field_ = Field::kOther;
   Field in_array_ = Field::kOther;
+  bool in_block_ = false;  // inside the "block" object
+  Field block_field_ = Field::kOther;
   Record rec_;
   std::string error_;
   size_t refs_mark_ = 0;
@@ -442,6 +458,9 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
     out_.seq.push_back(rec_.seq);
   }
   out_.refs_end.push_back(static_cast<uint32_t>(out_.refs.size()));
+  if (!rec_.block_file.empty() && rec_.block_line <= UINT32_MAX)
+    out_.block_sites.push_back(
+        {index, site_slot(rec_.block_file, static_cast<uint32_t>(rec_.block_line), intern("(block)"))});
   if (!names_.empty() || !out_.ref_names.empty()) {
     out_.ref_names.resize(refs_mark_, StringId::none());  // pad records that had no names
     if (names_.empty()) names_.assign(nrefs, StringId::none());
@@ -486,8 +505,12 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
 
 uint32_t RecordHandler::site_slot() {
   if (!rec_.has_file) return ParsedChunk::kNoSite;
-  SiteKey key{intern_cached(rec_.file, file_memo_, file_memo_id_), static_cast<uint32_t>(rec_.line),
-              rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_) : StringId::none()};
+  return site_slot(rec_.file, static_cast<uint32_t>(rec_.line),
+                   rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_) : StringId::none());
+}
+
+uint32_t RecordHandler::site_slot(std::string_view file, uint32_t line, StringId method) {
+  SiteKey key{intern_cached(file, file_memo_, file_memo_id_), line, method};
   if (last_site_ != ParsedChunk::kNoSite && key == out_.site_keys[last_site_]) return last_site_;
   auto [it, added] = site_slots_.try_emplace(key, static_cast<uint32_t>(out_.site_keys.size()));
   if (added) out_.site_keys.push_back(key);
