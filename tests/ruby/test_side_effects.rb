@@ -55,6 +55,7 @@ class TestSideEffects < Test::Unit::TestCase
     end
     assert_empty(events.uniq, "a TracePoint saw the dump's insides")
     assert_equal([argf_file, argf_file], ARGV, "ARGF shifted ARGV")
+    assert_equal(0, ARGF.lineno, "ARGF moved")
     assert_equal(0, verbose_changes, "$VERBOSE was set")
     assert_equal(false, GC.enable, "GC left disabled")
     assert_equal(open_fds, fds, "fds leaked")
@@ -67,6 +68,14 @@ class TestSideEffects < Test::Unit::TestCase
     untrace_var(:$VERBOSE)
     Signal.trap("USR2", previous || "DEFAULT")
     ARGV.replace(old_argv) if old_argv
+  end
+
+  def test_gc_disabled_by_the_program_stays_disabled
+    GC.disable
+    Memprof.dump_all(@path)
+    assert_equal(true, GC.enable, "the dump enabled GC the program had disabled")
+  ensure
+    GC.enable
   end
 
   def test_dump_in_at_exit_keeps_the_exception

@@ -78,12 +78,14 @@ void DumpToPath(const char* given, WriteDump write, void* context, Failure& fail
   // /dev/stdout, /dev/fd/N, /proc/self/fd/N name an open file description: written through
   // it, in place, even when it is a regular file (a rename would replace the file under the
   // shell's redirection instead of writing to it).
-  bool through_fd = std::strncmp(given, "/dev/", 5) == 0 || std::strncmp(given, "/proc/", 6) == 0;
-  if ((exists && !S_ISREG(st.st_mode)) || dangling || through_fd) {
+  bool through_fd =
+      std::strcmp(given, "/dev/stdout") == 0 || std::strcmp(given, "/dev/stderr") == 0 ||
+      std::strncmp(given, "/dev/fd/", 8) == 0 || std::strncmp(given, "/proc/", 6) == 0;
+  bool regular = exists && S_ISREG(st.st_mode);
+  if ((exists && !regular) || dangling || through_fd) {
     // A device (/dev/null, /dev/full, a terminal): nothing to rename. A dangling symlink:
     // open() creates its target.
-    int flags = O_WRONLY | O_CLOEXEC |
-                (dangling || (through_fd && S_ISREG(st.st_mode)) ? O_CREAT | O_TRUNC : 0);
+    int flags = O_WRONLY | O_CLOEXEC | (regular || !exists ? O_CREAT | O_TRUNC : 0);
     int fd = open(through_fd ? given : path.c_str(), flags, 0666);
     if (fd < 0) return failure.Set(errno, "memprof: cannot open %.900s", path.c_str());
     return WriteAndClose(fd, path, write, context, failure);

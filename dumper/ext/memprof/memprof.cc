@@ -1,6 +1,7 @@
-// Ruby bindings of the memprof extension (memprof_ext.so): Memprof._dump_all, _dump, start, stop,
-// _stats. Everything that may raise happens outside the C++ scopes that own memory, so that a Ruby
-// exception (a longjmp) never skips a destructor.
+// Ruby bindings of the memprof extension (memprof_ext.so): Memprof.dump_all, _dump, _start,
+// _stop, _stats and what lib/memprof.rb needs around fork. Everything that may raise happens
+// outside the C++ scopes that own memory, so that a Ruby exception (a longjmp) never skips a
+// destructor.
 #include <errno.h>
 #include <fcntl.h>
 #include <ruby.h>
@@ -128,7 +129,7 @@ VALUE DumpAllToIo(VALUE io, const DumpOptions& options) {
   rb_io_flush(io);
   Failure failure;
   RunDump(fptr->fd, options, failure, "the given IO");
-  if (failure.message[0] != '\0') Raise(failure);
+  if (failure.failed()) Raise(failure);
   return io;
 }
 
