@@ -8,6 +8,7 @@
 #include "cli/paths.h"
 #include "cli/terminal_text.h"
 #include "heapq/retainers.h"
+#include "heapq/saturating_add.h"
 
 namespace heapq::cli {
 
@@ -142,7 +143,7 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
   std::string& text = out.text;
   const std::vector<ObjectId>& instances = target.instances;
   uint64_t bytes = 0;
-  for (ObjectId o : instances) bytes += g.memsize(o);
+  for (ObjectId o : instances) add_saturating(bytes, g.memsize(o));
   json_key(w, "target");
   w.StartObject();
   json_key(w, "address");

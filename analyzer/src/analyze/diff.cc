@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "heapq/saturating_add.h"
+
 namespace heapq {
 
 DumpDiff::DumpDiff(const HeapGraph& before, const HeapGraph& after) : before_(before), after_(after) {
@@ -28,13 +30,13 @@ std::vector<DiffRow> DumpDiff::by(GroupTable::By grouping) const {
   for (uint32_t i = 0; i < of_before.size(); ++i) {
     DiffRow& r = rows[of_before[i]];
     ++r.before_count;
-    r.before_bytes += before_.memsize(ObjectId(i));
+    add_saturating(r.before_bytes, before_.memsize(ObjectId(i)));
   }
   std::vector<uint64_t> kept(table.size(), 0);
   for (uint32_t i = 0; i < of_after.size(); ++i) {
     DiffRow& r = rows[of_after[i]];
     ++r.after_count;
-    r.after_bytes += after_.memsize(ObjectId(i));
+    add_saturating(r.after_bytes, after_.memsize(ObjectId(i)));
     if (born_in_after_[i]) ++r.born;
     else ++kept[of_after[i]];
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "analyze/dominator_tree.h"
-#include "analyze/saturating_add.h"
+#include "heapq/saturating_add.h"
 
 namespace heapq {
 

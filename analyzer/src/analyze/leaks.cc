@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "heapq/saturating_add.h"
+
 namespace heapq {
 
 namespace {
@@ -90,7 +92,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) continue;
     born_group[i] = group_of[i];
     ++born_count[group_of[i]];
-    born_bytes[group_of[i]] += last.memsize(ObjectId(i));
+    add_saturating(born_bytes[group_of[i]], last.memsize(ObjectId(i)));
     ++report.born;
   }
 
@@ -198,7 +200,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
       if (class_of[k.value()] == cls) {
         members.push_back(k);
         in_set[k.value()] = true;
-        s.bytes += g.memsize(k);
+        add_saturating(s.bytes, g.memsize(k));
       }
     s.count = members.size();
     s.growth = {s.count};

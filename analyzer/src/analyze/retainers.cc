@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "heapq/saturating_add.h"
+
 namespace heapq {
 
 namespace {
@@ -220,16 +222,16 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree, const 
     ShapeNode& node = out.nodes[shape(t)];
     if (!node.nearest_target.valid() || tree.distance(t) < tree.distance(node.nearest_target)) node.nearest_target = t;
     ++node.count;
-    node.bytes += g.memsize(t);
+    add_saturating(node.bytes, g.memsize(t));
   }
   // Children come after their parents: one backward pass sums the subtrees.
   for (size_t i = out.nodes.size(); i-- > 0;) {
     ShapeNode& n = out.nodes[i];
     n.total_count += n.count;
-    n.total_bytes += n.bytes;
+    add_saturating(n.total_bytes, n.bytes);
     if (n.parent != ShapeNode::kNoParent) {
       out.nodes[n.parent].total_count += n.total_count;
-      out.nodes[n.parent].total_bytes += n.total_bytes;
+      add_saturating(out.nodes[n.parent].total_bytes, n.total_bytes);
     }
   }
   for (uint32_t i = 0; i < out.nodes.size(); ++i)

@@ -6,7 +6,7 @@
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
 #include "model/address_hash.h"
-#include "analyze/saturating_add.h"
+#include "heapq/saturating_add.h"
 
 namespace heapq {
 

@@ -4,7 +4,7 @@
 
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
-#include "analyze/saturating_add.h"
+#include "heapq/saturating_add.h"
 
 namespace heapq {
 
