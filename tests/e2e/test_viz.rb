@@ -99,6 +99,12 @@ class TestViz < Test::Unit::TestCase
     assert_equal(1, heapq("stats", "--format", "svg", dump)[2])
     assert_equal(1, heapq("viz", dump, "No::Such")[2])
     assert_equal(1, heapq("report", dump)[2], "report needs -o")
+    # Without graphviz: DOT still works, SVG says what to install.
+    _, err, status = Open3.capture3({ "PATH" => @tmp }, HEAPQ, "--quiet", "viz", "--format", "svg", dump, "Pricing::Quote")
+    assert_equal(3, status.exitstatus)
+    assert_match(/install graphviz/, err)
+    _, err, status = Open3.capture3({ "PATH" => @tmp }, HEAPQ, "--quiet", "viz", dump, "Pricing::Quote")
+    assert_equal(0, status.exitstatus, err)
   end
 
   def test_report
