@@ -17,8 +17,7 @@ constexpr OptionSpec kOptions[] = {
     {"o", "FILE", "write to FILE instead of stdout"},
     {"output", "FILE", "same as -o"},
     {"max-nodes", "N", "boxes drawn at most; the rest collapse into \"+ N more\" boxes (default 40)"},
-    {"depth", "D", "a retention tree: steps of a path, longer ones merged or elided (default 12);\n"
-                   "--dominators: levels of the tree (default 3)"},
+    {"depth", "D", "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)"},
     {"dominators", "", "draw the top of the dominator tree instead of a retention tree"},
     {"top", "N", "--dominators: children drawn per box (default 6)"},
 };
@@ -98,7 +97,7 @@ const Command kVizCommand = {
     "instances (the deepest that dominates more than half) is drawn in red.\n"
     "--dominators draws the top of the dominator tree instead.\n"
     "DOT goes to stdout unless -o is given (heapq viz app.json Foo | dot -Tpng > foo.png);\n"
-    "--format svg lays it out with graphviz's library.\n",
+    "--format svg lays it out with graphviz's dot program.\n",
     kOptions,
     run,
     false,

@@ -45,8 +45,11 @@ def browser(profile):
                  "--disable-dev-shm-usage", "--window-size=1280,1600", "--user-data-dir=" + profile]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The sanitizer build preloads ASan for Ruby's sake (a sanitized memprof extension); the
+    # browser must not inherit it.
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
     try:
-        return webdriver.Chrome(service=Service(DRIVER), options=options)
+        return webdriver.Chrome(service=Service(DRIVER, env=env), options=options)
     except Exception as e:  # a machine where Chromium cannot start
         skip("Chromium did not start: %s" % str(e).splitlines()[0])
 
