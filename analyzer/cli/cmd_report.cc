@@ -24,10 +24,15 @@ constexpr OptionSpec kOptions[] = {
     {"nodes", "N", "objects of the dominator tree drawn in the icicle (default 2000)"},
 };
 
-viz::Cell number(uint64_t n, std::string text) { return {std::move(text), static_cast<double>(n)}; }
+viz::Cell number(uint64_t n, std::string text) {
+  return {std::move(text), static_cast<double>(n)};
+}
 
 viz::Table class_table(const HeapGraph& g, const HeapStats& stats, size_t top) {
-  viz::Table t{"Top classes by memory", {"class", "objects", "bytes", "retained"}, {false, true, true, true}, {}};
+  viz::Table t{"Top classes by memory",
+               {"class", "objects", "bytes", "retained"},
+               {false, true, true, true},
+               {}};
   for (size_t i = 0; i < std::min(top, stats.by_class.size()); ++i) {
     const ClassTotals& c = stats.by_class[i];
     const uint64_t retained = c.retained_bytes.value_or(0);
@@ -40,12 +45,15 @@ viz::Table class_table(const HeapGraph& g, const HeapStats& stats, size_t top) {
 }
 
 viz::Table site_table(const HeapGraph& g, const SiteReport& sites, size_t top) {
-  viz::Table t{"Top allocation sites by memory", {"site", "method", "class", "objects", "bytes", "retained"},
-               {false, false, false, true, true, true}, {}};
+  viz::Table t{"Top allocation sites by memory",
+               {"site", "method", "class", "objects", "bytes", "retained"},
+               {false, false, false, true, true, true},
+               {}};
   for (size_t i = 0; i < std::min(top, sites.groups.size()); ++i) {
     const SiteGroup& s = sites.groups[i];
     const uint64_t retained = s.retained_bytes.value_or(0);
-    std::string where = s.file.valid() ? std::string(g.string(s.file)) + ":" + std::to_string(s.line) : "(no site)";
+    std::string where =
+        s.file.valid() ? std::string(g.string(s.file)) + ":" + std::to_string(s.line) : "(no site)";
     t.rows.push_back({{where, {}},
                       {std::string(g.string(s.method)), {}},
                       {std::string(g.class_name(s.cls)), {}},
@@ -59,11 +67,13 @@ viz::Table site_table(const HeapGraph& g, const SiteReport& sites, size_t top) {
 // The objects of a suspect's group (class and allocation site) in the last dump.
 std::vector<ObjectId> group_objects(const HeapGraph& g, const GroupTable::Group& group) {
   std::vector<bool> class_matches(g.class_count() + 1), site_matches(g.site_count() + 1);
-  for (uint32_t c = 0; c < g.class_count(); ++c) class_matches[c] = g.class_name(ClassId(c)) == group.cls;
+  for (uint32_t c = 0; c < g.class_count(); ++c)
+    class_matches[c] = g.class_name(ClassId(c)) == group.cls;
   class_matches[g.class_count()] = g.class_name(ClassId::none()) == group.cls;
   for (uint32_t s = 0; s < g.site_count(); ++s) {
     const Site& site = g.site_info(SiteId(s));
-    site_matches[s] = g.string(site.file) == group.file && site.line == group.line && g.string(site.method) == group.method;
+    site_matches[s] = g.string(site.file) == group.file && site.line == group.line &&
+                      g.string(site.method) == group.method;
   }
   site_matches[g.site_count()] = !group.has_site();
   std::vector<ObjectId> out;
@@ -71,7 +81,8 @@ std::vector<ObjectId> group_objects(const HeapGraph& g, const GroupTable::Group&
     const ObjectId o(i);
     const ClassId c = g.class_of(o);
     const SiteId s = g.site(o);
-    if (class_matches[c.valid() ? c.value() : g.class_count()] && site_matches[s.valid() ? s.value() : g.site_count()])
+    if (class_matches[c.valid() ? c.value() : g.class_count()] &&
+        site_matches[s.valid() ? s.value() : g.site_count()])
       out.push_back(o);
   }
   return out;
@@ -83,8 +94,8 @@ std::string group_text(const GroupTable::Group& group) {
          (group.method.empty() ? "" : " in " + group.method);
 }
 
-std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const HeapDominators& dom, const LeakReport& report,
-                                                  bool several) {
+std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const HeapDominators& dom,
+                                                  const LeakReport& report, bool several) {
   std::vector<viz::SuspectSection> out;
   if (report.suspects.empty()) return out;
   const ShortestPathTree tree = ShortestPathTree::compute(g);
@@ -95,35 +106,45 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
       std::string growth;
       for (uint64_t n : s.growth) growth += (growth.empty() ? "" : " \u2192 ") + format_count(n);
       section.facts.push_back("objects in each dump: " + growth +
-                              (s.steady ? " (grows between every two dumps)" : s.growing ? " (grows)" : " (grew, then stopped)"));
-      section.facts.push_back(format_count(s.count) + " born after the first dump and still alive: " +
-                              format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
+                              (s.steady    ? " (grows between every two dumps)"
+                               : s.growing ? " (grows)"
+                                           : " (grew, then stopped)"));
+      section.facts.push_back(
+          format_count(s.count) + " born after the first dump and still alive: " +
+          format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
     } else {
-      section.facts.push_back(format_count(s.count) + " held together: " + format_bytes(s.bytes) + ", retaining " +
-                              format_bytes(s.retained_bytes));
+      section.facts.push_back(format_count(s.count) + " held together: " + format_bytes(s.bytes) +
+                              ", retaining " + format_bytes(s.retained_bytes));
     }
     if (s.holder.valid()) {
-      section.facts.push_back("held by " + describe(g, s.holder) + " " + hex_address(g.address(s.holder)) + " (" +
+      section.facts.push_back("held by " + describe(g, s.holder) + " " +
+                              hex_address(g.address(s.holder)) + " (" +
                               format_count(s.holder_share) + " of them), drawn in red");
       section.facts.push_back("path: " + path_text(g, tree.path_to(g, s.holder, 24)));
     } else {
       section.facts.push_back("no single object holds most of them");
     }
     const std::vector<ObjectId> targets = group_objects(g, s.group);
-    const viz::Picture picture = shapes_picture(g, tree, dom, targets, s.group.cls, s.holder, PictureLimits{24, 12});
+    const viz::Picture picture =
+        shapes_picture(g, tree, dom, targets, s.group.cls, s.holder, PictureLimits{24, 12});
     auto svg = viz::dot_to_svg(viz::to_dot(picture));
-    if (svg) section.svg = std::move(*svg);
-    else section.facts.push_back("(no picture: " + svg.error().message + ")");
+    if (svg)
+      section.svg = std::move(*svg);
+    else
+      section.facts.push_back("(no picture: " + svg.error().message + ")");
     out.push_back(std::move(section));
   }
   return out;
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().empty()) return report_error(usage_error("report takes one or more INPUTs (see heapq report --help)"));
-  if (args.has("o") && args.has("output")) return report_error(usage_error("give the report once: -o or --output"));
+  if (args.positional().empty())
+    return report_error(usage_error("report takes one or more INPUTs (see heapq report --help)"));
+  if (args.has("o") && args.has("output"))
+    return report_error(usage_error("give the report once: -o or --output"));
   const std::string out_path = args.get("output", args.get("o"));
-  if (out_path.empty()) return report_error(usage_error("report needs -o FILE (the HTML file to write)"));
+  if (out_path.empty())
+    return report_error(usage_error("report needs -o FILE (the HTML file to write)"));
   auto top = get_count(args, "top", 50);
   if (!top) return report_error(top.error());
   auto suspects = get_count(args, "suspects", 5);
@@ -157,25 +178,35 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 
   viz::Report r;
   r.title = "heapq report: " + dumps.back().path;
-  if (several) r.summary.push_back({"dumps", format_count(dumps.size()) + ", " + dumps.front().path + " to " + dumps.back().path});
-  r.summary.push_back({"objects", format_count(stats.objects) + " (" + format_bytes(stats.bytes) + ")"});
-  r.summary.push_back({"reachable from the GC roots", format_count(dom.retained_count(g.virtual_root()) - 1) + " objects, " +
-                                                          format_bytes(dom.retained_bytes(g.virtual_root()))});
+  if (several)
+    r.summary.push_back({"dumps", format_count(dumps.size()) + ", " + dumps.front().path + " to " +
+                                      dumps.back().path});
+  r.summary.push_back(
+      {"objects", format_count(stats.objects) + " (" + format_bytes(stats.bytes) + ")"});
+  r.summary.push_back({"reachable from the GC roots",
+                       format_count(dom.retained_count(g.virtual_root()) - 1) + " objects, " +
+                           format_bytes(dom.retained_bytes(g.virtual_root()))});
   if (dom.unreachable_count())
     r.summary.push_back({"unreachable (garbage not yet swept)",
-                         format_count(dom.unreachable_count()) + " objects, " + format_bytes(dom.unreachable_bytes())});
+                         format_count(dom.unreachable_count()) + " objects, " +
+                             format_bytes(dom.unreachable_bytes())});
   r.summary.push_back({"classes", format_count(stats.by_class.size())});
   r.summary.push_back({"objects with an allocation site", format_count(sites.objects_with_site)});
-  for (const std::string& warning : load_warnings(dumps.back())) r.summary.push_back({"warning", warning});
+  for (const std::string& warning : load_warnings(dumps.back()))
+    r.summary.push_back({"warning", warning});
   if (several) {
     r.summary.push_back({"objects matched across dumps by", match_method_name(leaks.match)});
-    r.suspects_note = format_count(leaks.born) + " objects of the last dump were born after the first; " +
-                      format_count(leaks.groups_growing) + " groups (class, allocation site) are growing. " +
-                      (leaks.suspects.empty() ? "No group gained enough to be a suspect."
-                                              : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");
+    r.suspects_note =
+        format_count(leaks.born) + " objects of the last dump were born after the first; " +
+        format_count(leaks.groups_growing) + " groups (class, allocation site) are growing. " +
+        (leaks.suspects.empty()
+             ? "No group gained enough to be a suspect."
+             : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");
   } else {
-    r.suspects_note = "One dump: where memory accumulates (objects retaining 10% or more of the heap, followed down to "
-                      "their accumulation point). Give several dumps of one process to see what grows.";
+    r.suspects_note =
+        "One dump: where memory accumulates (objects retaining 10% or more of the heap, followed "
+        "down to "
+        "their accumulation point). Give several dumps of one process to see what grows.";
   }
   r.suspects = suspect_sections(g, dom, leaks, several);
   r.tables.push_back(class_table(g, stats, *top));

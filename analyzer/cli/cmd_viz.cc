@@ -16,14 +16,17 @@ namespace {
 constexpr OptionSpec kOptions[] = {
     {"o", "FILE", "write to FILE instead of stdout"},
     {"output", "FILE", "same as -o"},
-    {"max-nodes", "N", "boxes drawn at most; the rest collapse into \"+ N more\" boxes (default 40)"},
-    {"depth", "D", "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)"},
+    {"max-nodes", "N",
+     "boxes drawn at most; the rest collapse into \"+ N more\" boxes (default 40)"},
+    {"depth", "D",
+     "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)"},
     {"dominators", "", "draw the top of the dominator tree instead of a retention tree"},
     {"top", "N", "--dominators: children drawn per box (default 6)"},
 };
 
 Status write_output(const ParsedArgs& args, const std::string& text) {
-  if (args.has("o") && args.has("output")) return usage_error("give the output once: -o or --output");
+  if (args.has("o") && args.has("output"))
+    return usage_error("give the output once: -o or --output");
   const std::string path = args.get("output", args.get("o"));
   if (path.empty()) {
     if (!emit(text)) return io_error("cannot write to stdout");
@@ -40,15 +43,17 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const bool dominators = args.has("dominators");
   const size_t want = dominators ? 1 : 2;
   if (args.positional().size() != want)
-    return report_error(usage_error(dominators ? "viz --dominators takes one INPUT (see heapq viz --help)"
-                                               : "viz takes INPUT and TARGET (see heapq viz --help)"));
+    return report_error(usage_error(dominators
+                                        ? "viz --dominators takes one INPUT (see heapq viz --help)"
+                                        : "viz takes INPUT and TARGET (see heapq viz --help)"));
   auto max_nodes = get_count(args, "max-nodes", 40);
   if (!max_nodes) return report_error(max_nodes.error());
   auto depth = get_count(args, "depth", dominators ? 3 : 12);
   if (!depth) return report_error(depth.error());
   auto top = get_count(args, "top", 6);
   if (!top) return report_error(top.error());
-  if (*max_nodes == 0 || *depth == 0 || *top == 0) return report_error(usage_error("--max-nodes, --depth and --top must be 1 or more"));
+  if (*max_nodes == 0 || *depth == 0 || *top == 0)
+    return report_error(usage_error("--max-nodes, --depth and --top must be 1 or more"));
 
   auto dump = load_input(args.positional()[0], global);
   if (!dump) return report_error(dump.error());

@@ -16,15 +16,18 @@ using viz::Box;
 using viz::BoxKind;
 
 // Address, shallow and retained size, allocation site: the lines every object box shows.
-std::vector<std::string> object_lines(const HeapGraph& g, const HeapDominators& dom, ObjectId o, bool example) {
+std::vector<std::string> object_lines(const HeapGraph& g, const HeapDominators& dom, ObjectId o,
+                                      bool example) {
   std::vector<std::string> lines;
   lines.push_back((example ? "e.g. " : "") + hex_address(g.address(o)));
-  lines.push_back(format_bytes(g.memsize(o)) + " itself, retains " + format_bytes(dom.retained_bytes(o)));
+  lines.push_back(format_bytes(g.memsize(o)) + " itself, retains " +
+                  format_bytes(dom.retained_bytes(o)));
   if (std::string site = site_text(g, o); !site.empty()) lines.push_back(site);
   return lines;
 }
 
-size_t add_box(viz::Picture& p, BoxKind kind, std::string title, std::vector<std::string> lines = {}) {
+size_t add_box(viz::Picture& p, BoxKind kind, std::string title,
+               std::vector<std::string> lines = {}) {
   p.boxes.push_back(Box{kind, std::move(title), std::move(lines)});
   return p.boxes.size() - 1;
 }
@@ -37,16 +40,17 @@ Box more_box(uint64_t hidden, std::string_view what, uint64_t targets, uint64_t 
 
 }  // namespace
 
-viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree, const HeapDominators& dom,
-                            const std::vector<ObjectId>& targets, const std::string& what, ObjectId holder,
-                            const PictureLimits& limits) {
+viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
+                            const HeapDominators& dom, const std::vector<ObjectId>& targets,
+                            const std::string& what, ObjectId holder, const PictureLimits& limits) {
   const MergedPaths merged = merge_paths(g, tree, targets, limits.depth);
   viz::Picture p;
   uint64_t bytes = 0;
   for (ObjectId t : targets) bytes += g.memsize(t);
   p.caption = what + ": " + format_count(targets.size()) + " objects, " + format_bytes(bytes) +
               "; shortest paths from the GC roots merged by shape";
-  if (merged.unreachable) p.caption += " (" + format_count(merged.unreachable) + " unreachable, not drawn)";
+  if (merged.unreachable)
+    p.caption += " (" + format_count(merged.unreachable) + " unreachable, not drawn)";
   const size_t roots = add_box(p, BoxKind::kRoots, "GC roots");
 
   // Children of each shape (kNoParent's under the extra last slot), most targets first.
@@ -57,13 +61,16 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree, co
     children[parent == ShapeNode::kNoParent ? n : parent].push_back(i);
   }
   for (auto& c : children)
-    std::stable_sort(c.begin(), c.end(),
-                     [&](uint32_t a, uint32_t b) { return merged.nodes[a].total_count > merged.nodes[b].total_count; });
+    std::stable_sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) {
+      return merged.nodes[a].total_count > merged.nodes[b].total_count;
+    });
 
   // Best first: the shapes that lead to the most targets get boxes while the budget lasts.
   std::vector<size_t> box_of(n + 1, SIZE_MAX);
   box_of[n] = roots;
-  auto fewer = [&](uint32_t a, uint32_t b) { return merged.nodes[a].total_count < merged.nodes[b].total_count; };
+  auto fewer = [&](uint32_t a, uint32_t b) {
+    return merged.nodes[a].total_count < merged.nodes[b].total_count;
+  };
   std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(fewer)> next(fewer);
   for (uint32_t c : children[n]) next.push(c);
   const size_t budget = std::max<size_t>(limits.max_boxes, 2);
@@ -71,9 +78,12 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree, co
     const uint32_t i = next.top();
     next.pop();
     const ShapeNode& s = merged.nodes[i];
-    const BoxKind kind = s.example == holder ? BoxKind::kHolder : s.count ? BoxKind::kTarget : BoxKind::kObject;
+    const BoxKind kind = s.example == holder ? BoxKind::kHolder
+                         : s.count           ? BoxKind::kTarget
+                                             : BoxKind::kObject;
     std::vector<std::string> lines;
-    if (s.count) lines.push_back(format_count(s.count) + " targets end here, " + format_bytes(s.bytes));
+    if (s.count)
+      lines.push_back(format_count(s.count) + " targets end here, " + format_bytes(s.bytes));
     const bool many = s.count > 1;
     for (std::string& l : object_lines(g, dom, s.example, many)) lines.push_back(std::move(l));
     if (s.example == holder) lines.push_back("holds " + format_count(s.total_count) + " of them");
@@ -83,7 +93,8 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree, co
     const size_t parent = s.parent == ShapeNode::kNoParent ? n : s.parent;
     std::string edge(g.string(tree.edge_into(g, s.example)));
     if (s.parent != ShapeNode::kNoParent) edge = std::string(generalized_edge(edge));
-    if (s.total_count > 1) edge += (edge.empty() ? "" : " ") + std::string("(") + format_count(s.total_count) + ")";
+    if (s.total_count > 1)
+      edge += (edge.empty() ? "" : " ") + std::string("(") + format_count(s.total_count) + ")";
     p.arrows.push_back(Arrow{box_of[parent], box_of[i], edge});
     for (uint32_t c : children[i]) next.push(c);
   }
@@ -92,26 +103,31 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree, co
     if (box_of[parent] == SIZE_MAX) continue;
     uint64_t hidden = 0, count = 0, hidden_bytes = 0;
     for (uint32_t c : children[parent])
-      if (box_of[c] == SIZE_MAX) ++hidden, count += merged.nodes[c].total_count, hidden_bytes += merged.nodes[c].total_bytes;
+      if (box_of[c] == SIZE_MAX)
+        ++hidden, count += merged.nodes[c].total_count, hidden_bytes += merged.nodes[c].total_bytes;
     if (!hidden) continue;
-    p.boxes.push_back(more_box(hidden, hidden == 1 ? "path shape" : "path shapes", count, hidden_bytes));
+    p.boxes.push_back(
+        more_box(hidden, hidden == 1 ? "path shape" : "path shapes", count, hidden_bytes));
     p.arrows.push_back(Arrow{box_of[parent], p.boxes.size() - 1, ""});
   }
   return p;
 }
 
-viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target, const PictureLimits& limits) {
+viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target,
+                            const PictureLimits& limits) {
   const Referrers referrers = Referrers::build(g);
   // Each path takes up to depth + 1 boxes; draw as many as the budget holds, at least one.
   const size_t per_path = limits.depth + 2;
   const size_t max_paths = std::max<size_t>(1, limits.max_boxes / per_path);
-  const std::vector<RetentionPath> paths = holder_paths(g, referrers, target, max_paths, limits.depth);
+  const std::vector<RetentionPath> paths =
+      holder_paths(g, referrers, target, max_paths, limits.depth);
   viz::Picture p;
   p.caption = describe(g, target) + " " + hex_address(g.address(target)) +
               ": shortest paths from the GC roots, each through a different referrer";
   const size_t roots = add_box(p, BoxKind::kRoots, "GC roots");
   std::unordered_map<uint32_t, size_t> box_of;
-  box_of[target.value()] = add_box(p, BoxKind::kTarget, describe(g, target), object_lines(g, dom, target, false));
+  box_of[target.value()] =
+      add_box(p, BoxKind::kTarget, describe(g, target), object_lines(g, dom, target, false));
   auto box = [&](ObjectId o) {
     auto [it, added] = box_of.try_emplace(o.value(), p.boxes.size());
     if (added) add_box(p, BoxKind::kObject, describe(g, o), object_lines(g, dom, o, false));
@@ -131,7 +147,8 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
       arrow(from, to, std::string(g.string(i == 0 ? path.root : step.edge)));
       from = to;
       if (path.elided && i + 1 == path.elided_after) {
-        const size_t gap = add_box(p, BoxKind::kMore, "\u2026 " + format_count(path.elided) + " steps \u2026");
+        const size_t gap =
+            add_box(p, BoxKind::kMore, "\u2026 " + format_count(path.elided) + " steps \u2026");
         arrow(from, gap, "");
         from = gap;
       }
@@ -146,7 +163,8 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
   return p;
 }
 
-ObjectId dominating_holder(const HeapGraph& g, const HeapDominators& dom, const std::vector<ObjectId>& targets) {
+ObjectId dominating_holder(const HeapGraph& g, const HeapDominators& dom,
+                           const std::vector<ObjectId>& targets) {
   std::vector<uint64_t> weight(g.object_count() + 1, 0);
   uint64_t reachable = 0;
   for (ObjectId t : targets)
@@ -162,7 +180,8 @@ ObjectId dominating_holder(const HeapGraph& g, const HeapDominators& dom, const 
   return best;
 }
 
-viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top, size_t depth) {
+viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top,
+                                size_t depth) {
   viz::Picture p;
   p.left_to_right = true;
   p.caption = "dominator tree: " + format_bytes(dom.retained_bytes(g.virtual_root())) +
@@ -183,7 +202,8 @@ viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, s
     const size_t shown = std::min(top, kids.size());
     for (size_t i = 0; i < shown; ++i) {
       std::vector<std::string> lines = object_lines(g, dom, kids[i], false);
-      lines.insert(lines.begin() + 1, format_count(dom.retained_count(kids[i])) + " objects retained");
+      lines.insert(lines.begin() + 1,
+                   format_count(dom.retained_count(kids[i])) + " objects retained");
       const size_t b = add_box(p, BoxKind::kObject, describe(g, kids[i]), std::move(lines));
       p.arrows.push_back(Arrow{it.box, b, ""});
       queue.push({kids[i], b, it.depth + 1});
@@ -191,7 +211,9 @@ viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, s
     if (kids.size() > shown) {
       uint64_t bytes = 0;
       for (size_t i = shown; i < kids.size(); ++i) bytes += dom.retained_bytes(kids[i]);
-      Box more{BoxKind::kMore, "+ " + format_count(kids.size() - shown) + " more", {"retaining " + format_bytes(bytes)}};
+      Box more{BoxKind::kMore,
+               "+ " + format_count(kids.size() - shown) + " more",
+               {"retaining " + format_bytes(bytes)}};
       p.boxes.push_back(std::move(more));
       p.arrows.push_back(Arrow{it.box, p.boxes.size() - 1, ""});
     }
@@ -199,7 +221,8 @@ viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, s
   return p;
 }
 
-std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominators& dom, size_t budget) {
+std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominators& dom,
+                                          size_t budget) {
   std::vector<viz::IcicleNode> out;
   std::vector<ObjectId> object_of;
   viz::IcicleNode root;
@@ -210,7 +233,9 @@ std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominato
   object_of.push_back(g.virtual_root());
   // Best first by retained bytes: (object, the icicle index of its dominator).
   using Candidate = std::pair<ObjectId, int32_t>;
-  auto smaller = [&](const Candidate& a, const Candidate& b) { return dom.retained_bytes(a.first) < dom.retained_bytes(b.first); };
+  auto smaller = [&](const Candidate& a, const Candidate& b) {
+    return dom.retained_bytes(a.first) < dom.retained_bytes(b.first);
+  };
   std::priority_queue<Candidate, std::vector<Candidate>, decltype(smaller)> next(smaller);
   for (ObjectId c : dom.unordered_children(g.virtual_root())) next.push({c, 0});
   while (!next.empty() && out.size() < budget) {
@@ -225,7 +250,8 @@ std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominato
     node.count = dom.retained_count(o);
     out.push_back(std::move(node));
     object_of.push_back(o);
-    for (ObjectId c : dom.unordered_children(o)) next.push({c, static_cast<int32_t>(out.size() - 1)});
+    for (ObjectId c : dom.unordered_children(o))
+      next.push({c, static_cast<int32_t>(out.size() - 1)});
   }
   // Children left in the queue are summed per parent into one "more" node.
   std::vector<uint64_t> more_bytes(out.size()), more_count(out.size()), more_objects(out.size());

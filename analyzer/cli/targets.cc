@@ -12,7 +12,8 @@ Result<Target> find_target(const HeapGraph& g, const std::string& spec, const st
     const char* first = spec.data() + 2;
     const char* last = spec.data() + spec.size();
     auto [end, ec] = std::from_chars(first, last, address, 16);
-    if (first == last || ec != std::errc() || end != last) return usage_error("\"" + spec + "\" is not a hex address");
+    if (first == last || ec != std::errc() || end != last)
+      return usage_error("\"" + spec + "\" is not a hex address");
     auto o = g.find(address);
     if (!o) return usage_error("no object at " + spec + " in " + path);
     t.object = *o;
@@ -21,7 +22,8 @@ Result<Target> find_target(const HeapGraph& g, const std::string& spec, const st
   for (uint32_t i = 0; i < g.object_count(); ++i)
     if (g.class_name(g.class_of(ObjectId(i))) == spec) t.instances.push_back(ObjectId(i));
   if (t.instances.empty())
-    return usage_error("no instances of " + spec + " in " + path + " (TARGET is an address 0x... or a class name as heapq stats shows it)");
+    return usage_error("no instances of " + spec + " in " + path +
+                       " (TARGET is an address 0x... or a class name as heapq stats shows it)");
   return t;
 }
 

@@ -25,12 +25,16 @@ TEST(VizEscape, Dot) {
 }
 
 TEST(VizEscape, Xml) {
-  EXPECT_EQ(xml_text("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(xml_text("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
 }
 
 TEST(VizEscape, ScriptJson) {
-  EXPECT_EQ(script_json_string("</script><!--\"\\&"), "\"\\u003c/script\\u003e\\u003c!--\\\"\\\\\\u0026\"");
-  EXPECT_EQ(script_json_string("a\xe2\x80\xa8" "b"), "\"a\\u2028b\"");
+  EXPECT_EQ(script_json_string("</script><!--\"\\&"),
+            "\"\\u003c/script\\u003e\\u003c!--\\\"\\\\\\u0026\"");
+  EXPECT_EQ(script_json_string("a\xe2\x80\xa8"
+                               "b"),
+            "\"a\\u2028b\"");
 }
 
 Picture hostile_picture() {
@@ -54,7 +58,8 @@ TEST(VizDot, ReadBackByGraphviz) {
   auto unescape = [](std::string s) {
     std::string out;
     for (size_t i = 0; i < s.size(); ++i) out += s[i] == '\\' && i + 1 < s.size() ? s[++i] : s[i];
-    for (size_t at = out.find("&amp;"); at != std::string::npos; at = out.find("&amp;", at + 1)) out.replace(at, 5, "&");
+    for (size_t at = out.find("&amp;"); at != std::string::npos; at = out.find("&amp;", at + 1))
+      out.replace(at, 5, "&");
     return out;
   };
   Agnode_t* holder = agnode(g, const_cast<char*>("n1"), 0);
@@ -96,10 +101,13 @@ TEST(VizReport, DumpStringsAreText) {
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_NE(html.find("\\u003cscript\\u003ealert"), std::string::npos);  // in the data, as JSON
   size_t scripts = 0;
-  for (size_t at = html.find("<script"); at != std::string::npos; at = html.find("<script", at + 1)) ++scripts;
+  for (size_t at = html.find("<script"); at != std::string::npos; at = html.find("<script", at + 1))
+    ++scripts;
   EXPECT_EQ(scripts, 2u);
   size_t closes = 0;
-  for (size_t at = html.find("</script>"); at != std::string::npos; at = html.find("</script>", at + 1)) ++closes;
+  for (size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1))
+    ++closes;
   EXPECT_EQ(closes, 2u);
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
   EXPECT_EQ(html.find("<?xml"), std::string::npos);  // the SVG sits inline, without its prolog

@@ -23,19 +23,21 @@ namespace {
 // Feeds `input` to the child's stdin and collects its stdout and stderr, all at once so that
 // neither side blocks on a full pipe. stdin is a socket so that a child that exits early
 // gives EPIPE (MSG_NOSIGNAL), not SIGPIPE.
-void exchange(int to_child, int from_child, int errors_from_child, std::string_view input, std::string& out,
-              std::string& err) {
+void exchange(int to_child, int from_child, int errors_from_child, std::string_view input,
+              std::string& out, std::string& err) {
   size_t written = 0;
   if (input.empty()) close(to_child), to_child = -1;
   char buf[65536];
   while (from_child >= 0 || errors_from_child >= 0) {
-    pollfd fds[3] = {{to_child, POLLOUT, 0}, {from_child, POLLIN, 0}, {errors_from_child, POLLIN, 0}};
+    pollfd fds[3] = {
+        {to_child, POLLOUT, 0}, {from_child, POLLIN, 0}, {errors_from_child, POLLIN, 0}};
     if (poll(fds, 3, -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (to_child >= 0 && fds[0].revents) {
-      const ssize_t n = send(to_child, input.data() + written, input.size() - written, MSG_NOSIGNAL);
+      const ssize_t n =
+          send(to_child, input.data() + written, input.size() - written, MSG_NOSIGNAL);
       if (n > 0) written += static_cast<size_t>(n);
       if (n < 0 && errno != EINTR && errno != EAGAIN) written = input.size();
       if (written == input.size()) close(to_child), to_child = -1;
@@ -45,8 +47,10 @@ void exchange(int to_child, int from_child, int errors_from_child, std::string_v
     for (int i = 0; i < 2; ++i) {
       if (*readers[i] < 0 || !fds[i + 1].revents) continue;
       const ssize_t n = read(*readers[i], buf, sizeof buf);
-      if (n > 0) sinks[i]->append(buf, static_cast<size_t>(n));
-      else if (n == 0 || (errno != EINTR && errno != EAGAIN)) close(*readers[i]), *readers[i] = -1;
+      if (n > 0)
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+        close(*readers[i]), *readers[i] = -1;
     }
   }
   if (to_child >= 0) close(to_child);
@@ -56,7 +60,8 @@ void exchange(int to_child, int from_child, int errors_from_child, std::string_v
 
 Result<std::string> dot_to_svg(std::string_view dot) {
   int input[2], output[2], errors[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) return io_error("cannot start graphviz: no socket");
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0)
+    return io_error("cannot start graphviz: no socket");
   if (pipe2(output, O_CLOEXEC) != 0 || pipe2(errors, O_CLOEXEC) != 0) {
     close(input[0]), close(input[1]);
     return io_error("cannot start graphviz: no pipe");
@@ -85,7 +90,9 @@ Result<std::string> dot_to_svg(std::string_view dot) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || svg.empty()) {
     while (!messages.empty() && messages.back() == '\n') messages.pop_back();
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-      return io_error("graphviz's dot cannot run: install graphviz (apt-get install graphviz), or use --format dot");
+      return io_error(
+          "graphviz's dot cannot run: install graphviz (apt-get install graphviz), or use --format "
+          "dot");
     return io_error("graphviz's dot failed" + (messages.empty() ? std::string() : ": " + messages));
   }
   return svg;

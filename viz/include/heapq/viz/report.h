@@ -34,7 +34,7 @@ struct IcicleNode {
   std::string name;     // class (or "+ 12 more")
   std::string address;
   std::string site;
-  std::string edge;  // the reference from its parent on a shortest path, when known
+  std::string edge;    // the reference from its parent on a shortest path, when known
   uint64_t bytes = 0;  // retained
   uint64_t count = 0;  // retained objects
   bool more = false;   // stands for the children not drawn
