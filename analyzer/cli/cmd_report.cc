@@ -1,5 +1,6 @@
 // heapq report: one HTML file that works offline: summary, top classes and sites, leak
 // suspects with their retention trees, and the dominator tree to click through.
+#include <algorithm>
 #include <fstream>
 
 #include "cli/command.h"
@@ -116,17 +117,20 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
       section.facts.push_back(format_count(s.count) + " held together: " + format_bytes(s.bytes) +
                               ", retaining " + format_bytes(s.retained_bytes));
     }
+    const std::vector<ObjectId> targets = group_objects(g, s.group);
+    const viz::Picture picture =
+        shapes_picture(g, tree, dom, targets, s.group.cls, s.holder, PictureLimits{24, 12});
+    const bool drawn =
+        std::any_of(picture.boxes.begin(), picture.boxes.end(),
+                    [](const viz::Box& b) { return b.kind == viz::BoxKind::kHolder; });
     if (s.holder.valid()) {
-      section.facts.push_back("held by " + describe(g, s.holder) + " " +
-                              hex_address(g.address(s.holder)) + " (" +
-                              format_count(s.holder_share) + " of them), drawn in red");
+      section.facts.push_back(
+          "held by " + describe(g, s.holder) + " " + hex_address(g.address(s.holder)) + " (" +
+          format_count(s.holder_share) + " of them)" + (drawn ? ", drawn in red" : ""));
       section.facts.push_back("path: " + path_text(g, tree.path_to(g, s.holder, 24)));
     } else {
       section.facts.push_back("no single object holds most of them");
     }
-    const std::vector<ObjectId> targets = group_objects(g, s.group);
-    const viz::Picture picture =
-        shapes_picture(g, tree, dom, targets, s.group.cls, s.holder, PictureLimits{24, 12});
     auto svg = viz::dot_to_svg(viz::to_dot(picture));
     if (svg)
       section.svg = std::move(*svg);

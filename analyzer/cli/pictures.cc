@@ -38,6 +38,36 @@ Box more_box(uint64_t hidden, std::string_view what, uint64_t targets, uint64_t 
   return box;
 }
 
+// How a shape reads: its class and the reference into it, as merge_paths tells shapes apart.
+std::string shape_key(const HeapGraph& g, const ShortestPathTree& tree, ObjectId example) {
+  return describe(g, example) + '\0' +
+         std::string(generalized_edge(g.string(tree.edge_into(g, example))));
+}
+
+// The shape that `holder` has among `merged`'s (children: each shape's, the roots' last), found
+// by following its own path's shapes down from the roots; kNoParent when they part.
+uint32_t shape_of_holder(const HeapGraph& g, const ShortestPathTree& tree,
+                         const MergedPaths& merged,
+                         const std::vector<std::vector<uint32_t>>& children, ObjectId holder,
+                         size_t depth) {
+  const size_t n = merged.nodes.size();
+  for (uint32_t i = 0; i < n; ++i)
+    if (merged.nodes[i].example == holder) return i;
+  if (!holder.valid() || !tree.reachable(holder)) return ShapeNode::kNoParent;
+  const MergedPaths own = merge_paths(g, tree, {holder}, depth);  // one chain, root first
+  size_t at = n;
+  for (const ShapeNode& step : own.nodes) {
+    const std::string key = shape_key(g, tree, step.example);
+    const auto& kids = children[at];
+    auto same = std::find_if(kids.begin(), kids.end(), [&](uint32_t c) {
+      return shape_key(g, tree, merged.nodes[c].example) == key;
+    });
+    if (same == kids.end()) return ShapeNode::kNoParent;
+    at = *same;
+  }
+  return at == n ? ShapeNode::kNoParent : static_cast<uint32_t>(at);
+}
+
 }  // namespace
 
 viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
@@ -65,6 +95,8 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
       return merged.nodes[a].total_count > merged.nodes[b].total_count;
     });
 
+  const uint32_t holder_shape = shape_of_holder(g, tree, merged, children, holder, limits.depth);
+
   // Best first: the shapes that lead to the most targets get boxes while the budget lasts.
   std::vector<size_t> box_of(n + 1, SIZE_MAX);
   box_of[n] = roots;
@@ -78,15 +110,17 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
     const uint32_t i = next.top();
     next.pop();
     const ShapeNode& s = merged.nodes[i];
-    const BoxKind kind = s.example == holder ? BoxKind::kHolder
-                         : s.count           ? BoxKind::kTarget
-                                             : BoxKind::kObject;
+    const bool holds = i == holder_shape;
+    const BoxKind kind = holds ? BoxKind::kHolder : s.count ? BoxKind::kTarget : BoxKind::kObject;
     std::vector<std::string> lines;
     if (s.count)
       lines.push_back(format_count(s.count) + " targets end here, " + format_bytes(s.bytes));
     const bool many = s.count > 1;
     for (std::string& l : object_lines(g, dom, s.example, many)) lines.push_back(std::move(l));
-    if (s.example == holder) lines.push_back("holds " + format_count(s.total_count) + " of them");
+    // The holder dominates most of the targets: freeing it would free them.
+    if (holds && s.example == holder) lines.push_back("the holder: keeps most of them alive");
+    if (holds && s.example != holder)
+      lines.push_back("the holder, " + hex_address(g.address(holder)) + ", has this shape");
     if (s.repeats) lines.push_back("(a chain: this step repeats)");
     if (s.deeper) lines.push_back("(deeper paths merged here)");
     box_of[i] = add_box(p, kind, describe(g, s.example), std::move(lines));
