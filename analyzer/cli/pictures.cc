@@ -150,11 +150,9 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
 viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target,
                             const PictureLimits& limits) {
   const Referrers referrers = Referrers::build(g);
-  // Each path takes up to depth + 1 boxes; draw as many as the budget holds, at least one.
-  const size_t per_path = limits.depth + 2;
-  const size_t max_paths = std::max<size_t>(1, limits.max_boxes / per_path);
+  // Paths are drawn while the boxes they add fit the budget (one at least).
   const std::vector<RetentionPath> paths =
-      holder_paths(g, referrers, target, max_paths, limits.depth);
+      holder_paths(g, referrers, target, std::max<size_t>(1, limits.max_boxes), limits.depth);
   viz::Picture p;
   p.caption = describe(g, target) + " " + hex_address(g.address(target)) +
               ": shortest paths from the GC roots, each through a different referrer";
@@ -173,7 +171,12 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
     drawn.emplace_back(from, to);
     p.arrows.push_back(Arrow{from, to, std::move(label)});
   };
+  size_t shown = 0;
   for (const RetentionPath& path : paths) {
+    size_t adds = path.elided ? 1 : 0;
+    for (const PathStep& step : path.steps) adds += box_of.count(step.object.value()) ? 0 : 1;
+    if (shown > 0 && p.boxes.size() + adds + 1 > limits.max_boxes) break;  // + 1: the "more" box
+    ++shown;
     size_t from = roots;
     for (size_t i = 0; i < path.steps.size(); ++i) {
       const PathStep& step = path.steps[i];
@@ -189,9 +192,11 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
     }
   }
   // A big fan-in: the referrers without a path of their own are one box.
-  const size_t referrer_count = referrers.of(target).size();
-  if (referrer_count > paths.size()) {
-    p.boxes.push_back(more_box(referrer_count - paths.size(), "referrers", 0, 0));
+  std::vector<ObjectId> sources(referrers.of(target).begin(), referrers.of(target).end());
+  std::sort(sources.begin(), sources.end());
+  const size_t referrer_count = std::unique(sources.begin(), sources.end()) - sources.begin();
+  if (referrer_count > shown) {
+    p.boxes.push_back(more_box(referrer_count - shown, "referrers", 0, 0));
     p.arrows.push_back(Arrow{p.boxes.size() - 1, box_of[target.value()], ""});
   }
   return p;

@@ -128,6 +128,15 @@ class TestViz < Test::Unit::TestCase
     assert_equal(HostileDumps::LEAK_CLASS.sub("\n", "\\x0A"), lines(leak["label"]).first)
     assert(edges.any? { |e| e[2] == "@value#{HostileDumps::IMG} (60)" }, edges.map(&:last).inspect)
 
+    # A big fan-in: the class of the 60 leaked objects, each referencing it, in 10 boxes.
+    out, err, code = heapq("--quiet", "viz", "--max-nodes", "10", dumps.last, HostileDumps.address(2))
+    assert_equal(0, code, err)
+    nodes, = read_dot(out)
+    assert_operator(nodes.size, :<=, 10)
+    more = nodes.map { |n| n["label"][/\A\+ (\d+) more referrers\z/, 1] }.compact
+    assert_equal(1, more.size, nodes.map { |n| n["label"] }.inspect)
+    assert_equal(60, more.first.to_i + nodes.count { |n| n["label"].start_with?("Leak") && n["fillcolor"] != "#cfe3ff" })
+
     svg, err, code = heapq("--quiet", "viz", "--format", "svg", dumps.last, "String")
     assert_equal(0, code, err)
     texts = svg_texts(svg)
