@@ -119,7 +119,8 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
     }
     const std::vector<ObjectId> targets = group_objects(g, s.group);
     const viz::Picture picture =
-        shapes_picture(g, tree, dom, targets, s.group.cls, s.holder, PictureLimits{24, 12});
+        shapes_picture(g, tree, dom, targets, section.heading + ", in the last dump", s.holder,
+                       PictureLimits{24, 12});
     const bool drawn =
         std::any_of(picture.boxes.begin(), picture.boxes.end(),
                     [](const viz::Box& b) { return b.kind == viz::BoxKind::kHolder; });
