@@ -118,7 +118,7 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
                               ", retaining " + format_bytes(s.retained_bytes));
     }
     const std::vector<ObjectId> targets = group_objects(g, s.group);
-    const viz::Picture picture =
+    viz::Picture picture =
         shapes_picture(g, tree, dom, targets, section.heading + ", in the last dump", s.holder,
                        PictureLimits{24, 12});
     const bool drawn =
@@ -132,6 +132,7 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
     } else {
       section.facts.push_back("no single object holds most of them");
     }
+    picture.id = "suspect" + std::to_string(out.size() + 1);
     auto svg = viz::dot_to_svg(viz::to_dot(picture));
     if (svg)
       section.svg = std::move(*svg);

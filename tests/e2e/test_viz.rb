@@ -117,6 +117,8 @@ class TestViz < Test::Unit::TestCase
     assert_operator(html.scan("<svg").size, :>=, 1)
     assert_no_match(/<(script|link|img|iframe)[^>]+(src|href)=/i, html, "nothing is fetched")
     assert_equal(2, html.scan(/<script\b/).size)
+    ids = html.scan(/\bid="([^"]*)"/).flatten
+    assert_equal(ids.uniq, ids, "each inline SVG has ids of its own")
   end
 
   def test_hostile_strings_stay_text

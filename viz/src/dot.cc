@@ -35,7 +35,7 @@ std::string to_dot(const Picture& p) {
   std::string out = "digraph heapq {\n";
   out += "  graph [rankdir=" + std::string(p.left_to_right ? "LR" : "TB") +
          ", fontname=\"Helvetica\", fontsize=11, labelloc=t, label=\"" + dot_string(p.caption) +
-         "\"];\n";
+         "\"" + (p.id.empty() ? "" : ", id=\"" + dot_string(p.id) + "\"") + "];\n";
   out += "  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
   out += "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\"];\n";
   for (size_t i = 0; i < p.boxes.size(); ++i)

@@ -31,6 +31,7 @@ struct Arrow {
 
 struct Picture {
   std::string caption;
+  std::string id;  // prefixes the SVG's element ids, so that several SVGs share one page
   bool left_to_right = false;  // default: top to bottom, roots on top
   std::vector<Box> boxes;
   std::vector<Arrow> arrows;
