@@ -1,11 +1,11 @@
 // heapq retainers: why is this object (or this class's instances) alive?
-#include <charconv>
 #include <map>
 
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
 #include "cli/paths.h"
+#include "cli/targets.h"
 #include "cli/terminal_text.h"
 #include "heapq/retainers.h"
 #include "heapq/saturating_add.h"
@@ -20,33 +20,6 @@ constexpr OptionSpec kOptions[] = {
                        "shape, deeper paths merged into it (default 64)"},
     {"referrers", "", "also list the direct referrers"},
 };
-
-struct Target {
-  std::optional<ObjectId> object;  // an address
-  std::vector<ObjectId> instances;  // a class
-  std::string label;
-};
-
-Result<Target> find_target(const HeapGraph& g, const std::string& spec, const std::string& path) {
-  Target t;
-  t.label = spec;
-  if (spec.starts_with("0x") || spec.starts_with("0X")) {
-    uint64_t address = 0;
-    const char* first = spec.data() + 2;
-    const char* last = spec.data() + spec.size();
-    auto [end, ec] = std::from_chars(first, last, address, 16);
-    if (first == last || ec != std::errc() || end != last) return usage_error("\"" + spec + "\" is not a hex address");
-    auto o = g.find(address);
-    if (!o) return usage_error("no object at " + spec + " in " + path);
-    t.object = *o;
-    return t;
-  }
-  for (uint32_t i = 0; i < g.object_count(); ++i)
-    if (g.class_name(g.class_of(ObjectId(i))) == spec) t.instances.push_back(ObjectId(i));
-  if (t.instances.empty())
-    return usage_error("no instances of " + spec + " in " + path + " (TARGET is an address 0x... or a class name as heapq stats shows it)");
-  return t;
-}
 
 // Referrers grouped by the referrer's class and the reference's name (indexes generalized).
 std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const HeapGraph& g, const Referrers& r,

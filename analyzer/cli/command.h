@@ -9,7 +9,7 @@
 
 namespace heapq::cli {
 
-enum class OutputFormat { kText, kJson, kCsv };  // csv: heapq sql only
+enum class OutputFormat { kText, kJson, kCsv, kDot, kSvg };  // csv: heapq sql only; dot, svg: heapq viz only
 
 struct GlobalOptions {
   OutputFormat format = OutputFormat::kText;
@@ -27,6 +27,7 @@ struct Command {
   std::span<const OptionSpec> options;
   int (*run)(const GlobalOptions& global, const ParsedArgs& args);
   bool writes_csv = false;  // accepts --format csv
+  bool draws = false;       // accepts --format dot|svg, and neither text nor json
 };
 
 std::span<const Command> commands();
@@ -41,6 +42,8 @@ extern const Command kLeaksCommand;
 extern const Command kDiffCommand;
 extern const Command kLoadCommand;
 extern const Command kSqlCommand;
+extern const Command kVizCommand;
+extern const Command kReportCommand;
 
 }  // namespace heapq::cli
 

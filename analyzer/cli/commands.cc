@@ -8,10 +8,11 @@ namespace heapq::cli {
 namespace {
 
 const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand,
-                                    &kLeaksCommand, &kDiffCommand, &kLoadCommand, &kSqlCommand};
+                                    &kLeaksCommand, &kDiffCommand, &kLoadCommand, &kSqlCommand,
+                                    &kVizCommand,  &kReportCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
-    {"format", "FORMAT", "text (default) or json; also csv for sql"},
+    {"format", "FORMAT", "text (default) or json; also csv for sql, dot or svg for viz"},
     {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
     {"threads", "N", "parser threads (default: one per core)"},

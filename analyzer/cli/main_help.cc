@@ -48,7 +48,9 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   std::string format = args.get("format", "text");
   if (format == "json") g.format = OutputFormat::kJson;
   else if (format == "csv") g.format = OutputFormat::kCsv;
-  else if (format != "text") return usage_error("--format expects text or json (or csv for sql), not \"" + format + "\"");
+  else if (format == "dot") g.format = OutputFormat::kDot;
+  else if (format == "svg") g.format = OutputFormat::kSvg;
+  else if (format != "text") return usage_error("--format expects text or json (or csv for sql, dot or svg for viz), not \"" + format + "\"");
   g.quiet = args.has("quiet");
   g.strict = args.has("strict");
   auto threads = get_count(args, "threads", 0);
@@ -110,6 +112,11 @@ int run_heapq(const std::vector<std::string>& args) {
   if (!global) return report_error(global.error());
   if (global->format == OutputFormat::kCsv && !command->writes_csv)
     return report_error(usage_error("--format csv is for heapq sql; " + std::string(command->name) + " writes text or json"));
+  const bool picture = global->format == OutputFormat::kDot || global->format == OutputFormat::kSvg;
+  if (picture && !command->draws)
+    return report_error(usage_error("--format dot and svg are for heapq viz; " + std::string(command->name) + " writes text or json"));
+  if (command->draws && !picture && global->format != OutputFormat::kText)
+    return report_error(usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));
   return command->run(*global, *parsed);
 }
 

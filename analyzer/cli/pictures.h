@@ -1,0 +1,45 @@
+// What heapq viz and heapq report draw: analyses' results turned into pictures (boxes and
+// arrows) and the icicle's nodes. Computes nothing the analyses do not already give.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heapq/dominators.h"
+#include "heapq/retainers.h"
+#include "heapq/viz/picture.h"
+#include "heapq/viz/report.h"
+
+namespace heapq::cli {
+
+struct PictureLimits {
+  size_t max_boxes = 40;  // boxes drawn at most; the rest collapse into "+ N more" boxes
+  size_t depth = 12;      // steps of a path (a class's shapes merge past it)
+};
+
+// The retention tree of many objects (a class's instances, a leak's group): their shortest
+// paths merged by shape, from the GC roots down; the box of `holder` stands out.
+viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
+                            const HeapDominators& dom, const std::vector<ObjectId>& targets,
+                            const std::string& what, ObjectId holder, const PictureLimits& limits);
+
+// The retention tree of one object: its shortest paths through different referrers.
+viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target,
+                            const PictureLimits& limits);
+
+// The object that dominates more than half of targets and lies deepest in the dominator tree;
+// none when no object does. O(objects).
+ObjectId dominating_holder(const HeapGraph& g, const HeapDominators& dom,
+                           const std::vector<ObjectId>& targets);
+
+// The top of the dominator tree: `top` children per box, `depth` levels.
+viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top,
+                                size_t depth);
+
+// The top of the dominator tree for the report's icicle: the `budget` objects retaining the
+// most (each under its dominator), every box's other children summed into one "more" node.
+// O(objects + children of the chosen nodes * log).
+std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominators& dom,
+                                          size_t budget);
+
+}  // namespace heapq::cli
