@@ -20,7 +20,7 @@ constexpr OptionSpec kOptions[] = {
 };
 
 std::string site_of(const GroupTable::Group& g) {
-  return g.has_site() ? fit_width(site_text(g.file, g.line, g.method), kNameWidth) : "";
+  return g.has_site() ? name_text(site_text(g.file, g.line, g.method)) : "";
 }
 
 void group_site_json(JsonWriter& w, const GroupTable::Group& g) {
@@ -48,7 +48,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
   for (size_t i = 0; i < report.suspects.size(); ++i) {
     const LeakSuspect& s = report.suspects[i];
     std::string& t = out.text;
-    t += "\n" + std::to_string(i + 1) + ". " + fit_width(s.group.cls, kNameWidth);
+    t += "\n" + std::to_string(i + 1) + ". " + name_text(s.group.cls);
     if (s.group.has_site()) t += " allocated at " + site_of(s.group);
     t += "\n";
     if (several) {
@@ -75,7 +75,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       path = tree.path_to(g, s.holder, max_depth);
       std::string edge(g.string(tree.edge_into(g, s.holder)));
       t += "   held by " + describe_text(g, s.holder) + " " + hex_address(g.address(s.holder)) +
-           (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + fit_width(edge, kNameWidth) + ")") + ", which " +
+           (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + name_text(edge) + ")") + ", which " +
            (s.holder_share == s.count ? "holds all " : "holds " + format_count(s.holder_share) + " of ") +
            "of them\n";
       t += "   " + path_text(g, path) + "\n";
@@ -187,6 +187,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   w.EndArray();
   json_key(w, "heap_bytes");
   w.Uint64(report.heap_bytes);
+  json_key(w, "profiler_bytes");
+  w.Uint64(report.profiler_bytes);
   if (several) {
     json_key(w, "matched_by");
     json_string(w, match_method_name(report.match));
@@ -214,8 +216,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     else
       out.text += "Suspects, steady growth first, then by the memory they hold:\n";
   } else {
-    out.text = dumps.back().path + ": " + format_bytes(report.heap_bytes) +
-               " reachable.\nWhere memory accumulates: objects retaining " + std::to_string(*threshold) +
+    out.text = dumps.back().path + ": " + format_bytes(report.heap_bytes) + " reachable" +
+               (report.profiler_bytes ? " (and " + format_bytes(report.profiler_bytes) + " of profiler overhead)" : "") +
+               ".\nWhere memory accumulates: objects retaining " + std::to_string(*threshold) +
                "% or more, followed down to\ntheir accumulation point (several dumps of one process show what grows).\n";
     if (report.suspects.empty()) out.text += "No object retains " + std::to_string(*threshold) + "% of the heap.\n";
   }

@@ -33,7 +33,7 @@ std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const 
         continue;
       }
       std::string edge(generalized_edge(g.string(reference_label(g, r.edges_of(t)[i]))));
-      ++groups[{describe_text(g, sources[i]), fit_width(edge, kNameWidth)}];
+      ++groups[{describe_text(g, sources[i]), name_text(edge)}];
     }
   }
   return groups;
@@ -103,7 +103,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
       json_key(w, "edge");
       json_string_or_null(w, edge);
       text += "  " + describe_text(g, from) + " " + hex_address(g.address(from)) +
-              (edge.empty() ? "" : " " + fit_width(edge, kNameWidth)) + "\n";
+              (edge.empty() ? "" : " " + name_text(edge)) + "\n";
     }
     w.EndObject();
   }
@@ -131,7 +131,7 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
 
   const ShortestPathTree tree = ShortestPathTree::compute(g);
   const MergedPaths merged = merge_paths(g, tree, instances, max_depth);
-  text = fit_width(target.label, kNameWidth) + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
+  text = name_text(target.label) + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
          "\nshortest paths from the GC roots, merged by shape (count, bytes, an example):\n";
   const size_t shown = std::min(merged.groups.size(), max_paths);
   std::vector<RetentionPath> examples;

@@ -12,11 +12,13 @@ std::string hex_address(uint64_t address) {
   return buf;
 }
 
+std::string name_text(std::string_view name) { return fit_width(escape_controls(name), kNameWidth); }
+
 std::string describe_text(const HeapGraph& g, ObjectId o) {
-  std::string out = fit_width(describe(g, o), kNameWidth);
+  std::string out = name_text(describe(g, o));
   if (SiteId b = g.block_site(o); b.valid()) {
     const Site& s = g.site_info(b);
-    out += " (block at " + fit_width(site_text(g.string(s.file), s.line, ""), kNameWidth) + ")";
+    out += " (block at " + name_text(site_text(g.string(s.file), s.line, "")) + ")";
   }
   return out;
 }
@@ -28,7 +30,7 @@ std::string path_text(const HeapGraph& g, const RetentionPath& path) {
     out += " -> " + describe_text(g, path.steps[i].object);
     if (i + 1 < path.steps.size()) {
       std::string_view edge = g.string(path.steps[i + 1].edge);
-      if (!edge.empty()) out += " " + fit_width(edge, kNameWidth);
+      if (!edge.empty()) out += " " + name_text(edge);
     } else {
       out += " " + hex_address(g.address(path.steps[i].object));
     }

@@ -12,7 +12,11 @@ namespace heapq::cli {
 // JSON keeps them whole.
 constexpr size_t kNameWidth = 100;
 
-// describe() for text: cut to kNameWidth; a Proc says where its block is written.
+// A name from the dump (class, reference, file) for text: control characters escaped (a raw
+// newline in a class name must not start a line of its own), cut to kNameWidth.
+std::string name_text(std::string_view name);
+
+// describe() for text, as name_text; a Proc says where its block is written.
 std::string describe_text(const HeapGraph& g, ObjectId o);
 
 // "0x7f3a9c0b1e28"

@@ -131,7 +131,7 @@ TEST(TerminalText, EscapesControlsAndCutsCells) {
 TEST_F(CliHostile, DumpStringsCannotDriveTheTerminal) {
   std::string dump = (dir_ / "evil.json").string();
   std::ofstream(dump) << R"({"type":"ROOT", "root":"vm", "references":["0x500", "0x600"]})" "\n"
-                      << R"({"address":"0x300", "type":"CLASS", "name":"Evil\u001b]0;owned\u0007\u001b[2J", "references":[], "memsize":60})" "\n"
+                      << R"({"address":"0x300", "type":"CLASS", "name":"Evil\n\u001b]0;owned\u0007\u001b[2J", "references":[], "memsize":60})" "\n"
                       << R"({"address":"0x310", "type":"CLASS", "name":")" << std::string(1 << 20, 'N') << R"(", "references":[], "memsize":60})" "\n"
                       << R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":[], "file":"a\u001b[31m.rb", "line":1, "memsize":40})" "\n"
                       << R"({"address":"0x600", "type":"OBJECT", "class":"0x310", "references":[], "memsize":40})" "\n";
@@ -146,8 +146,9 @@ TEST_F(CliHostile, DumpStringsCannotDriveTheTerminal) {
     EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << args[0];
     EXPECT_LT(r.out.size(), 20000u) << args[0] << " " << args[1] << ": a huge name is cut";
+    EXPECT_EQ(r.out.find("Evil\n"), std::string::npos) << args[0] << ": a raw newline starts no line";
     if (args[0] == "stats") {
-      EXPECT_NE(r.out.find("Evil\\e]0;owned\\x07\\e[2J"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("Evil\\n\\e]0;owned\\x07\\e[2J"), std::string::npos) << r.out;
       EXPECT_LT(r.out.size(), 4000u);
     }
   }

@@ -253,6 +253,24 @@ TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {
   EXPECT_EQ(dom.retained_bytes(id(d2, 0x200)), 40u);
 }
 
+// One dump: the allocation tracer's table is the profiler's, not the program's; a String that
+// holds its memory itself is its own suspect.
+TEST(Leaks, OneDumpSkipsTheProfilerAndNamesBigObjectsThemselves) {
+  HeapGraph g = load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
+                     record(0x100, "DATA", 0x10, {0x110}, 64'000'000, R"("struct":"ObjectTracing/allocation_info_tracer", )") +
+                     record(0x110, "OBJECT", 0x30, {}, 40) +
+                     record(0x200, "ARRAY", 0x40, {0x210}, 80) + record(0x210, "STRING", 0x60, {}, 5'000'000) +
+                     record(0x300, "OBJECT", 0x10, {}, 1000));
+  ASSERT_TRUE(g.class_info(g.class_of(id(g, 0x100))).profiler);
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].holder, id(g, 0x210)) << "followed down from the Array";
+  EXPECT_EQ(r.suspects[0].group.cls, "String");
+  EXPECT_EQ(r.suspects[0].count, 1u);
+  EXPECT_EQ(r.suspects[0].retained_bytes, 5'000'000u);
+}
+
 TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
   HeapGraph g = load(process_dump(3));
   HeapDominators dom = HeapDominators::compute(g);

@@ -28,12 +28,16 @@ struct Site {
   StringId method;  // none when the dump has no method for the object
 };
 
+// How the name of a profiler's own objects ends ("ObjectTracing/allocation_info_tracer ...").
+inline constexpr std::string_view kProfilerSuffix = " (profiler overhead)";
+
 // A class as objects refer to it. Pseudo classes (for objects that have none, such as IMEMO
 // records) have address 0 and no object.
 struct ClassInfo {
   uint64_t address = 0;
   ObjectId object;  // the CLASS/MODULE record, none when the dump lacks it
   StringId name;
+  bool profiler = false;  // a profiler's own objects (the allocation tracer): not the program's
 };
 
 // One reference from the virtual root: a GC root category and the object it holds.

@@ -48,7 +48,9 @@ struct LeakReport {
   MatchMethod match = MatchMethod::kAddress;
   uint64_t born = 0;           // objects of the last dump born after the first dump
   uint64_t groups_growing = 0; // suspects still growing (more in the last dump than the one before)
-  uint64_t heap_bytes = 0;     // what the roots of the last dump retain
+  uint64_t heap_bytes = 0;     // what the roots of the last dump retain (one dump: less a
+                               // profiler's own objects, which retain profiler_bytes)
+  uint64_t profiler_bytes = 0;
 };
 
 // dumps: the same process over time, oldest first (at least two); only the last one needs its

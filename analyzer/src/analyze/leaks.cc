@@ -149,9 +149,17 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
 LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, const LeakOptions& options) {
   LeakReport report;
   const ObjectId root = g.virtual_root();
-  report.heap_bytes = dom.retained_bytes(root);
+  // A profiler's own objects (the allocation tracer's table) are not the program's memory:
+  // neither suspects nor part of the heap the threshold is a share of.
+  auto profiler = [&](ObjectId o) { return g.class_of(o).valid() && g.class_info(g.class_of(o)).profiler; };
+  uint64_t overhead = 0;
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (const ObjectId o(i); profiler(o) && dom.reachable(o) && (dom.idom(o) == root || !profiler(dom.idom(o))))
+      add_saturating(overhead, dom.retained_bytes(o));
+  report.profiler_bytes = std::min(overhead, dom.retained_bytes(root));
+  report.heap_bytes = dom.retained_bytes(root) - report.profiler_bytes;
   const auto threshold = static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
-  auto big = [&](ObjectId o) { return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0; };
+  auto big = [&](ObjectId o) { return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0 && !profiler(o); };
 
   // Objects that retain more than the threshold, each followed down to where it accumulates.
   std::vector<ObjectId> pending, points;
@@ -188,7 +196,11 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     LeakSuspect s;
     s.holder = a;
     std::vector<ObjectId> kids = dom.children(a);
-    if (kids.empty()) kids.push_back(a);
+    // Where the children hold less than the object itself (a big String, an Array of small
+    // Integers), the memory is the object's own.
+    uint64_t in_kids = 0;
+    for (ObjectId k : kids) add_saturating(in_kids, dom.retained_bytes(k));
+    if (in_kids < g.memsize(a)) kids.assign(1, a);
     // The children's class that retains the most.
     std::map<uint32_t, uint64_t> retained;
     for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);

@@ -231,8 +231,11 @@ class GraphBuilder::Builder {
     if (key.address == 0) return pseudo_class("(no class)");
     // An included module's proxy is VM internals, not an instance of the module it points at.
     if (key.iclass) return pseudo_class("ICLASS");
-    if (key.profiler)
-      return pseudo_class(std::string(g_.strings_[mapped(strings, key.imemo_type)]) + " (profiler overhead)");
+    if (key.profiler) {
+      ClassId c = pseudo_class(std::string(g_.strings_[mapped(strings, key.imemo_type)]) + std::string(kProfilerSuffix));
+      g_.classes_[c.value()].profiler = true;
+      return c;
+    }
     auto [it, added] = class_by_address_.try_emplace(key.address, ClassId());
     if (added) {
       it->second = ClassId(static_cast<uint32_t>(g_.classes_.size()));

@@ -128,8 +128,10 @@ Status StoreReader::read_classes_and_sites() {
         if (!valid_string(row.int64(2))) return damaged(db_, "classes.name_id");
         ObjectId object =
             row.is_null(1) ? ObjectId::none() : ObjectId(static_cast<uint32_t>(row.int64(1)));
-        g_.classes_.push_back(
-            {static_cast<uint64_t>(row.int64(0)), object, string_or_none(row, 2)});
+        ClassInfo c{static_cast<uint64_t>(row.int64(0)), object, string_or_none(row, 2)};
+        // The store keeps the name the model gave a profiler's own objects; the flag follows it.
+        c.profiler = c.address == 0 && g_.string(c.name).ends_with(kProfilerSuffix);
+        g_.classes_.push_back(c);
         return Ok{};
       });
   if (!s) return s;
