@@ -151,16 +151,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto threshold = get_count(args, "threshold", 10);
   if (!threshold) return report_error(threshold.error());
   if (*threshold == 0 || *threshold > 100) return report_error(usage_error("--threshold expects a percentage from 1 to 100"));
-  auto paths = dumps_over_time(args.positional());
-  if (!paths) return report_error(paths.error());
-
-  std::vector<LoadedDump> dumps;
-  for (const std::string& p : *paths) {
-    // Earlier dumps are only counted and matched: their references are never followed.
-    auto dump = load_input(p, global, &p == &paths->back() ? Needs::kGraph : Needs::kObjectsOnly);
-    if (!dump) return report_error(dump.error());
-    dumps.push_back(std::move(*dump));
-  }
+  auto loaded = load_dumps_over_time(args.positional(), global);
+  if (!loaded) return report_error(loaded.error());
+  const std::vector<LoadedDump>& dumps = *loaded;
   const HeapGraph& last = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(last);
   LeakOptions options;

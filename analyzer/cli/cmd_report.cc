@@ -157,15 +157,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!suspects) return report_error(suspects.error());
   auto nodes = get_count(args, "nodes", 2000);
   if (!nodes) return report_error(nodes.error());
-  auto paths = dumps_over_time(args.positional());
-  if (!paths) return report_error(paths.error());
-
-  std::vector<LoadedDump> dumps;
-  for (const std::string& p : *paths) {
-    auto dump = load_input(p, global, &p == &paths->back() ? Needs::kGraph : Needs::kObjectsOnly);
-    if (!dump) return report_error(dump.error());
-    dumps.push_back(std::move(*dump));
-  }
+  auto loaded = load_dumps_over_time(args.positional(), global);
+  if (!loaded) return report_error(loaded.error());
+  const std::vector<LoadedDump>& dumps = *loaded;
   const HeapGraph& g = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(g);
   const HeapStats stats = compute_stats(g, SortKey::kBytes, &dom);

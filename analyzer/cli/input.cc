@@ -109,6 +109,19 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
   return out;
 }
 
+Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
+                                                     const GlobalOptions& global) {
+  auto expanded = dumps_over_time(paths);
+  if (!expanded) return expanded.error();
+  std::vector<LoadedDump> dumps;
+  for (size_t i = 0; i < expanded->size(); ++i) {
+    auto dump = load_input((*expanded)[i], global, i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
+    if (!dump) return dump.error();
+    dumps.push_back(std::move(*dump));
+  }
+  return dumps;
+}
+
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, Needs needs) {
   const bool references = needs == Needs::kGraph;
   // A store is known by SQLite's magic bytes, whatever its name.

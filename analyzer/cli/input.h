@@ -33,6 +33,11 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
 // holding several dumps, each of them (STORE#1, STORE#2, ...).
 Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths);
 
+// Loads those dumps, oldest first: the last one whole, the earlier ones without their references
+// (they are only counted and matched, never followed).
+Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
+                                                     const GlobalOptions& global);
+
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);
 

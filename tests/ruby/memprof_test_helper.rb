@@ -82,4 +82,29 @@ module MemprofTestHelper
   def named_refs(record)
     (record["reference_names"] || []).zip(record["references"] || []).to_h
   end
+
+  # Runs the block where permissions apply (root ignores them: a child drops to nobody) and
+  # returns "ExceptionClass: message" of what it raised, or "ok".
+  def as_unprivileged_user
+    reader, writer = IO.pipe
+    pid = fork do
+      reader.close
+      if Process.uid.zero?
+        Process::GID.change_privilege(65_534)
+        Process::UID.change_privilege(65_534)
+      end
+      begin
+        yield
+        writer.write("ok")
+      rescue StandardError => e
+        writer.write("#{e.class}: #{e.message}")
+      end
+      writer.close
+      exit!(0)
+    end
+    writer.close
+    outcome = reader.read
+    Process.wait(pid)
+    outcome
+  end
 end

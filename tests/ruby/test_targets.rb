@@ -181,31 +181,4 @@ class TestTargets < Test::Unit::TestCase
     assert(status.success?, out)
     assert_equal(["pipe true", "socket true", "fifo true"], out.lines.last(3).map(&:chomp), out)
   end
-
-  private
-
-  # Runs the block where permissions apply (root ignores them: a child drops to nobody) and
-  # returns "ExceptionClass: message" of what it raised, or "ok".
-  def as_unprivileged_user
-    reader, writer = IO.pipe
-    pid = fork do
-      reader.close
-      if Process.uid.zero?
-        Process::GID.change_privilege(65_534)
-        Process::UID.change_privilege(65_534)
-      end
-      begin
-        yield
-        writer.write("ok")
-      rescue StandardError => e
-        writer.write("#{e.class}: #{e.message}")
-      end
-      writer.close
-      exit!(0)
-    end
-    writer.close
-    outcome = reader.read
-    Process.wait(pid)
-    outcome
-  end
 end
