@@ -11,8 +11,8 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"by", "GROUP", "class (default), site (file:line and class) or gem: the text table's rows"},
-    {"top", "N", "rows to list, the largest growth first (default 20; 0 lists all)"},
+    {"by", "GROUP", "rows: class (default), site (file:line, class) or gem"},
+    {"top", "N", "rows to list, largest growth first (default 20; 0: all)"},
 };
 
 Result<GroupTable::By> get_grouping(const ParsedArgs& args) {
@@ -154,13 +154,14 @@ const Command kDiffCommand = {
     "diff",
     "what changed between two dumps: counts and bytes, born and freed",
     "heapq diff [--by class|site|gem] [--top N] BEFORE AFTER",
-    "Compares two dumps of one process (or the first and last dump of a store): for each class\n"
-    "(--by site: allocation site and class; --by gem: the gem that allocated), the objects and\n"
-    "bytes after, their change since BEFORE, how many were born since BEFORE and how many of\n"
-    "BEFORE's were freed; the largest growth in bytes first. Objects are matched across the\n"
-    "dumps as heapq leaks matches them (memprof's seq, else address, class and GC generation).\n"
-    "Every object of a dump counts, as heapq stats counts them. --format json gives by_class\n"
-    "and by_site (and by_gem with --by gem).\n",
+    "Compares two dumps of one process (or the first and last dump of a store): for\n"
+    "each class (--by site: allocation site and class; --by gem: the gem that\n"
+    "allocated), the objects and bytes after, their change since BEFORE, how many\n"
+    "were born since BEFORE and how many of BEFORE's were freed; the largest growth\n"
+    "in bytes first. Objects are matched across the dumps as heapq leaks matches\n"
+    "them (memprof's seq, else address, class and GC generation). Every object of a\n"
+    "dump counts, as heapq stats counts them. --format json gives by_class and\n"
+    "by_site (and by_gem with --by gem).\n",
     kOptions,
     run,
 };

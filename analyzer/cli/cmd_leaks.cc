@@ -14,9 +14,9 @@ namespace {
 
 constexpr OptionSpec kOptions[] = {
     {"top", "N", "suspects to show (default 5; 0: every growing group)"},
-    {"min-growth", "N", "several dumps: objects a group must gain from the first to the last (default 10)"},
-    {"threshold", "PCT", "one dump: the share of the heap a suspect retains at least (default 10)"},
-    {"max-depth", "D", "steps shown of a path to a holder, its middle elided past them (default 64)"},
+    {"min-growth", "N", "objects a group gains, first to last dump, at least (10)"},
+    {"threshold", "PCT", "one dump: % of the heap a suspect retains at least (10)"},
+    {"max-depth", "D", "steps shown of a path, its middle elided past them (64)"},
 };
 
 std::string site_of(const GroupTable::Group& g) {
@@ -228,22 +228,24 @@ const Command kLeaksCommand = {
     "what grows across dumps, which line allocated it and who holds it",
     "heapq leaks [--top N] [--max-depth D] D1 D2 [D3...]\n"
     "       heapq leaks [--top N] [--threshold PCT] DUMP",
-    "D1 D2 D3...: dumps of one process over time, oldest first (or one store holding several:\n"
-    "heapq load d1 d2 d3 -o app.db; heapq leaks app.db). Take the first after warm-up, the\n"
-    "others after more load. The suspects are the objects born after D1 and alive in the last\n"
-    "dump, grouped by class and allocation site, that gained --min-growth objects or more:\n"
-    "groups whose live count grew between every two dumps first, then those still growing at\n"
-    "the last dump, then the rest (a one-time warm-up grows once), each by the memory they\n"
-    "hold. Each suspect\n"
-    "names its counts per dump, its bytes, what freeing them all would free, the object that\n"
-    "holds them (the deepest object that dominates most of them, else the one that references\n"
-    "most) and a path from the GC roots to it. Objects are matched across dumps by memprof's\n"
-    "seq, else by address, class and GC generation (allocation tracing on), else by address\n"
-    "and class. The counts per dump are of every object, as heapq stats counts; objects the\n"
-    "roots do not reach (garbage not yet swept) are never suspects.\n"
-    "DUMP alone: objects that retain more than --threshold percent of the heap, followed down\n"
-    "the dominator tree while one child keeps most of its parent (the accumulation point), with\n"
-    "the class, count and allocation sites of what accumulates there.\n",
+    "D1 D2 D3...: dumps of one process over time, oldest first (or one store\n"
+    "holding several: heapq load d1 d2 d3 -o app.db; heapq leaks app.db). Take the\n"
+    "first after warm-up, the others after more load. The suspects are the objects\n"
+    "born after D1 and alive in the last dump, grouped by class and allocation\n"
+    "site, that gained --min-growth objects or more: groups whose count grew\n"
+    "between every two dumps first, then those still growing at the last dump, then\n"
+    "the rest (a one-time warm-up grows once), each by the memory they hold. Each\n"
+    "suspect names its counts per dump, its bytes, what freeing them all would\n"
+    "free, the object that holds them (the deepest object that dominates most of\n"
+    "them, else the one that references most) and a path from the GC roots to it.\n"
+    "Objects are matched across dumps by memprof's seq, else by address, class and\n"
+    "GC generation (allocation tracing on), else by address and class. The counts\n"
+    "per dump are of every object, as heapq stats counts; objects the roots do not\n"
+    "reach (garbage not yet swept) are never suspects.\n"
+    "DUMP alone: objects that retain more than --threshold percent of the heap,\n"
+    "followed down the dominator tree while one child keeps most of its parent (the\n"
+    "accumulation point), with the class, count and allocation sites of what\n"
+    "accumulates there.\n",
     kOptions,
     run,
 };
