@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "cli/terminal_text.h"
-#include "src/read/utf8.h"
+#include "heapq/utf8.h"
 
 namespace heapq::cli {
 

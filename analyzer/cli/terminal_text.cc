@@ -3,30 +3,11 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "heapq/utf8.h"
+
 namespace heapq::cli {
 
 namespace {
-
-// Length of the well-formed UTF-8 sequence at s[i], or 0 when the byte starts none.
-size_t sequence_length(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
-  const size_t left = s.size() - i;
-  auto cont = [&](size_t k) { return k < left && (b(k) & 0xc0) == 0x80; };
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c >= 0xe0 && c <= 0xef) {
-    if (!cont(1) || !cont(2)) return 0;
-    if ((c == 0xe0 && b(1) < 0xa0) || (c == 0xed && b(1) > 0x9f)) return 0;  // overlong, surrogate
-    return 3;
-  }
-  if (c >= 0xf0 && c <= 0xf4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if ((c == 0xf0 && b(1) < 0x90) || (c == 0xf4 && b(1) > 0x8f)) return 0;
-    return 4;
-  }
-  return 0;
-}
 
 uint32_t code_point(std::string_view s, size_t i, size_t n) {
   const auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
@@ -58,7 +39,7 @@ std::string escape(std::string_view s, bool keep_newlines) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const size_t n = sequence_length(s, i);
+    const size_t n = utf8_sequence_length(s, i);
     if (n == 0) {  // a byte that is not UTF-8: shown, not sent
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(s[i])));

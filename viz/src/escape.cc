@@ -3,26 +3,11 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "heapq/utf8.h"
+
 namespace heapq::viz {
 
 namespace {
-
-// The length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
-size_t utf8_length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
-  return n;
-}
 
 void append_hex_escape(std::string& out, unsigned char c) {
   char buf[8];
@@ -36,7 +21,7 @@ std::string printable_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_length(s, i);
+    const size_t n = utf8_sequence_length(s, i);
     const auto c = static_cast<unsigned char>(s[i]);
     if (n == 0) {
       out += "\xEF\xBF\xBD";  // U+FFFD

@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "read/parsed_chunk.h"
-#include "read/utf8.h"
+#include "heapq/utf8.h"
 
 namespace heapq {
 

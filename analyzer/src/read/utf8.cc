@@ -1,14 +1,12 @@
-#include "read/utf8.h"
+#include "heapq/utf8.h"
 
 #include <cstdint>
 #include <cstring>
 
 namespace heapq {
 
-namespace {
-
-// Length of the well-formed sequence at s[i], or 0 when it is ill-formed (RFC 3629 table).
-size_t sequence_length(std::string_view s, size_t i) {
+// The RFC 3629 table, byte by byte.
+size_t utf8_sequence_length(std::string_view s, size_t i) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
     return k < s.size() && byte(k) >= lo && byte(k) <= hi;
@@ -25,8 +23,6 @@ size_t sequence_length(std::string_view s, size_t i) {
   return 0;
 }
 
-}  // namespace
-
 bool valid_utf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
@@ -39,7 +35,7 @@ bool valid_utf8(std::string_view s) {
         continue;
       }
     }
-    size_t n = sequence_length(s, i);
+    size_t n = utf8_sequence_length(s, i);
     if (n == 0) return false;
     i += n;
   }
@@ -51,7 +47,7 @@ std::string repair_utf8(std::string_view s) {
   out.reserve(s.size() + 8);
   size_t i = 0;
   while (i < s.size()) {
-    size_t n = sequence_length(s, i);
+    size_t n = utf8_sequence_length(s, i);
     if (n == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
