@@ -103,11 +103,8 @@ bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth,
   return true;
 }
 
-void object_json(JsonWriter& w, const Analysis& a, ObjectId o) {
-  json_key(w, "address");
-  json_string(w, hex_address(a.g.address(o)));
-  json_key(w, "class");
-  json_string(w, describe(a.g, o));
+void dominator_json(JsonWriter& w, const Analysis& a, ObjectId o) {
+  object_json(w, a.g, o);
   json_key(w, "bytes");
   w.Uint64(a.g.memsize(o));
   json_key(w, "retained_bytes");
@@ -156,7 +153,7 @@ void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth
       json_key(w, "retained_bytes");
       w.Uint64(a.dom.retained_bytes(it.node));
     } else {
-      object_json(w, a, it.node);
+      dominator_json(w, a, it.node);
     }
     json_key(w, "children");
     w.StartArray();
@@ -193,7 +190,7 @@ bool write_json(const LoadedDump& dump, const Analysis& a, const std::vector<Obj
   w.StartArray();
   for (ObjectId o : top) {
     w.StartObject();
-    object_json(w, a, o);
+    dominator_json(w, a, o);
     json_key(w, "site");
     site_json(w, a.g, o);
     json_key(w, "path");

@@ -120,10 +120,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
     json_key(w, "holder");
     if (s.holder.valid()) {
       w.StartObject();
-      json_key(w, "address");
-      json_string(w, hex_address(g.address(s.holder)));
-      json_key(w, "class");
-      json_string(w, describe(g, s.holder));
+      object_json(w, g, s.holder);
       json_key(w, "edge");
       json_string_or_null(w, g.string(tree.edge_into(g, s.holder)));
       json_key(w, "holds");

@@ -52,10 +52,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   Referrers referrers = Referrers::build(g);
   json_key(w, "target");
   w.StartObject();
-  json_key(w, "address");
-  json_string(w, hex_address(g.address(o)));
-  json_key(w, "class");
-  json_string(w, describe(g, o));
+  object_json(w, g, o);
   json_key(w, "bytes");
   w.Uint64(g.memsize(o));
   json_key(w, "site");
@@ -85,26 +82,22 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   IdRange<ObjectId> sources = referrers.of(o);
   for (size_t i = 0; i < sources.size(); ++i) {
     const ObjectId from = sources[i];
+    // The reference's name; from the virtual root, its GC root category.
+    const std::string_view edge = g.string(reference_label(g, referrers.edges_of(o)[i]));
     w.StartObject();
-    json_key(w, "address");
     if (from == g.virtual_root()) {
-      std::string root(g.string(reference_label(g, referrers.edges_of(o)[i])));
+      json_key(w, "address");
       w.Null();
       json_key(w, "class");
       json_string(w, "ROOT");
-      json_key(w, "edge");
-      json_string_or_null(w, root);
-      text += "  ROOT(" + root + ")\n";
+      text += "  ROOT(" + name_text(edge) + ")\n";
     } else {
-      std::string edge(g.string(reference_label(g, referrers.edges_of(o)[i])));
-      json_string(w, hex_address(g.address(from)));
-      json_key(w, "class");
-      json_string(w, describe(g, from));
-      json_key(w, "edge");
-      json_string_or_null(w, edge);
+      object_json(w, g, from);
       text += "  " + describe_text(g, from) + " " + hex_address(g.address(from)) +
               (edge.empty() ? "" : " " + name_text(edge)) + "\n";
     }
+    json_key(w, "edge");
+    json_string_or_null(w, edge);
     w.EndObject();
   }
   w.EndArray();

@@ -49,10 +49,7 @@ void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path) {
     }
     const PathStep& s = path.steps[i];
     w.StartObject();
-    json_key(w, "address");
-    json_string(w, hex_address(g.address(s.object)));
-    json_key(w, "class");
-    json_string(w, describe(g, s.object));
+    object_json(w, g, s.object);
     json_key(w, "edge");
     json_string_or_null(w, g.string(i == 0 ? path.root : s.edge));
     if (i == 0) {
@@ -80,6 +77,13 @@ std::string site_text(const HeapGraph& g, ObjectId o) {
   if (!s.valid()) return {};
   const Site& site = g.site_info(s);
   return site_text(g.string(site.file), site.line, g.string(site.method));
+}
+
+void object_json(JsonWriter& w, const HeapGraph& g, ObjectId o) {
+  json_key(w, "address");
+  json_string(w, hex_address(g.address(o)));
+  json_key(w, "class");
+  json_string(w, describe(g, o));
 }
 
 void site_json(JsonWriter& w, std::string_view file, uint32_t line, std::string_view method) {

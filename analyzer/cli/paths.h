@@ -33,6 +33,9 @@ void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path);
 // "samples/app.rb:12 in fetch", or empty without a site.
 std::string site_text(const HeapGraph& g, ObjectId o);
 std::string site_text(std::string_view file, uint32_t line, std::string_view method);
+// The "address" and "class" keys of an object, as every command's JSON names objects.
+void object_json(JsonWriter& w, const HeapGraph& g, ObjectId o);
+
 // {"file","line","method"} or null.
 void site_json(JsonWriter& w, const HeapGraph& g, ObjectId o);
 void site_json(JsonWriter& w, std::string_view file, uint32_t line, std::string_view method);
