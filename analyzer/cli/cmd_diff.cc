@@ -30,14 +30,15 @@ std::string signed_bytes(int64_t n) {
   return (n > 0 ? "+" : n < 0 ? "-" : "") + format_bytes(static_cast<uint64_t>(std::llabs(n)));
 }
 
-std::string row_label(GroupTable::By by, const GroupTable::Group& g) {
+// The label columns of a row: the class; the gem; or the site (file:line) and the class.
+std::vector<std::string> row_labels(GroupTable::By by, const GroupTable::Group& g) {
   switch (by) {
-    case GroupTable::By::kClass: return g.cls;
-    case GroupTable::By::kGem: return g.file;
+    case GroupTable::By::kClass: return {g.cls};
+    case GroupTable::By::kGem: return {g.file};
     case GroupTable::By::kClassAndSite:
-      return (g.has_site() ? g.file + ":" + std::to_string(g.line) : "(no allocation site)") + " " + g.cls;
+      return {g.has_site() ? g.file + ":" + std::to_string(g.line) : "(no allocation site)", g.cls};
   }
-  return g.cls;
+  return {g.cls};
 }
 
 void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& rows, GroupTable::By by, size_t top) {
@@ -128,20 +129,29 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
 
   const std::vector<DiffRow> rows = diff.by(*by);
-  std::string text = before->path + " -> " + after->path + ": " + format_count(after->graph.object_count()) +
+  std::string text = before->path + " -> " + after->path + ":\n" + format_count(after->graph.object_count()) +
                      " objects (" + signed_count(static_cast<int64_t>(after->graph.object_count() -
                                                                         before->graph.object_count())) +
                      "), " + format_count(diff.born()) + " born, " + format_count(diff.freed()) + " freed\n";
   if (diff.match() == MatchMethod::kAddress)
-    text += "(no allocation tracing: objects matched by address and class; a reused address passes for the old object)\n";
-  TextTable table({*by == GroupTable::By::kGem ? "gem" : *by == GroupTable::By::kClass ? "class" : "site and class",
-                   "count", "change", "bytes", "change", "born", "freed"},
-                  {false, true, true, true, true, true, true});
+    text += "(no allocation tracing: objects matched by address and class; a reused address\n"
+            "passes for the old object)\n";
+  std::vector<std::string> header = *by == GroupTable::By::kGem     ? std::vector<std::string>{"gem"}
+                                    : *by == GroupTable::By::kClass ? std::vector<std::string>{"class"}
+                                                                    : std::vector<std::string>{"site", "class"};
+  std::vector<bool> numeric(header.size(), false);
+  for (const char* column : {"count", "change", "bytes", "change", "born", "freed"}) {
+    header.push_back(column);
+    numeric.push_back(true);
+  }
+  TextTable table(header, numeric);
   for (size_t i = 0; i < rows.size() && i < n; ++i) {
     const DiffRow& r = rows[i];
-    table.add({row_label(*by, r.group), format_count(r.after_count), signed_count(r.count_change()),
-               format_bytes(r.after_bytes), signed_bytes(r.bytes_change()), format_count(r.born),
-               format_count(r.freed)});
+    std::vector<std::string> cells = row_labels(*by, r.group);
+    for (std::string cell : {format_count(r.after_count), signed_count(r.count_change()), format_bytes(r.after_bytes),
+                             signed_bytes(r.bytes_change()), format_count(r.born), format_count(r.freed)})
+      cells.push_back(std::move(cell));
+    table.add(std::move(cells));
   }
   text += table.render();
   if (rows.size() > n) text += "(" + format_count(rows.size() - n) + " more; --top 0 lists all)\n";

@@ -91,7 +91,7 @@ class HeapGraph {
   }
   // Name of the i-th reference of o ("@ivar", "[3]", ...); none when the dump has no name.
   StringId reference_name(ObjectId o, size_t i) const {
-    return edge_name_.empty() ? StringId::none() : edge_name_[edge_begin_[o.value()] + i];
+    return edge_name(static_cast<uint32_t>(edge_begin_[o.value()] + i));
   }
   bool has_reference_names() const { return !edge_name_.empty(); }
   // The name of a reference by its index into edge_targets(); none when the dump has no name.
