@@ -271,6 +271,26 @@ TEST(Leaks, OneDumpSkipsTheProfilerAndNamesBigObjectsThemselves) {
   EXPECT_EQ(r.suspects[0].retained_bytes, 5'000'000u);
 }
 
+// A linked list: each node dominates the rest, and each one keeps most of its parent. What
+// accumulates is the chain, held by the list, not its last node.
+TEST(Leaks, OneDumpStopsAtAChainsFirstNode) {
+  std::string dump = kClasses + root("vm", {0x100});
+  const int kLength = 2000;
+  dump += record(0x100, "OBJECT", 0x10, {0x1000}, 40);
+  for (int i = 0; i < kLength; ++i) {
+    const uint64_t a = 0x1000 + 0x28 * i;
+    dump += record(a, "OBJECT", 0x30, i + 1 < kLength ? std::vector<uint64_t>{a + 0x28} : std::vector<uint64_t>{}, 40);
+  }
+  HeapGraph g = load(dump);
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].holder, id(g, 0x100)) << "the list that holds the chain";
+  EXPECT_EQ(r.suspects[0].group.cls, "Item");
+  EXPECT_EQ(r.suspects[0].count, uint64_t(kLength));
+  EXPECT_EQ(r.suspects[0].bytes, 40u * kLength);
+}
+
 TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
   HeapGraph g = load(process_dump(3));
   HeapDominators dom = HeapDominators::compute(g);

@@ -162,6 +162,11 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
   auto big = [&](ObjectId o) { return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0 && !profiler(o); };
 
   // Objects that retain more than the threshold, each followed down to where it accumulates.
+  // A chain (a linked list: each node dominating the rest) is followed no further than its
+  // first node: what accumulates is the chain.
+  auto chain_starts = [&](ObjectId a, const std::vector<ObjectId>& kids) {
+    return !kids.empty() && g.class_of(kids[0]) == g.class_of(a);
+  };
   std::vector<ObjectId> pending, points;
   for (ObjectId c : dom.children(root))
     if (big(c)) pending.push_back(c);
@@ -169,8 +174,9 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     ObjectId a = pending.back();
     pending.pop_back();
     std::vector<ObjectId> kids = dom.children(a);
-    while (!kids.empty() && static_cast<double>(dom.retained_bytes(kids[0])) >=
-                                options.dominant * static_cast<double>(dom.retained_bytes(a))) {
+    while (!kids.empty() && !chain_starts(a, kids) &&
+           static_cast<double>(dom.retained_bytes(kids[0])) >=
+               options.dominant * static_cast<double>(dom.retained_bytes(a))) {
       a = kids[0];
       kids = dom.children(a);
     }
@@ -178,7 +184,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     uint64_t in_big = 0;
     size_t big_kids = 0;
     while (big_kids < kids.size() && big(kids[big_kids])) in_big += dom.retained_bytes(kids[big_kids++]);
-    if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a)) {
+    if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a) && !chain_starts(a, kids)) {
       pending.insert(pending.end(), kids.begin(), kids.begin() + static_cast<ptrdiff_t>(big_kids));
       continue;
     }
@@ -196,11 +202,21 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     LeakSuspect s;
     s.holder = a;
     std::vector<ObjectId> kids = dom.children(a);
+    if (chain_starts(a, kids)) {
+      // The chain's nodes, held by what holds its first one.
+      std::vector<ObjectId> chain{a};
+      while (chain_starts(chain.back(), kids)) {
+        chain.push_back(kids[0]);
+        kids = dom.children(kids[0]);
+      }
+      kids = std::move(chain);
+      if (dom.idom(a) != root) s.holder = dom.idom(a);
+    }
     // Where the children hold less than the object itself (a big String, an Array of small
     // Integers), the memory is the object's own.
     uint64_t in_kids = 0;
     for (ObjectId k : kids) add_saturating(in_kids, dom.retained_bytes(k));
-    if (in_kids < g.memsize(a)) kids.assign(1, a);
+    if (in_kids < g.memsize(a) && s.holder == a) kids.assign(1, a);
     // The children's class that retains the most.
     std::map<uint32_t, uint64_t> retained;
     for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);
