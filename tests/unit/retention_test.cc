@@ -99,6 +99,33 @@ TEST(Retainers, HolderPathsShortestFirstEachThroughAnotherHolder) {
   EXPECT_EQ(cut[1].steps.back().object, id(g, 0x310));
 }
 
+// A thread's stack holds the Hash a worker is using while the dump is taken; the constant that
+// holds it for good is the reason it stays alive, and the path says so.
+TEST(Retainers, PathsStartAtDurableRootsFirst) {
+  const std::string dump = kClasses + root("machine_context", {0x200, 0x900}) + root("vm", {0x100}) +
+                           record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 200) +
+                           record(0x300, "OBJECT", 0x30, {}, 100) + record(0x900, "OBJECT", 0x30, {0x910}, 10) +
+                           record(0x910, "OBJECT", 0x30, {}, 10);
+  HeapGraph g = load(dump);
+  ShortestPathTree tree = ShortestPathTree::compute(g);
+  RetentionPath to_item = tree.path_to(g, id(g, 0x300));
+  EXPECT_EQ(g.string(to_item.root), "vm");
+  ASSERT_EQ(to_item.steps.size(), 3u);  // root -> 0x100 -> 0x200 -> 0x300, not the stack's shortcut
+  EXPECT_EQ(to_item.steps[1].object, id(g, 0x200));
+  EXPECT_FALSE(tree.from_transient_root(id(g, 0x300)));
+  // What only a stack holds keeps its path from the stack.
+  RetentionPath to_local = tree.path_to(g, id(g, 0x910));
+  EXPECT_EQ(g.string(to_local.root), "machine_context");
+  EXPECT_EQ(to_local.steps.size(), 2u);
+  EXPECT_TRUE(tree.from_transient_root(id(g, 0x910)));
+  // The holders' paths too: the durable one first, though it is longer.
+  Referrers r = Referrers::build(g);
+  std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x200), 5, 64);
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(g.string(paths[0].root), "vm");
+  EXPECT_EQ(g.string(paths[1].root), "machine_context");
+}
+
 // Two root-held objects reach one Hash that holds the target: that is one reason it is alive,
 // not two. A second path needs a second holder.
 TEST(Retainers, AlternativePathsDifferAtTheHolder) {

@@ -52,8 +52,17 @@ class Referrers {
 // reference of the virtual root its GC root category.
 StringId reference_label(const HeapGraph& graph, uint32_t edge);
 
-// The shortest path from the roots to every object, from one breadth-first search that keeps,
+// Whether a GC root category is a transient one (see ShortestPathTree).
+bool is_transient_root(std::string_view category);
+
+// The shortest path from the roots to every object, from a breadth-first search that keeps,
 // for each object, the reference that reached it. O(objects + references).
+//
+// Paths start at a durable root where one reaches the object: a transient root (a thread's
+// machine stack, "machine_context", which Ruby scans conservatively so that a stale word
+// counts, or what the threads of a forked dump's parent held, "fork_parent:thread") only
+// starts the path of an object no durable root reaches. A worker thread that is using a
+// cache when the dump is taken would otherwise hide the constant that holds it.
 class ShortestPathTree {
  public:
   // `through_not`: an object the search reaches but never goes through, so that the paths to
@@ -62,6 +71,8 @@ class ShortestPathTree {
   bool reachable(ObjectId o) const { return parent_[o.value()] != kNone; }
   // References from the virtual root to o along the shortest path; UINT32_MAX when unreachable.
   uint32_t distance(ObjectId o) const { return distance_[o.value()]; }
+  // Whether only a transient root reaches o.
+  bool from_transient_root(ObjectId o) const { return transient_[o.value()]; }
   // The object that reached o (the virtual root for root-held objects); none when unreachable.
   ObjectId parent(ObjectId o) const {
     return parent_[o.value()] == kNone ? ObjectId::none() : ObjectId(parent_[o.value()]);
@@ -76,10 +87,12 @@ class ShortestPathTree {
   std::vector<uint32_t> parent_;    // by node; the virtual root for root-held objects
   std::vector<uint32_t> via_;       // by node: the reference (edge index) from the parent
   std::vector<uint32_t> distance_;  // by node
+  std::vector<bool> transient_;     // by node: reached from a transient root only
 };
 
 // Up to max_paths shortest paths from the roots to target, each through a different holder
-// (the object that references target directly), shortest first; a path longer than max_steps
+// (the object that references target directly), shortest first (those from transient roots
+// last); a path longer than max_steps
 // keeps its first and last steps. O(objects + references + referrers log referrers).
 std::vector<RetentionPath> holder_paths(const HeapGraph& graph, const Referrers& referrers, ObjectId target,
                                         size_t max_paths, size_t max_steps);

@@ -61,6 +61,10 @@ Referrers Referrers::build(const HeapGraph& g) {
   return r;
 }
 
+bool is_transient_root(std::string_view category) {
+  return category == "machine_context" || category.starts_with("fork_parent:");
+}
+
 ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_not) {
   ShortestPathTree t;
   const uint32_t root = g.virtual_root().value();
@@ -69,21 +73,36 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
   t.distance_.assign(g.object_count() + 1, kNone);
   t.parent_[root] = root;
   t.distance_[root] = 0;
-  std::vector<uint32_t> queue{root};
   const auto begin = g.edge_begin();
   const auto target = g.edge_targets();
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t v = queue[head];
-    if (!retains(g, v) || v == through_not.value()) continue;
-    for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
-      const uint32_t w = target[e];
-      if (t.parent_[w] == kNone) {
-        t.parent_[w] = v;
-        t.via_[w] = e;
-        t.distance_[w] = t.distance_[v] + 1;
-        queue.push_back(w);
-      }
+  t.transient_.assign(g.object_count() + 1, false);
+  std::vector<uint32_t> queue;
+  bool transient = false;
+  auto reach = [&](uint32_t v, uint32_t e) {
+    const uint32_t w = target[e];
+    if (t.parent_[w] != kNone) return;
+    t.parent_[w] = v;
+    t.via_[w] = e;
+    t.distance_[w] = t.distance_[v] + 1;
+    t.transient_[w] = transient;
+    queue.push_back(w);
+  };
+  auto search = [&](size_t head) {
+    for (; head < queue.size(); ++head) {
+      const uint32_t v = queue[head];
+      if (!retains(g, v) || v == through_not.value()) continue;
+      for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) reach(v, e);
     }
+  };
+  // Durable roots first, then what only the transient ones reach (see the header).
+  const uint32_t roots_begin = begin[root];
+  const std::span<const RootEdge> roots = g.roots();
+  for (bool phase : {false, true}) {
+    transient = phase;
+    const size_t head = queue.size();
+    for (size_t i = 0; i < roots.size(); ++i)
+      if (is_transient_root(g.string(roots[i].category)) == phase) reach(root, roots_begin + static_cast<uint32_t>(i));
+    search(head);
   }
   return t;
 }
@@ -102,6 +121,7 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& ref
   const ShortestPathTree tree = ShortestPathTree::compute(g, target);
   if (!tree.reachable(target)) return {};
   struct Holder {
+    bool transient;
     uint32_t distance, source, edge;
   };
   std::vector<Holder> holders;
@@ -110,9 +130,12 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& ref
   for (size_t i = 0; i < sources.size(); ++i) {
     const uint32_t s = sources[i].value();
     if (s == target.value() || !retains(g, s) || !tree.reachable(ObjectId(s))) continue;
-    holders.push_back({tree.distance(ObjectId(s)), s, edges[i]});
+    const bool transient = s == g.virtual_root().value() ? is_transient_root(g.string(reference_label(g, edges[i])))
+                                                         : tree.from_transient_root(ObjectId(s));
+    holders.push_back({transient, tree.distance(ObjectId(s)), s, edges[i]});
   }
   std::sort(holders.begin(), holders.end(), [](const Holder& a, const Holder& b) {
+    if (a.transient != b.transient) return b.transient;
     return a.distance != b.distance ? a.distance < b.distance : a.source != b.source ? a.source < b.source : a.edge < b.edge;
   });
   holders.erase(std::unique(holders.begin(), holders.end(),
