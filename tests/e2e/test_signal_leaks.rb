@@ -69,6 +69,7 @@ class TestSignalLeaks < Test::Unit::TestCase
         expect(stderr, WROTE)[1]
       end
       stdin.close
+      assert_not_nil(thread.join(DEADLINE), "the program ends when its stdin closes")
       assert(thread.value.success?, "the program ends normally")
       dumps
     ensure

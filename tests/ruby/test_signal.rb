@@ -29,6 +29,7 @@ class TestSignal < Test::Unit::TestCase
         sleep 0.001
       end
     end
+    Thread.pass while $leak.size < 10 # something to find in the first dump
     puts "ready"
     $stdin.read
     worker.kill
@@ -257,6 +258,31 @@ class TestSignal < Test::Unit::TestCase
     path = program.expect(:stderr, WROTE)[1]
     assert_complete(path)
     assert_equal(program.pid, JSON.parse(File.open(path, &:gets))["pid"], "this process wrote it")
+    assert_equal(0, program.finish.exitstatus)
+  end
+
+  def test_when_fork_fails_the_dump_is_made_in_process
+    program = start(<<~RUBY)
+      Process.singleton_class.prepend(Module.new { def fork(*) = raise(Errno::EAGAIN) })
+      require "memprof/signal"
+    RUBY
+    program.signal
+    program.expect(:stderr, /^memprof: fork failed \(Errno::EAGAIN: .*\); dumping in-process/)
+    assert_complete(program.expect(:stderr, WROTE)[1])
+    assert_equal(0, program.finish.exitstatus)
+  end
+
+  def test_a_failed_dump_is_reported_and_the_next_one_works
+    program = start(%(require "memprof/signal"))
+    FileUtils.rm_rf(@dumps)
+    program.signal
+    path = program.expect(:stderr, STARTED)[2]
+    failed = program.expect(:stderr, /^memprof: dump to (.+) failed: child \d+ exited with status 1$/)
+    assert_equal(path, failed[1])
+    assert_empty(Dir.glob("#{@dir}/**/memprof-*"), "no file left behind")
+    Dir.mkdir(@dumps)
+    program.signal
+    assert_complete(program.expect(:stderr, WROTE)[1])
     assert_equal(0, program.finish.exitstatus)
   end
 

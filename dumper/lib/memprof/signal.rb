@@ -102,7 +102,11 @@ module Memprof
       private
 
       def signal_name(signal)
-        name = signal.is_a?(Integer) ? ::Signal.signame(signal) : signal.to_s.upcase.delete_prefix("SIG")
+        name = if signal.is_a?(Integer)
+                 ::Signal.signame(signal)
+               else
+                 signal.to_s.upcase.delete_prefix("SIG")
+               end
         number = name && ::Signal.list[name]
         raise SettingError.new(:signal, signal, "unknown signal") if number.nil? || number.zero?
 
@@ -137,11 +141,10 @@ module Memprof
         log("SIG#{name} was set to EXIT; memprof's handler replaces it") if previous == "EXIT"
       end
 
+      # Called as Ruby calls a handler: with the signal's number.
       def chain(signo)
         previous = @previous
-        return unless previous.respond_to?(:call)
-
-        previous.is_a?(Proc) && previous.lambda? && previous.arity.zero? ? previous.call : previous.call(signo)
+        previous.call(signo) if previous.respond_to?(:call)
       end
 
       # In the trap handler: only a Queue push. After the program forked (a preforking
@@ -259,7 +262,9 @@ module Memprof
       end
 
       def status_text(status)
-        status.signaled? ? "was killed by signal #{status.termsig}" : "exited with status #{status.exitstatus}"
+        return "was killed by signal #{status.termsig}" if status.signaled?
+
+        "exited with status #{status.exitstatus}"
       end
 
       def error_text(error)
