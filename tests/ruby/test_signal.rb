@@ -200,7 +200,7 @@ class TestSignal < Test::Unit::TestCase
   def test_bad_settings_are_named_and_the_program_runs_on
     {
       { "MEMPROF_SIGNAL" => "FOO" } => "memprof: MEMPROF_SIGNAL=FOO: unknown signal",
-      { "MEMPROF_SIGNAL" => "KILL" } => "memprof: MEMPROF_SIGNAL=KILL: cannot be trapped",
+      { "MEMPROF_SIGNAL" => "SIGKILL" } => "memprof: MEMPROF_SIGNAL=SIGKILL: cannot be trapped",
       { "MEMPROF_SIGNAL" => "USR2\e[2J" } => 'memprof: MEMPROF_SIGNAL=USR2\x1b[2J: unknown signal',
       { "MEMPROF_SIGNAL" => "USR2", "MEMPROF_DIR" => "/nonexistent/dumps" } =>
         "memprof: MEMPROF_DIR=/nonexistent/dumps: no such directory",

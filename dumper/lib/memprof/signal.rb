@@ -49,7 +49,7 @@ module Memprof
           request_dump
           chain(signo)
         end
-        previous = trap(name, handler) # first: a signal Ruby refuses changes nothing
+        previous = trap(name, signal, handler) # first: a signal Ruby refuses changes nothing
         previous = @previous if @handler && previous.equal?(@handler) # installed again
         warn_replaced(name, previous)
         restore_handler if @signal && @signal != name
@@ -94,7 +94,7 @@ module Memprof
         nil
       end
 
-      # s with control characters written as \xNN, so that a log line stays one line.
+      # text with control characters written as \xNN, so that a log line stays one line.
       def printable(text)
         text.b.gsub(/[\x00-\x1f\x7f]/n) { |c| format("\\x%02x", c.ord) }
       end
@@ -129,10 +129,10 @@ module Memprof
       end
 
       # Ruby refuses some signals (KILL, STOP, SEGV, VTALRM, ...).
-      def trap(name, handler)
+      def trap(name, signal, handler)
         ::Signal.trap(name, handler)
       rescue ArgumentError, SystemCallError => e
-        raise SettingError.new(:signal, name, "cannot be trapped (#{e.message})")
+        raise SettingError.new(:signal, signal, "cannot be trapped (#{e.message})")
       end
 
       # The signal's default action (DEFAULT, SYSTEM_DEFAULT: for USR2, ending the process) and
