@@ -13,7 +13,8 @@ Gem::Specification.new do |spec|
   spec.summary = "Heap dumps with named references and allocation tracking for modern Ruby"
   spec.description = "Memprof.dump_all writes every live object with its references named " \
                      "(ivars, constants, hash keys, array indexes) as JSON Lines, a superset " \
-                     "of ObjectSpace.dump_all; Memprof.start/track record allocation sites."
+                     "of ObjectSpace.dump_all; Memprof.start/track record allocation sites; " \
+                     "memprof/signal dumps a running process on a signal."
   spec.authors = ["memprof + heapq contributors"]
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.1"

@@ -165,3 +165,7 @@ module Memprof
     end
   end
 end
+
+# `RUBYOPT=-rmemprof MEMPROF_SIGNAL=USR2 ruby app.rb` dumps the heap on each SIGUSR2, with no
+# change to the program (memprof/signal reads the rest of its settings from the environment).
+require "memprof/signal" unless ENV.fetch("MEMPROF_SIGNAL", "").empty?

@@ -1,0 +1,95 @@
+# The three-dump technique on a running program: dumped by SIGUSR2 three times (memprof/signal,
+# tracking on), with the same number of requests between two dumps; heapq leaks finds the line
+# that leaks, its class and steady growth.
+require_relative "helper"
+require "io/wait"
+
+class TestSignalLeaks < Test::Unit::TestCase
+  include E2E
+
+  REQUESTS = 300
+  DEADLINE = 20 # seconds for any one line to appear
+  WROTE = /^memprof: wrote (.+) \(\d+\.\d MB\) in \d+\.\d\d s$/.freeze
+
+  # Each line on stdin is a number of requests, handled in a thread of their own (a finished
+  # thread's stack is not scanned: no stale word pins a request's garbage); "done" after them.
+  PROGRAM = <<~'RUBY'.freeze
+    $stdout.sync = true
+    require "memprof/signal"
+
+    class Session
+      def initialize(id)
+        @id = id
+        @tags = [:new]
+      end
+    end
+
+    SESSIONS = []
+    handle = lambda do |i|
+      SESSIONS << Session.new(i) # leak: Session
+      Array.new(10) { |j| "garbage #{i} #{j}" }
+    end
+    puts "ready"
+    while (line = $stdin.gets)
+      Thread.new { Integer(line).times(&handle) }.join
+      puts "done"
+    end
+  RUBY
+
+  def test_three_dumps_by_signal_find_the_loops_leak
+    dumps = signalled_dumps
+    suspects = heapq_json("leaks", *dumps)["suspects"]
+    assert_not_empty(suspects)
+    top = suspects.first
+    line = PROGRAM.lines.index { |l| l.include?("# leak: Session") } + 1
+    assert_equal("Session", top["class"], "top suspect: #{top.slice('class', 'site', 'growth')}")
+    assert_equal([@program, line], top["site"]&.values_at("file", "line"))
+    growth = top["growth"]
+    assert_equal(3, growth.size)
+    assert_in_delta(REQUESTS, growth[1] - growth[0], 2, "steady growth: #{growth}")
+    assert_in_delta(REQUESTS, growth[2] - growth[1], 2, "steady growth: #{growth}")
+    assert_true(top["growing"])
+    assert_equal(%w[Array SESSIONS], top["holder"]&.values_at("class", "edge"), "held by SESSIONS")
+  end
+
+  private
+
+  # Runs PROGRAM: REQUESTS requests, SIGUSR2, three times over; returns the three dumps.
+  def signalled_dumps
+    ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
+    @program = File.join(@tmp, "signalled.rb")
+    File.write(@program, PROGRAM)
+    env = { "MEMPROF_DIR" => @tmp, "MEMPROF_TRACK" => "1" }
+    Open3.popen3(env, RbConfig.ruby, "-I", ext, @program) do |stdin, stdout, stderr, thread|
+      expect(stdout, /^ready$/)
+      dumps = Array.new(3) do
+        stdin.puts(REQUESTS)
+        expect(stdout, /^done$/)
+        Process.kill("USR2", thread.pid)
+        expect(stderr, WROTE)[1]
+      end
+      stdin.close
+      assert_not_nil(thread.join(DEADLINE), "the program ends when its stdin closes")
+      assert(thread.value.success?, "the program ends normally")
+      dumps
+    ensure
+      Process.kill(:KILL, thread.pid) if thread.alive?
+    end
+  end
+
+  # The first match of pattern in what io wrote since the last match, within DEADLINE seconds.
+  def expect(io, pattern)
+    @seen ||= Hash.new { |h, k| h[k] = +"" }
+    buffer = @seen[io]
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + DEADLINE
+    until (match = pattern.match(buffer))
+      left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      flunk("no #{pattern.inspect} within #{DEADLINE} s; got:\n#{buffer}") if left <= 0
+      buffer << io.read_nonblock(65_536) if io.wait_readable(left)
+    end
+    buffer.replace(match.post_match)
+    match
+  rescue EOFError
+    flunk("closed before #{pattern.inspect}; got:\n#{buffer}")
+  end
+end
