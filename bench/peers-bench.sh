@@ -34,17 +34,17 @@ table=$out/peers-table.md
 echo "start: $(uptime)"
 
 # measure NAME CMD...: runs CMD (stdout and stderr to bench/out/peers-NAME.out, .err) under
-# GNU time and timeout; sets secs (e.g. "12.3 s", or "> 900 s (timeout)"), mb, and raw_s,
-# raw_mb (numbers for the ratios; raw_s is the limit on timeout).
+# GNU time and timeout; sets secs (e.g. "12.30 s (13.1 s CPU)", or "> 900 s (timeout)"), mb,
+# and raw_s, raw_mb (numbers for the ratios; raw_s is the limit on timeout).
 measure() {
   m_name=$1
   shift
   set +e
-  /usr/bin/time -f "%e %M" -o "$out/time.txt" timeout "$limit" "$@" \
+  /usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" timeout "$limit" "$@" \
     > "$out/peers-$m_name.out" 2> "$out/peers-$m_name.err"
   status=$?
   set -e
-  read -r raw_s kb <<EOF
+  read -r raw_s user sys kb <<EOF
 $(tail -n 1 "$out/time.txt")
 EOF
   raw_mb=$(awk -v kb="$kb" 'BEGIN { printf "%.0f", kb / 1024 }')
@@ -55,7 +55,7 @@ EOF
     cat "$out/peers-$m_name.err" >&2
     fail "$m_name: exit status $status (output in $out/peers-$m_name.out, .err)"
   else
-    secs=$(awk -v s="$raw_s" 'BEGIN { printf "%.2f s", s }')
+    secs=$(awk -v s="$raw_s" -v u="$user" -v y="$sys" 'BEGIN { printf "%.2f s (%.1f s CPU)", s, u + y }')
   fi
   echo "  $m_name: $secs, $mb" >&2
 }
@@ -126,9 +126,27 @@ echo
 echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
   "$(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM; $(ruby -v | cut -d' ' -f1-2)," \
   "heapy $(heapy version), heapq $($heapq --version | awk '{ print $NF }')"
-echo "dumps: bench/make-growth-dumps.rb (ObjectSpace.dump_all, allocation tracing on), page" \
-  "cache warm; heapq runs with --quiet and its default threads (one per core); every run under" \
-  "timeout $limit s; time is wall time, memory the peak RSS (GNU time %M)"
+cat <<EOF
+dumps: bench/make-growth-dumps.rb (ObjectSpace.dump_all, allocation tracing on), page cache
+warm; heapq runs with --quiet and its default threads (one per core); every run under
+timeout $limit s. Time is wall time (user + system CPU time in brackets), memory the peak
+RSS (GNU time %M). The ratios are of wall time and peak RSS, the peer's over heapq's
+(10x: heapq takes a tenth of the peer's).
+what each pair does:
+- summary: heapy read: objects and memsize by GC generation; heapq stats: objects and bytes
+  by type and by class
+- by allocation site: heapy read DUMP all: memsize, objects, references and duplicate
+  strings by file:line; heapq sites: bytes and objects by file:line and class
+- diff of two: heapy diff: the objects of the second dump whose address is not in the first,
+  by type and file:line; heapq diff --by site: by file:line and class, the objects and bytes
+  after, their change, how many were born and freed
+- growth over three: heapy diff D1 D2 D3: the objects born between D1 and D2 still in D3; heapq
+  leaks: those born after D1 and alive in D3 grouped by class and site, ranked by growth, each
+  with what freeing them would free, the object holding them and its path from the roots
+- dump the heap: both in one process without allocation tracing (bench/dumper-bench.rb
+  --fresh: new files, the median of the runs); memprof's records also hold each class's name,
+  the reference to the class and the name of each reference, hence its larger file
+EOF
 echo
 echo "| dump: job | heapq / memprof | time | peak RSS | peer | time | peak RSS | peer time ÷ heapq's | peer RSS ÷ heapq's |"
 echo "|---|---|---|---|---|---|---|---|---|"
