@@ -2,8 +2,9 @@
 
 # Memprof vs ObjectSpace on one heap: dump_all time and size (alternating runs), the parent's
 # pause with fork: true, and allocation-tracking overhead. Prints figures side by side.
-# Usage: ruby -I build/dumper/ext bench/dumper-bench.rb [--replace] [ORDERS] [RUNS]
-#        (250000 orders: ~1.3M objects; --replace: only the overwrite figures)
+# Usage: ruby -I build/dumper/ext bench/dumper-bench.rb [--replace | --fresh] [ORDERS] [RUNS]
+#        (250000 orders: ~1.3M objects; --replace: only the overwrite figures; --fresh: only
+#        the fresh figures and the line counts, as bench/peers-bench.sh reads them)
 # Both medians and best times are printed: on a shared machine single runs vary by 2x.
 require "memprof"
 require "objspace"
@@ -11,6 +12,7 @@ require "tmpdir"
 require_relative "orders"
 
 REPLACE = !ARGV.delete("--replace").nil?
+FRESH = !ARGV.delete("--fresh").nil?
 ORDERS = Integer(ARGV.fetch(0, "250000"))
 RUNS = Integer(ARGV.fetch(1, "5"))
 
@@ -67,11 +69,14 @@ def compare(mode, dir, runs)
 end
 
 Dir.mktmpdir("memprof-bench") do |dir|
-  modes = REPLACE ? [:overwrite] : [:fresh, :overwrite, :gzip]
+  modes = [:fresh, :overwrite, :gzip]
+  modes = [:overwrite] if REPLACE
+  modes = [:fresh] if FRESH
   objspace = modes.map { |mode| compare(mode, dir, RUNS) }.first
   memprof_path = File.join(dir, "memprof.jsonl")
   printf("lines: memprof %d, ObjectSpace %d (target for fresh and overwrite: ratio <= 0.67x)\n",
          File.foreach(memprof_path).count, File.foreach(File.join(dir, "objspace.json")).count)
+  exit if FRESH
 
   pauses = []
   RUNS.times do
