@@ -252,8 +252,8 @@ JOIN strings f ON f.dump_id = s.dump_id AND f.id = s.file_id
 LEFT JOIN strings m ON m.dump_id = s.dump_id AND m.id = s.method_id
 LEFT JOIN gems g ON g.id = s.gem_id;
 
--- Statistics for SQLite's query planner (sqlite_stat1), from a sample of each index: without
--- them it takes a search of a whole dump by primary key for cheaper than the (dump_id, address)
--- index as soon as a view joins another table, and a join of two dumps compares every pair.
-PRAGMA analysis_limit = 1000;
+-- Statistics for SQLite's query planner (sqlite_stat1; a fraction of a second for a million
+-- objects): without them it takes a search of a whole dump by primary key for cheaper than the
+-- (dump_id, address) index as soon as a view joins another table, and a join of two dumps
+-- compares every pair. Sampled statistics (analysis_limit) guess a dump at a thousand rows.
 ANALYZE;
