@@ -184,7 +184,7 @@ size_t display_width(std::string_view s) {
 std::string fit_width(std::string_view s, size_t max_width) {
   const size_t width = display_width(s);
   if (width <= max_width || max_width < 3) return std::string(s);
-  const size_t keep = max_width - 1, head = keep / 4, tail = keep - head;
+  const size_t keep = max_width - 1, head = max_width < 20 ? 0 : keep / 4, tail = keep - head;
   // Byte offsets of the head's end and the tail's start, on code point boundaries.
   size_t head_end = 0, seen = 0;
   for (; head_end < s.size(); ++head_end) {

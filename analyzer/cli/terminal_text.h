@@ -36,8 +36,8 @@ std::string fit_lines(std::string_view text, size_t width);
 std::string wrap_words(std::string_view text, size_t start, size_t indent, size_t width);
 
 // s cut to at most max_width columns, keeping its head and tail around an ellipsis ("…"),
-// three times as much tail as head: the end of a path (file and line) or of a class name (the
-// innermost module) tells most.
+// three times as much tail as head, and only the tail in fewer than 20 columns: the end of a
+// path (file and line) or of a class name (the innermost module) tells most.
 std::string fit_width(std::string_view s, size_t max_width);
 
 }  // namespace heapq::cli
