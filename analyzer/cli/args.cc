@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cli/terminal_text.h"
+
 namespace heapq::cli {
 
 std::string ParsedArgs::get(std::string_view name, std::string fallback) const {
@@ -60,7 +62,7 @@ std::string describe_options(std::span<const OptionSpec> specs) {
     if (!s.value_name.empty()) left += " " + std::string(s.value_name);
     if (left.size() < 22) left.resize(22, ' ');
     else left += "  ";
-    out += left + std::string(s.help) + "\n";
+    out += left + wrap_words(s.help, left.size(), 22, kDefaultWidth) + "\n";
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "heapq/diff.h"
 
 namespace heapq::cli {
@@ -36,7 +37,7 @@ std::vector<std::string> row_labels(GroupTable::By by, const GroupTable::Group& 
     case GroupTable::By::kClass: return {g.cls};
     case GroupTable::By::kGem: return {g.file};
     case GroupTable::By::kClassAndSite:
-      return {g.has_site() ? g.file + ":" + std::to_string(g.line) : "(no allocation site)", g.cls};
+      return {g.has_site() ? site_location(g.file, g.line) : "(no allocation site)", g.cls};
   }
   return {g.cls};
 }
@@ -58,8 +59,7 @@ void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& 
       json_key(w, "file");
       json_string_or_null(w, r.group.file);
       json_key(w, "line");
-      if (r.group.has_site()) w.Uint(r.group.line);
-      else w.Null();
+      line_json(w, r.group.has_site() ? r.group.line : 0);
       json_key(w, "method");
       json_string_or_null(w, r.group.method);
     }

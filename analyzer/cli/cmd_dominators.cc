@@ -68,7 +68,7 @@ std::string render_text(const LoadedDump& dump, const Analysis& a, const std::ve
 constexpr size_t kFlushBytes = 1 << 20;
 // Deeper levels are indented no further (their depth is written instead): indentation would
 // make the output quadratic in the depth of a chain.
-constexpr size_t kMaxIndent = 32;
+constexpr size_t kMaxIndent = 12;  // 24 columns: a line keeps 56 of 80
 
 bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth, size_t top, std::string& out) {
   // Iterative: an explicit stack of (node, depth), children pushed largest last.

@@ -1,6 +1,7 @@
 // heapq load: parses dumps once into a SQLite store that every command reads without parsing.
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -85,6 +86,22 @@ struct Loaded {
   uint64_t objects, edges;
 };
 
+// "STORE#N: DUMP, counts" within the output's width: when the two paths do not fit, each
+// keeps at least half the room (all it needs when the other is short), giving up its middle.
+std::string dump_line(const std::string& store, const std::string& id, const std::string& dump,
+                      const std::string& counts) {
+  std::string s = escape_controls(store), d = escape_controls(dump);
+  const size_t width = output_width();
+  const size_t fixed = id.size() + 2 + counts.size();
+  if (width && display_width(s) + display_width(d) + fixed > width) {
+    const size_t room = width > fixed ? width - fixed : 0;
+    const size_t store_room = std::max(room / 2, room > display_width(d) ? room - display_width(d) : size_t(0));
+    s = fit_width(s, std::min(display_width(s), store_room));
+    d = fit_width(d, room - display_width(s));
+  }
+  return s + id + ": " + d + counts;
+}
+
 std::string render(const std::string& store, const std::vector<Loaded>& loaded,
                    OutputFormat format) {
   std::error_code ec;
@@ -92,8 +109,8 @@ std::string render(const std::string& store, const std::vector<Loaded>& loaded,
   if (format != OutputFormat::kJson) {
     std::string out;
     for (const Loaded& l : loaded)
-      out += store + "#" + std::to_string(l.id) + ": " + l.path + ", " + format_count(l.objects) +
-             " objects, " + format_count(l.edges) + " references\n";
+      out += dump_line(store, "#" + std::to_string(l.id), l.path,
+                       ", " + format_count(l.objects) + " objects, " + format_count(l.edges) + " references") + "\n";
     return out + store + ": " + format_bytes(size) + "\n";
   }
   rapidjson::StringBuffer buffer;

@@ -54,7 +54,7 @@ viz::Table site_table(const HeapGraph& g, const SiteReport& sites, size_t top) {
     const SiteGroup& s = sites.groups[i];
     const uint64_t retained = s.retained_bytes.value_or(0);
     std::string where =
-        s.file.valid() ? std::string(g.string(s.file)) + ":" + std::to_string(s.line) : "(no site)";
+        s.file.valid() ? site_location(g.string(s.file), s.line) : "(no site)";
     t.rows.push_back({{where, {}},
                       {std::string(g.string(s.method)), {}},
                       {std::string(g.class_name(s.cls)), {}},
@@ -91,8 +91,7 @@ std::vector<ObjectId> group_objects(const HeapGraph& g, const GroupTable::Group&
 
 std::string group_text(const GroupTable::Group& group) {
   if (!group.has_site()) return group.cls;
-  return group.cls + " allocated at " + group.file + ":" + std::to_string(group.line) +
-         (group.method.empty() ? "" : " in " + group.method);
+  return group.cls + " allocated at " + site_text(group.file, group.line, group.method);
 }
 
 std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const HeapDominators& dom,

@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "heapq/dominators.h"
 #include "heapq/sites.h"
 
@@ -34,7 +35,7 @@ std::string file_or_unknown(const HeapGraph& g, StringId file) {
 std::vector<std::string> label(const HeapGraph& g, SiteGrouping by, const SiteGroup& s) {
   switch (by) {
     case SiteGrouping::kSite:
-      return {s.file.valid() ? std::string(g.string(s.file)) + ":" + std::to_string(s.line)
+      return {s.file.valid() ? site_location(g.string(s.file), s.line)
                              : file_or_unknown(g, s.file),
               std::string(g.string(s.method)), std::string(g.class_name(s.cls))};
     case SiteGrouping::kFile: return {file_or_unknown(g, s.file)};
@@ -103,8 +104,7 @@ std::string render_json(const LoadedDump& dump, const SiteReport& r, SiteGroupin
     json_key(w, "file");
     json_string_or_null(w, g.string(s.file));
     json_key(w, "line");
-    if (by == SiteGrouping::kSite && s.file.valid()) w.Uint(s.line);
-    else w.Null();
+    line_json(w, by == SiteGrouping::kSite && s.file.valid() ? s.line : 0);
     json_key(w, "method");
     json_string_or_null(w, g.string(s.method));
     json_key(w, "class");

@@ -195,13 +195,14 @@ const Command kSqlCommand = {
     "are printed in turn, as SQLite produces them (the text table waits for its last row). The\n"
     "store is opened read-only: a statement that would change it is refused (exit status 1)\n"
     "unless --write is given. An SQL error exits with status 2 and SQLite's message.\n\n"
-    "Tables: dumps, objects, refs, roots, classes, sites, strings, types, class_records,\n"
-    "weak_holders, dump_issues; views objects_v, refs_v, roots_v, sites_v with names spelled out.\n"
-    "The schema, documented, is schemas/store.sql; heapq sql STORE \"SELECT sql FROM "
-    "sqlite_schema\"\n"
-    "prints it. Every row carries its dump_id (dumps.id). For example:\n"
-    "  heapq sql app.db \"SELECT class, count(*), sum(memsize) FROM objects_v WHERE dump_id = 1\n"
-    "                    GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
+    "Tables: dumps, objects, refs, roots, classes, sites, gems, strings, types,\n"
+    "class_records, weak_holders, dump_issues; views objects_v, refs_v, roots_v, sites_v\n"
+    "with names spelled out. Join and filter on integer columns (id, address, dump_id),\n"
+    "which are indexed; address_hex is for reading. The schema, documented, is\n"
+    "schemas/store.sql; heapq sql STORE \"SELECT sql FROM sqlite_schema\" prints it.\n"
+    "Every row carries its dump_id (dumps.id). For example:\n"
+    "  heapq sql app.db \"SELECT class, count(*), sum(memsize) FROM objects_v\n"
+    "                    WHERE dump_id = 1 GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
     kOptions,
     run,
     true,  // writes csv

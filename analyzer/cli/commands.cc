@@ -17,6 +17,7 @@ constexpr OptionSpec kGlobalOptions[] = {
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
     {"threads", "N", "parser threads (default: one per core)"},
     {"max-line", "MIB", "longest line read, in MiB (default 1024); a longer one is an error"},
+    {"width", "N", "columns of text output (default 80, terminal or not; 0: no limit)"},
     {"help", "", "show help (also: heapq COMMAND --help)"},
     {"version", "", "show the version"},
 };

@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/terminal_text.h"
 
 #ifndef HEAPQ_VERSION
 #define HEAPQ_VERSION "unknown"
@@ -16,13 +17,18 @@ namespace {
 
 std::string tool_help() {
   std::string out =
-      "usage: heapq [--format text|json] [--quiet] [--strict] COMMAND [options] INPUT\n\n"
-      "Analyzes Ruby heap dumps: Memprof.dump_all output and ObjectSpace.dump_all output of any\n"
-      "Ruby version, plain or gzip-compressed; INPUT - reads stdin.\n\ncommands:\n";
+      "usage: heapq [--format text|json] [--width N] [--quiet] [--strict] COMMAND\n"
+      "             [options] INPUT\n\n"
+      "Analyzes Ruby heap dumps: Memprof.dump_all and ObjectSpace.dump_all output of\n"
+      "any Ruby version, plain or gzip-compressed; INPUT - reads stdin. Text output\n"
+      "fits 80 columns (--width): long names are cut in the middle, long lines wrap.\n\n"
+      "commands:\n";
+  size_t column = 0;
+  for (const Command& c : commands()) column = std::max(column, c.name.size());
   for (const Command& c : commands()) {
-    std::string name = "  " + std::string(c.name) + "  ";
-    if (name.size() < 14) name.resize(14, ' ');
-    out += name + std::string(c.summary) + "\n";
+    std::string name = "  " + std::string(c.name);
+    name.resize(column + 4, ' ');
+    out += name + wrap_words(c.summary, name.size(), name.size(), kDefaultWidth) + "\n";
   }
   out += "\noptions (before or after the command):\n" + describe_options(global_options()) +
          "\nexit status: 0 success, 1 usage error, 2 bad input, 3 I/O error.\n"
@@ -30,8 +36,64 @@ std::string tool_help() {
   return out;
 }
 
+// Help text within `width` columns: a run of lines that starts at the margin is refilled when
+// one of them is too long (runs that fit keep their lines); an indented line (an example)
+// that is too long wraps under its own indent. A usage line wraps under the command name.
+// Wraps a usage line between its [options], never inside one.
+std::string wrap_usage(std::string_view line, size_t indent, size_t hang, size_t width) {
+  std::string glued(line);
+  int depth = 0;
+  for (char& c : glued) {
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    if (c == ' ' && depth > 0) c = '\x01';
+  }
+  std::string out = wrap_words(glued, indent, hang, width);
+  std::replace(out.begin(), out.end(), '\x01', ' ');
+  return out;
+}
+
+std::string fit_help(std::string_view text, size_t width) {
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size();) {
+    const std::string_view line = lines[i];
+    if (line.empty() || line.starts_with(' ')) {
+      const size_t lead = line.find_first_not_of(' ');
+      const size_t indent = line.starts_with("usage:") || lead == std::string_view::npos ? 0 : lead;
+      out += display_width(line) <= width ? std::string(line)
+                                          : std::string(indent, ' ') + wrap_usage(line.substr(indent), indent, indent + 10, width);
+      out += "\n";
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    bool too_long = false;
+    std::string joined;
+    for (; end < lines.size() && !lines[end].empty() && !lines[end].starts_with(' '); ++end) {
+      too_long = too_long || display_width(lines[end]) > width;
+      joined += (joined.empty() ? "" : " ") + std::string(lines[end]);
+    }
+    if (!too_long) {
+      for (; i < end; ++i) out += std::string(lines[i]) + "\n";
+      continue;
+    }
+    // A usage line wraps under the command's first option.
+    const size_t hang = joined.starts_with("usage: ") ? std::min<size_t>(joined.find(' ', 13) + 1, 24) : 0;
+    out += (hang ? wrap_usage(joined, 0, hang, width) : wrap_words(joined, 0, 0, width)) + "\n";
+    i = end;
+  }
+  return out;
+}
+
 std::string command_help(const Command& c) {
-  std::string out = "usage: " + std::string(c.usage) + "\n\n" + std::string(c.details);
+  std::string out = fit_help("usage: " + std::string(c.usage), kDefaultWidth) + "\n" +
+                    fit_help(c.details, kDefaultWidth);
   if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options);
   out += "\nglobal options:\n" + describe_options(global_options());
   return out;
@@ -61,6 +123,10 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
     return usage_error("--max-line expects MiB from 1 to 1048576, not " + std::to_string(*max_line));
   g.max_line_mib = *max_line;
+  auto width = get_count(args, "width", kDefaultWidth);
+  if (!width) return width.error();
+  if (*width != 0 && *width < 40) return usage_error("--width expects 0 (no limit) or at least 40 columns, not " + std::to_string(*width));
+  set_output_width(*width);
   return g;
 }
 
@@ -84,7 +150,7 @@ int run_heapq(const std::vector<std::string>& args) {
     // A global option's value is not the command.
     const size_t letter = args[at].find_first_not_of('-');
     std::string name = letter == std::string::npos ? "" : args[at].substr(letter);
-    if ((name == "format" || name == "threads" || name == "max-line") && at + 1 < args.size()) ++at;
+    if ((name == "format" || name == "threads" || name == "max-line" || name == "width") && at + 1 < args.size()) ++at;
   }
   if (at < args.size() && args[at] == "help") {
     const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;

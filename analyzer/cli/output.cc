@@ -36,10 +36,32 @@ std::string format_bytes(uint64_t n) {
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
     : header_(std::move(header)), numeric_(std::move(numeric)) {}
 
-std::string TextTable::render() const {
-  auto cells = [](const std::vector<std::string>& row) {
+namespace {
+
+// The table a row at a time: "name  value" lines, a blank line between rows.
+std::string render_rows(const std::vector<std::vector<std::string>>& rows, size_t width) {
+  const std::vector<std::string>& header = rows.front();
+  size_t label = 0;
+  for (const std::string& h : header) label = std::max(label, display_width(h));
+  label = std::min(label, width / 3);
+  std::string out;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    if (r > 1) out += "\n";
+    for (size_t i = 0; i < rows[r].size() && i < header.size(); ++i) {
+      std::string name = fit_width(header[i], label);
+      name.append(label - display_width(name), ' ');
+      out += name + "  " + fit_width(rows[r][i], width - label - 2) + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string TextTable::render(size_t limit) const {
+  auto cells = [limit](const std::vector<std::string>& row) {
     std::vector<std::string> out;
-    for (const std::string& c : row) out.push_back(fit_width(escape_controls(c), kMaxCellWidth));
+    for (const std::string& c : row) out.push_back(limit ? fit_width(escape_controls(c), limit) : escape_controls(c));
     return out;
   };
   std::vector<std::vector<std::string>> rows{cells(header_)};
@@ -47,6 +69,27 @@ std::string TextTable::render() const {
   std::vector<size_t> width(header_.size(), 0);
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+  if (limit) {
+    size_t total = 2 * (width.size() - std::min<size_t>(width.size(), 1));
+    for (size_t w : width) total += w;
+    // Narrow the widest text column, step by step, until the table fits.
+    while (total > limit) {
+      size_t widest = SIZE_MAX;
+      for (size_t i = 0; i < width.size(); ++i)
+        if (!numeric_[i] && width[i] > kMinTextWidth && (widest == SIZE_MAX || width[i] > width[widest])) widest = i;
+      if (widest == SIZE_MAX) break;
+      size_t second = kMinTextWidth;
+      for (size_t i = 0; i < width.size(); ++i)
+        if (i != widest && !numeric_[i]) second = std::max(second, std::min(width[i], width[widest]));
+      const size_t cut = std::min(total - limit, std::max<size_t>(width[widest] - second, 1));
+      width[widest] -= cut;
+      total -= cut;
+    }
+    if (total > limit) return render_rows(rows, limit);
+    for (auto& row : rows)
+      for (size_t i = 0; i < row.size() && i < width.size(); ++i)
+        if (display_width(row[i]) > width[i]) row[i] = fit_width(row[i], width[i]);
+  }
   std::string out;
   for (const auto& row : rows) {
     std::string l;
@@ -128,7 +171,7 @@ bool emit(std::string_view text) {
   return true;
 }
 
-bool emit_text(std::string_view text) { return emit(escape_controls_keep_lines(text)); }
+bool emit_text(std::string_view text) { return emit(fit_lines(escape_controls_keep_lines(text), output_width())); }
 
 bool emit_json(const rapidjson::StringBuffer& buffer) {
   return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/input.h"
+#include "cli/terminal_text.h"
 
 namespace heapq::cli {
 
@@ -18,13 +19,16 @@ std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string format_bytes(uint64_t n);  // 1536 -> "1.5 KiB"
 
 // Columns are left-aligned unless marked numeric (right-aligned). Cells are escaped for the
-// terminal and cut to kMaxCellWidth columns: one huge name must not pad every row to its size.
+// terminal. A table wider than the output (output_width(), 80 by default) narrows its widest
+// text columns, down to kMinTextWidth, cutting their cells in the middle ("/srv/app/…/cart.rb:12");
+// one that does not fit even so is shown a row at a time, a column a line.
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  std::string render() const;
-  static constexpr size_t kMaxCellWidth = 120;
+  std::string render() const { return render(output_width()); }
+  std::string render(size_t width) const;  // 0: no limit
+  static constexpr size_t kMinTextWidth = 12;
 
  private:
   std::vector<std::string> header_;
@@ -57,7 +61,7 @@ void write_input_object(JsonWriter& w, const LoadedDump& dump);
 bool emit(std::string_view text);
 
 // The same for text meant for a terminal: control characters in it (from dump strings) are
-// escaped, newlines aside (terminal_text.h).
+// escaped, newlines aside, and its lines made to fit output_width() (terminal_text.h).
 bool emit_text(std::string_view text);
 
 // Writes a finished JSON document with a final newline.

@@ -66,8 +66,17 @@ void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path) {
   w.EndArray();
 }
 
+std::string site_location(std::string_view file, uint32_t line) {
+  return line ? std::string(file) + ":" + std::to_string(line) : std::string(file);
+}
+
+void line_json(JsonWriter& w, uint32_t line) {
+  if (line) w.Uint(line);
+  else w.Null();
+}
+
 std::string site_text(std::string_view file, uint32_t line, std::string_view method) {
-  std::string out = std::string(file) + ":" + std::to_string(line);
+  std::string out = site_location(file, line);
   if (!method.empty()) out += " in " + std::string(method);
   return out;
 }
@@ -91,7 +100,7 @@ void site_json(JsonWriter& w, std::string_view file, uint32_t line, std::string_
   json_key(w, "file");
   json_string(w, file);
   json_key(w, "line");
-  w.Uint(line);
+  line_json(w, line);
   json_key(w, "method");
   json_string_or_null(w, method);
   w.EndObject();

@@ -30,6 +30,11 @@ std::string path_text(const HeapGraph& g, const RetentionPath& path);
 // first step, the root category, also given as "root"); an elided middle is {"elided": N}.
 void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path);
 
+// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
+std::string site_location(std::string_view file, uint32_t line);
+// Writes the line, or null when the site has none.
+void line_json(JsonWriter& w, uint32_t line);
+
 // "samples/app.rb:12 in fetch", or empty without a site.
 std::string site_text(const HeapGraph& g, ObjectId o);
 std::string site_text(std::string_view file, uint32_t line, std::string_view method);

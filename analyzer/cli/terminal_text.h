@@ -19,8 +19,25 @@ std::string escape_controls_keep_lines(std::string_view text);
 // Columns a string takes on a terminal: one per code point (what heapq's tables hold).
 size_t display_width(std::string_view s);
 
-// s cut to at most max_width columns, keeping its head and tail around an ellipsis ("…"):
-// the end of a long path or class name is as telling as its start.
+// Columns text output may take: 80 unless --width says otherwise (also when stdout is not a
+// terminal: the output does not depend on where it goes); 0: no limit.
+constexpr size_t kDefaultWidth = 80;
+size_t output_width();
+void set_output_width(size_t columns);
+
+// Every line of text made to fit `width` columns (0: left as it is) without losing anything
+// but the middle of a word longer than a line: a long line wraps at " -> " (a retention path)
+// or else at spaces, onto continuation lines indented under its start (a path's: under its
+// first step, "ROOT(...)").
+std::string fit_lines(std::string_view text, size_t width);
+
+// text wrapped at spaces into lines of at most `width` columns, the first starting at column
+// `start` (after a label the caller writes), the others indented to `indent`; no final newline.
+std::string wrap_words(std::string_view text, size_t start, size_t indent, size_t width);
+
+// s cut to at most max_width columns, keeping its head and tail around an ellipsis ("…"),
+// three times as much tail as head, and only the tail in fewer than 20 columns: the end of a
+// path (file and line) or of a class name (the innermost module) tells most.
 std::string fit_width(std::string_view s, size_t max_width);
 
 }  // namespace heapq::cli

@@ -235,10 +235,10 @@ class TestEveryCommand < Test::Unit::TestCase
     dominators = heapq_json("dominators", "--top", "5", dumps(kind).last)["dominators"]
     hash = dominators.find { |d| d["address"] == truth.holder }.slice("retained_bytes", "retained_count")
     row = sql["SELECT class, retained_bytes, retained_count FROM objects_v " \
-              "WHERE dump_id = 3 AND address = '#{truth.holder}'"]
+              "WHERE dump_id = 3 AND address_hex = '#{truth.holder}'"]
     assert_equal([{ "class" => "Hash" }.merge(hash)], row, "the store keeps the retained sizes")
     into = sql["SELECT name FROM refs_v WHERE dump_id = 3 " \
-               "AND from_address = '#{truth.pricing}' AND to_address = '#{truth.holder}'"]
+               "AND from_address_hex = '#{truth.pricing}' AND to_address_hex = '#{truth.holder}'"]
     assert_equal([{ "name" => truth.holder_edge }], into, "class Pricing -> the Hash")
     assert_equal("@memo", truth.holder_edge) if memprof?(kind)
   end

@@ -42,8 +42,39 @@ class TestSites < Test::Unit::TestCase
   def test_text_output_names_the_site
     dump = File.join(@tmp, "heap.json")
     run_ruby(PROGRAM, dump)
+    # 80 columns: a long path keeps its tail (file and line) and loses its middle.
     out, _err, code = heapq("sites", "--top", "0", dump)
     assert_equal(0, code)
-    assert_match(/^ *2,000 .*program_\d+\.rb:3 .*String$/, out)
+    assert_match(/^ *2,000 .*\u2026.*\d+\.rb:3 .*String$/, out.force_encoding(Encoding::UTF_8))
+    out.each_line { |line| assert_operator(line.chomp.length, :<=, 80, line) }
+    # No limit: the whole path.
+    out, _err, code = heapq("--width", "0", "sites", "--top", "0", dump)
+    assert_equal(0, code)
+    assert_match(%r{^ *2,000 .*/program_\d+\.rb:3 .*String$}, out)
+  end
+
+  # memprof writes no line for objects that C code allocated: the file alone, never "file:0".
+  def test_a_site_without_a_line
+    dump = File.join(@tmp, "c.json")
+    File.write(dump, <<~JSON)
+      {"type":"ROOT", "root":"vm", "references":["0x100", "0x200"]}
+      {"address":"0x100", "type":"STRING", "memsize":4000, "file":"ext/parser.c", "method":"parse"}
+      {"address":"0x200", "type":"STRING", "memsize":40, "file":"app.rb", "line":7}
+    JSON
+    out, err, code = heapq("sites", dump)
+    assert_equal(0, code, err)
+    assert_match(/ ext\/parser\.c  +parse /, out)
+    assert_not_match(/parser\.c:/, out)
+    assert_match(/ app\.rb:7 /, out)
+    sites = heapq_json("sites", dump)["sites"]
+    c_site = sites.find { |s| s["file"] == "ext/parser.c" }
+    assert_nil(c_site.fetch("line"))
+    assert_equal(7, sites.find { |s| s["file"] == "app.rb" }["line"])
+    out, _err, code = heapq("--format", "json", "dominators", dump)
+    assert_equal(0, code)
+    assert_match(/"file": "ext\/parser\.c",\s*"line": null/, out)
+    assert_not_match(/"line": 0/, out)
+    out, _err, _code = heapq("dominators", dump)
+    assert_not_match(/parser\.c:0/, out)
   end
 end

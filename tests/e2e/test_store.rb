@@ -66,13 +66,117 @@ class TestStore < Test::Unit::TestCase
     store = File.join(@tmp, "leaky.db")
     _out, err, code = heapq("load", "-o", store, dump)
     assert_equal(0, code, err)
-    quote = sql(store, "SELECT address FROM objects_v WHERE class = 'Catalog::Quote' LIMIT 1").first["address"]
+    quote = sql(store, "SELECT address_hex FROM objects_v WHERE class = 'Catalog::Quote' LIMIT 1").first["address_hex"]
     examples = File.read(File.join(SOURCE_DIR, "README.md")).scan(/```sql\n(.*?)```/m).flatten
-    assert_equal(3, examples.size)
-    strings, gems, referrers = examples.map { |q| sql(store, q.gsub("0x7f3a9c0b1e28", quote)) }
-    assert_equal(10, strings.size)
-    assert_operator(gems.size, :>=, 1)
-    assert_equal(["Hash"], referrers.map { |r| r["from_class"] })
+    assert_operator(examples.size, :>=, 3)
+    results = examples.to_h { |q| [q, sql(store, q.gsub("0x7f3a9c0b1e28", quote))] }
+    strings = results.find { |q, _| q.include?("'STRING'") }&.last
+    assert_equal(10, strings&.size)
+    gems = results.find { |q, _| q =~ /per gem|gem/i }&.last
+    assert_operator(gems&.size, :>=, 1)
+    referrers = results.find { |q, _| q.include?("from_class") }&.last
+    assert_equal(["Hash"], referrers&.map { |r| r["from_class"] })
+  end
+
+  # The store knows each site's gem as heapq sites --by gem does: the last /gems/NAME-VERSION/
+  # of the path, not the first /gems/ (/var/lib/gems/3.1.0/gems/memprof-0.1.0/... is memprof).
+  GEM_DUMP = <<~JSON
+    {"type":"ROOT", "root":"vm", "references":["0x100", "0x200", "0x300", "0x400"]}
+    {"address":"0x100", "type":"STRING", "memsize":1000, "file":"/var/lib/gems/3.1.0/gems/memprof-0.1.0/lib/memprof.rb", "line":3}
+    {"address":"0x200", "type":"STRING", "memsize":200, "file":"/home/u/.rbenv/versions/3.2.2/lib/ruby/gems/3.2.0/gems/rack-2.2.3/lib/rack.rb", "line":9}
+    {"address":"0x300", "type":"ARRAY", "memsize":300, "file":"/srv/app/vendor/bundle/ruby/3.2.0/gems/rack-2.2.3/lib/rack/utils.rb", "references":["0x500"]}
+    {"address":"0x400", "type":"STRING", "memsize":40, "file":"/srv/app/app.rb", "line":1}
+    {"address":"0x500", "type":"STRING", "memsize":5, "file":"/srv/app/vendor/bundle/ruby/3.2.0/gems/rack-2.2.3/lib/rack/utils.rb", "line":4}
+  JSON
+
+  # The README's "retained bytes per gem": an object counts for its gem unless its immediate
+  # dominator was allocated by the same gem (then its bytes are in the dominator's).
+  GEM_SQL = <<~SQL
+    SELECT g.name AS gem, g.version, count(*) AS objects, sum(o.retained_bytes) AS retained_bytes
+    FROM objects o
+    JOIN sites s ON s.dump_id = o.dump_id AND s.id = o.site_id
+    LEFT JOIN gems g ON g.id = s.gem_id
+    LEFT JOIN objects d ON d.dump_id = o.dump_id AND d.id = o.idom
+    LEFT JOIN sites ds ON ds.dump_id = d.dump_id AND ds.id = d.site_id
+    WHERE o.dump_id = 1 AND (ds.id IS NULL OR ds.gem_id IS NOT s.gem_id)
+    GROUP BY s.gem_id ORDER BY retained_bytes DESC;
+  SQL
+
+  def test_sites_know_their_gem
+    dump = File.join(@tmp, "gems.json")
+    File.write(dump, GEM_DUMP)
+    store = File.join(@tmp, "gems.db")
+    _out, err, code = heapq("--quiet", "load", "-o", store, dump)
+    assert_equal(0, code, err)
+    sites = sql(store, "SELECT file, line, gem, gem_version FROM sites_v ORDER BY file, line")
+    gem_of = sites.to_h { |r| [r["file"], [r["gem"], r["gem_version"]]] }
+    assert_equal(["memprof", "0.1.0"], gem_of["/var/lib/gems/3.1.0/gems/memprof-0.1.0/lib/memprof.rb"])
+    assert_equal(["rack", "2.2.3"], gem_of["/home/u/.rbenv/versions/3.2.2/lib/ruby/gems/3.2.0/gems/rack-2.2.3/lib/rack.rb"])
+    assert_equal(["rack", "2.2.3"], gem_of["/srv/app/vendor/bundle/ruby/3.2.0/gems/rack-2.2.3/lib/rack/utils.rb"])
+    assert_equal([nil, nil], gem_of["/srv/app/app.rb"])
+    assert_equal(1, sql(store, "SELECT count(*) AS n FROM gems WHERE name = 'rack'").first["n"])
+    # No line in the dump: NULL, not 0.
+    assert_nil(sites.find { |r| r["file"].end_with?("utils.rb") }["line"])
+    assert_equal([nil, 4], sites.select { |r| r["file"].end_with?("utils.rb") }.map { |r| r["line"] })
+    assert_equal(%w[memprof rack], sql(store, "SELECT DISTINCT gem FROM objects_v WHERE gem IS NOT NULL ORDER BY gem").map { |r| r["gem"] })
+
+    per_gem = sql(store, GEM_SQL).to_h { |r| [r["gem"], r["retained_bytes"]] }
+    assert_equal({ "memprof" => 1000, "rack" => 505, nil => 40 }, per_gem)
+    # heapq sites --by gem agrees.
+    by_gem = heapq_json("sites", "--by", "gem", dump)["sites"].to_h { |r| [r["gem"], r["bytes"]] }
+    assert_equal(1000, by_gem["memprof"])
+    assert_equal(505, by_gem["rack"])
+  end
+
+  # The views keep the integer keys: a join of objects_v with itself on address uses the index
+  # on objects (dump_id, address), where one on '0x...' text would compare every pair.
+  NEW_OBJECTS_SQL = <<~SQL
+    SELECT n.address_hex, n.type, n.class, n.memsize, n.file, n.line
+    FROM objects_v n
+    WHERE n.dump_id = 2
+      AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.dump_id = 1 AND o.address = n.address)
+    ORDER BY n.memsize DESC LIMIT 20;
+  SQL
+
+  def test_views_join_on_indexed_integers
+    first = File.join(@tmp, "first.json")
+    File.write(first, GEM_DUMP)
+    second = File.join(@tmp, "second.json")
+    File.write(second, GEM_DUMP.sub('"0x400"]}', '"0x400", "0x600"]}') +
+                       %({"address":"0x600", "type":"HASH", "memsize":160, "file":"/srv/app/app.rb", "line":2}\n))
+    store = File.join(@tmp, "two.db")
+    _out, err, code = heapq("--quiet", "load", "-o", store, first, second)
+    assert_equal(0, code, err)
+    assert_equal([{ "address_hex" => "0x600", "type" => "HASH", "class" => "(no class)", "memsize" => 160,
+                    "file" => "/srv/app/app.rb", "line" => 2 }], sql(store, NEW_OBJECTS_SQL))
+    row = sql(store, "SELECT address, address_hex FROM objects_v WHERE dump_id = 1 AND id = 0").first
+    assert_equal([0x100, "0x100"], [row["address"], row["address_hex"]])
+    [
+      "SELECT n.id FROM objects_v n JOIN objects_v o ON o.dump_id = 1 AND o.address = n.address WHERE n.dump_id = 2",
+      "SELECT n.seq FROM roots_v n JOIN objects_v o ON o.dump_id = 1 AND o.address = n.address WHERE n.dump_id = 2",
+      "SELECT n.from_id FROM refs_v n JOIN objects_v o ON o.dump_id = 1 AND o.address = n.to_address WHERE n.dump_id = 2",
+      NEW_OBJECTS_SQL,
+    ].each do |query|
+      plan = sql(store, "EXPLAIN QUERY PLAN #{query}").map { |r| r["detail"] }
+      assert(plan.any? { |d| d.include?("objects_by_address") }, "#{query}:\n#{plan.join("\n")}")
+    end
+    assert_equal([{ "id" => 5 }], sql(store, "SELECT n.id FROM objects_v n LEFT JOIN objects_v o ON o.dump_id = 1 AND o.address = n.address WHERE n.dump_id = 2 AND o.id IS NULL"))
+  end
+
+  def test_a_store_of_another_version_is_refused_clearly
+    dump = File.join(@tmp, "gems.json")
+    File.write(dump, GEM_DUMP)
+    store = File.join(@tmp, "old.db")
+    _out, err, code = heapq("--quiet", "load", "-o", store, dump)
+    assert_equal(0, code, err)
+    _out, err, code = heapq("sql", "--write", store, "PRAGMA user_version = 1")
+    assert_equal(0, code, err)
+    _out, err, code = heapq("stats", store)
+    assert_equal(2, code)
+    assert_match(/schema version 1, expected 2\); make it again with heapq load/, err)
+    _out, err, code = heapq("load", "--append", "-o", store, dump)
+    assert_not_equal(0, code)
+    assert_match(/schema version 1/, err)
   end
 
   def sql(store, query)

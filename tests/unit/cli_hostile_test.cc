@@ -121,7 +121,8 @@ TEST(TerminalText, EscapesControlsAndCutsCells) {
   EXPECT_EQ(escape_controls("\xe2\x80\xae" "txt"), "\\u202etxt");  // right-to-left override
   EXPECT_EQ(escape_controls("\xff\xc3"), "\\xff\\xc3");           // not UTF-8
   EXPECT_EQ(cli::escape_controls_keep_lines("a\x1b[2J\nb\n"), "a\\e[2J\nb\n");
-  EXPECT_EQ(cli::fit_width("abcdefghij", 5), "ab\u2026ij");
+  EXPECT_EQ(cli::fit_width("abcdefghij", 5), "\u2026ghij");
+  EXPECT_EQ(cli::fit_width("abcdefghijklmnopqrstuvwxyz", 21), "abcde\u2026lmnopqrstuvwxyz");
   EXPECT_EQ(cli::fit_width("abc", 5), "abc");
   EXPECT_EQ(cli::display_width(cli::fit_width(std::string(100, 'x') + "\xc3\xa9\xc3\xa9", 7)), 7u);
 }

@@ -24,7 +24,7 @@ namespace heapq {
 // An allocation site: where an object was allocated (tracing fields of the dump).
 struct Site {
   StringId file;
-  uint32_t line = 0;
+  uint32_t line = 0;  // 0: the dump gives none (allocated by C code); Ruby counts from 1
   StringId method;  // none when the dump has no method for the object
 };
 

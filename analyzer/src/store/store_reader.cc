@@ -24,7 +24,7 @@ namespace {
 constexpr int kReadFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
 // PRAGMA application_id and user_version in schemas/store.sql.
 constexpr int64_t kApplicationId = 1751474545;
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 
 StringId string_or_none(const Statement& s, int col) {
   return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));
@@ -142,8 +142,10 @@ Status StoreReader::read_classes_and_sites() {
       [&](const Statement& row) -> Status {
         if (!valid_string(row.int64(0)) || (!row.is_null(2) && !valid_string(row.int64(2))))
           return damaged(db_, "sites");
-        g_.sites_.push_back(
-            {string_or_none(row, 0), static_cast<uint32_t>(row.int64(1)), string_or_none(row, 2)});
+        // NULL: no line (the model's 0).
+        const int64_t line = row.is_null(1) ? 0 : row.int64(1);
+        if (line < 0 || line > UINT32_MAX) return damaged(db_, "sites.line");
+        g_.sites_.push_back({string_or_none(row, 0), static_cast<uint32_t>(line), string_or_none(row, 2)});
         return Ok{};
       });
 }
@@ -318,7 +320,7 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
   if (version->step() == SQLITE_ROW && version->int64(0) != kSchemaVersion)
     return bad_input(path + ": not a store of this version of heapq (schema version " +
                      std::to_string(version->int64(0)) + ", expected " +
-                     std::to_string(kSchemaVersion) + ")");
+                     std::to_string(kSchemaVersion) + "); make it again with heapq load");
   auto st = db->prepare("SELECT id, path FROM dumps ORDER BY id");
   if (!st)
     return bad_input(path + ": not a heapq store (" + st.error().message.substr(path.size() + 2) +

@@ -10,9 +10,12 @@
 #include <ctime>
 #include <filesystem>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "heapq/dominators.h"
 #include "heapq/retainers.h"
+#include "heapq/sites.h"
 #include "heapq/store.h"
 #include "store/bulk_insert.h"
 #include "store/schema.h"
@@ -104,6 +107,7 @@ class StoreWriter::Impl {
                       const LoadReport& r, const Analysis& a);
   Status add_issues(int64_t id, const LoadReport& r);
   Status add_strings(int64_t id, const HeapGraph& g);
+  Result<std::unordered_map<uint32_t, int64_t>> gem_ids_of_files(const HeapGraph& g);
   Status add_classes_and_sites(int64_t id, const HeapGraph& g);
   Status add_refs_and_roots(int64_t id, const HeapGraph& g);
   Status add_objects(int64_t id, const HeapGraph& g, const Analysis& a);
@@ -172,6 +176,38 @@ Status StoreWriter::Impl::add_strings(int64_t id, const HeapGraph& g) {
   return Ok{};
 }
 
+// gems.id of the gem each site's file lies in (files in no gem left out), gems rows added as
+// needed: the one reading of a path as `heapq sites --by gem` has it.
+Result<std::unordered_map<uint32_t, int64_t>> StoreWriter::Impl::gem_ids_of_files(const HeapGraph& g) {
+  std::unordered_map<uint32_t, int64_t> out;
+  std::unordered_map<std::string, int64_t> by_label;
+  std::unordered_set<uint32_t> seen;
+  auto insert = db.prepare("INSERT OR IGNORE INTO gems (name, version) VALUES (?, ?)");
+  if (!insert) return insert.error();
+  auto lookup = db.prepare("SELECT id FROM gems WHERE name = ? AND version = ?");
+  if (!lookup) return lookup.error();
+  for (uint32_t s = 0; s < g.site_count(); ++s) {
+    const StringId file = g.site_info(SiteId(s)).file;
+    if (!file.valid() || !seen.insert(file.value()).second) continue;
+    const std::string label = gem_of_path(g.string(file));
+    if (label.starts_with('(')) continue;  // (app), (ruby): not a gem
+    auto [it, fresh] = by_label.try_emplace(label, 0);
+    if (fresh) {
+      const auto [name, version] = split_gem(label);
+      insert->bind_text(1, name);
+      insert->bind_text(2, version);
+      if (Status r = insert->run(); !r) return db.error(r.error().message);
+      lookup->bind_text(1, name);
+      lookup->bind_text(2, version);
+      if (lookup->step() != SQLITE_ROW) return db.error();
+      it->second = lookup->int64(0);
+      lookup->reset();
+    }
+    out.emplace(file.value(), it->second);
+  }
+  return out;
+}
+
 Status StoreWriter::Impl::add_classes_and_sites(int64_t id, const HeapGraph& g) {
   auto classes = BulkInsert::prepare(db, "classes", 5);
   if (!classes) return classes.error();
@@ -181,11 +217,15 @@ Status StoreWriter::Impl::add_classes_and_sites(int64_t id, const HeapGraph& g) 
                    Cell(info.name.value())})
       classes->add(v);
   }
-  auto sites = BulkInsert::prepare(db, "sites", 5);
+  auto gem_ids = gem_ids_of_files(g);
+  if (!gem_ids) return gem_ids.error();
+  auto sites = BulkInsert::prepare(db, "sites", 6);
   if (!sites) return sites.error();
   for (uint32_t s = 0; s < g.site_count(); ++s) {
     const Site& site = g.site_info(SiteId(s));
-    for (Cell v : {Cell(id), Cell(s), Cell(site.file.value()), Cell(site.line), or_null(site.method.value())})
+    const auto gem = gem_ids->find(site.file.value());
+    for (Cell v : {Cell(id), Cell(s), Cell(site.file.value()), site.line ? Cell(site.line) : kNull,
+                   or_null(site.method.value()), gem == gem_ids->end() ? kNull : Cell(gem->second)})
       sites->add(v);
     if (Status st = sites->maybe_flush(); !st) return st;
   }
