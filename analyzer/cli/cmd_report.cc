@@ -1,7 +1,6 @@
 // heapq report: one HTML file that works offline: summary, top classes and sites, leak
 // suspects with their retention trees, and the dominator tree to click through.
 #include <algorithm>
-#include <fstream>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -212,11 +211,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   r.tables.push_back(site_table(g, sites, *top));
   r.icicle = icicle_nodes(g, dom, std::max<uint64_t>(*nodes, 1));
 
-  std::ofstream out(out_path, std::ios::binary);
-  out << viz::render_report(r);
-  out.close();
-  if (!out) return report_error(io_error("cannot write " + out_path));
-  if (!global.quiet) std::fprintf(stderr, "heapq: wrote %s\n", out_path.c_str());
+  if (Status written = write_file(out_path, viz::render_report(r), global.quiet); !written)
+    return report_error(written.error());
   return 0;
 }
 

@@ -1,6 +1,5 @@
 // heapq viz: pictures of why objects are alive (retention trees) and of the dominator tree, as
 // DOT for graphviz or as SVG.
-#include <fstream>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -24,7 +23,7 @@ constexpr OptionSpec kOptions[] = {
     {"top", "N", "--dominators: children drawn per box (default 6)"},
 };
 
-Status write_output(const ParsedArgs& args, const std::string& text) {
+Status write_output(const ParsedArgs& args, const std::string& text, bool quiet) {
   if (args.has("o") && args.has("output"))
     return usage_error("give the output once: -o or --output");
   const std::string path = args.get("output", args.get("o"));
@@ -32,11 +31,7 @@ Status write_output(const ParsedArgs& args, const std::string& text) {
     if (!emit(text)) return io_error("cannot write to stdout");
     return Ok{};
   }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return io_error("cannot write " + path);
-  return Ok{};
+  return write_file(path, text, quiet);
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
@@ -82,7 +77,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     if (!svg) return report_error(svg.error());
     text = std::move(*svg);
   }
-  const Status written = write_output(args, text);
+  const Status written = write_output(args, text, global.quiet);
   return written ? 0 : report_error(written.error());
 }
 

@@ -1,8 +1,13 @@
 #include "cli/output.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "cli/terminal_text.h"
 #include "heapq/utf8.h"
@@ -175,6 +180,40 @@ bool emit_text(std::string_view text) { return emit(fit_lines(escape_controls_ke
 
 bool emit_json(const rapidjson::StringBuffer& buffer) {
   return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");
+}
+
+namespace {
+
+// Whether the whole of contents went to path (errno says why not).
+bool write_whole(const std::string& path, std::string_view contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  out.close();
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+Status write_file(const std::string& path, std::string_view contents, bool quiet) {
+  struct stat st;
+  bool written = false;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    written = write_whole(path, contents);
+  } else {
+    // Beside the file, so that the rename stays on one file system.
+    const std::filesystem::path p(path);
+    const std::string temp =
+        (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+    written = write_whole(temp, contents) && std::rename(temp.c_str(), path.c_str()) == 0;
+    if (!written) {
+      const int error = errno;
+      std::remove(temp.c_str());
+      errno = error;
+    }
+  }
+  if (!written) return io_error("cannot write " + escape_controls(path) + ": " + std::strerror(errno));
+  if (!quiet) std::fprintf(stderr, "heapq: wrote %s\n", escape_controls(path).c_str());
+  return Ok{};
 }
 
 }  // namespace heapq::cli

@@ -67,4 +67,9 @@ bool emit_text(std::string_view text);
 // Writes a finished JSON document with a final newline.
 bool emit_json(const rapidjson::StringBuffer& buffer);
 
+// Writes a file whole: to a temporary file beside it, renamed to `path` once complete, so that
+// a reader never finds half of it there (a device or FIFO, such as /dev/stdout, is written in
+// place). Says "heapq: wrote PATH" on stderr unless quiet.
+Status write_file(const std::string& path, std::string_view contents, bool quiet);
+
 }  // namespace heapq::cli

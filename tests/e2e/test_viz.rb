@@ -107,6 +107,33 @@ class TestViz < Test::Unit::TestCase
     assert_equal(0, status.exitstatus, err)
   end
 
+  # A picture or a report replaces the old file whole: one who has the old one open still
+  # reads all of it, and a failed write leaves neither a part of the new one nor a stray file.
+  def test_output_files_are_replaced_whole
+    dump = three_dumps("memo_cache").last
+    dir = File.join(@tmp, "pictures")
+    Dir.mkdir(dir)
+    [%w[viz --format svg -o FILE DUMP Pricing::Quote], %w[report -o FILE DUMP]].each do |words|
+      path = File.join(dir, "#{words.first}.out")
+      File.write(path, "the old picture\n")
+      File.open(path) do |old|
+        args = words.map { |w| { "FILE" => path, "DUMP" => dump }.fetch(w, w) }
+        _, err, code = heapq(*args)
+        assert_equal(0, code, err)
+        assert_equal("heapq: wrote #{path}\n", err)
+        assert_equal("the old picture\n", old.read, "#{words.first} wrote into the old file")
+      end
+      assert_operator(File.size(path), :>, 1000)
+      assert_equal(["#{words.first}.out"], Dir.children(dir).grep(/#{words.first}/), "a temporary file was left")
+    end
+    out, err, code = heapq("--quiet", "viz", "-o", "/dev/stdout", dump, "Pricing::Quote")
+    assert_equal(0, code, err)
+    assert_match(/\Adigraph heapq/, out)
+    _, err, code = heapq("--quiet", "report", "-o", File.join(@tmp, "no/such/dir/report.html"), dump)
+    assert_equal(3, code)
+    assert_match(%r{cannot write .*no/such/dir/report\.html}, err)
+  end
+
   def test_report
     dumps = three_dumps("memo_cache")
     path = File.join(@tmp, "report.html")
