@@ -1,5 +1,6 @@
 #include "cli/input.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +12,13 @@
 namespace heapq::cli {
 
 namespace {
+
+// The width of the terminal stderr is (80 if it does not say).
+size_t terminal_columns() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return kDefaultWidth;
+}
 
 // A one-line progress bar on stderr, redrawn at most ten times a second.
 class ProgressBar {
@@ -24,13 +32,18 @@ class ProgressBar {
     if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     drawn_ = true;
+    char figures[64];
     if (total > 0)
-      std::fprintf(stderr, "\rheapq: reading %s %3d%% (%llu of %llu MiB)\033[K", name_.c_str(),
-                   static_cast<int>(done * 100 / total), static_cast<unsigned long long>(done >> 20),
-                   static_cast<unsigned long long>(total >> 20));
+      std::snprintf(figures, sizeof figures, " %3d%% (%llu of %llu MiB)", static_cast<int>(done * 100 / total),
+                    static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20));
     else
-      std::fprintf(stderr, "\rheapq: reading %s (%llu MiB)\033[K", name_.c_str(),
-                   static_cast<unsigned long long>(done >> 20));
+      std::snprintf(figures, sizeof figures, " (%llu MiB)", static_cast<unsigned long long>(done >> 20));
+    // One line, or \r would go back to the start of its last row only: the name is cut to fit.
+    const std::string_view prefix = "heapq: reading ";
+    const size_t used = prefix.size() + std::string_view(figures).size() + 1;
+    const size_t columns = terminal_columns();
+    const std::string name = fit_width(name_, columns > used + 10 ? columns - used : 10);
+    std::fprintf(stderr, "\r%s%s%s\033[K", prefix.data(), name.c_str(), figures);
   }
 
  private:

@@ -2,6 +2,8 @@
 # whatever the dump holds: long file paths, long class names, escape sequences in names.
 require_relative "helper"
 require "fileutils"
+require "io/console"
+require "pty"
 
 class TestTerminalWidth < Test::Unit::TestCase
   include E2E
@@ -120,5 +122,28 @@ class TestTerminalWidth < Test::Unit::TestCase
     _out, err, code = heapq("--width", "7", "stats", d3)
     assert_equal(1, code)
     assert_match(/--width expects/, err)
+  end
+
+  # The progress bar stays on one row of the terminal, whatever the dump's name, else each
+  # redraw would leave a row behind.
+  def test_progress_bar_fits_the_terminal
+    d1 = setup_dumps.first
+    [80, 50].each do |columns|
+      output = +""
+      PTY.spawn(HEAPQ, "stats", d1) do |reader, writer, pid|
+        reader.winsize = [24, columns]
+        writer.close
+        begin
+          reader.each_char { |c| output << c }
+        rescue Errno::EIO
+          # the child closed the terminal
+        end
+        Process.wait(pid)
+      end
+      bars = output.split(/\r|\n/).grep(/heapq: reading/).map { |bar| bar.gsub(/\e\[K/, "") }
+      assert_false(bars.empty?, "no progress bar drawn")
+      bars.each { |bar| assert_operator(bar.length, :<, columns, "a bar of #{bar.length} columns:\n#{bar}") }
+      assert_match(/heapq: reading .*dump1\.json/, bars.first, "the name keeps its end")
+    end
   end
 end
