@@ -105,9 +105,7 @@ class TestStore < Test::Unit::TestCase
   def test_sites_know_their_gem
     dump = File.join(@tmp, "gems.json")
     File.write(dump, GEM_DUMP)
-    store = File.join(@tmp, "gems.db")
-    _out, err, code = heapq("--quiet", "load", "-o", store, dump)
-    assert_equal(0, code, err)
+    store = load_store("gems.db", dump)
     sites = sql(store, "SELECT file, line, gem, gem_version FROM sites_v ORDER BY file, line")
     gem_of = sites.to_h { |r| [r["file"], [r["gem"], r["gem_version"]]] }
     assert_equal(["memprof", "0.1.0"], gem_of["/var/lib/gems/3.1.0/gems/memprof-0.1.0/lib/memprof.rb"])
@@ -144,9 +142,7 @@ class TestStore < Test::Unit::TestCase
     second = File.join(@tmp, "second.json")
     File.write(second, GEM_DUMP.sub('"0x400"]}', '"0x400", "0x600"]}') +
                        %({"address":"0x600", "type":"HASH", "memsize":160, "file":"/srv/app/app.rb", "line":2}\n))
-    store = File.join(@tmp, "two.db")
-    _out, err, code = heapq("--quiet", "load", "-o", store, first, second)
-    assert_equal(0, code, err)
+    store = load_store("two.db", first, second)
     assert_equal([{ "address_hex" => "0x600", "type" => "HASH", "class" => "(no class)", "memsize" => 160,
                     "file" => "/srv/app/app.rb", "line" => 2 }], sql(store, NEW_OBJECTS_SQL))
     row = sql(store, "SELECT address, address_hex FROM objects_v WHERE dump_id = 1 AND id = 0").first
@@ -166,9 +162,7 @@ class TestStore < Test::Unit::TestCase
   def test_a_store_of_another_version_is_refused_clearly
     dump = File.join(@tmp, "gems.json")
     File.write(dump, GEM_DUMP)
-    store = File.join(@tmp, "old.db")
-    _out, err, code = heapq("--quiet", "load", "-o", store, dump)
-    assert_equal(0, code, err)
+    store = load_store("old.db", dump)
     _out, err, code = heapq("sql", "--write", store, "PRAGMA user_version = 1")
     assert_equal(0, code, err)
     _out, err, code = heapq("stats", store)
@@ -177,6 +171,14 @@ class TestStore < Test::Unit::TestCase
     _out, err, code = heapq("load", "--append", "-o", store, dump)
     assert_not_equal(0, code)
     assert_match(/schema version 1/, err)
+  end
+
+  # The store NAME (in the test's directory) made of the dumps.
+  def load_store(name, *dumps)
+    store = File.join(@tmp, name)
+    _out, err, code = heapq("--quiet", "load", "-o", store, *dumps)
+    assert_equal(0, code, err)
+    store
   end
 
   def sql(store, query)
