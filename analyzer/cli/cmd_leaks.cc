@@ -60,9 +60,11 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       t += "   " + format_count(s.count) + " born after the first dump, still alive: " + format_bytes(s.bytes) +
            ", retaining " + format_bytes(s.retained_bytes) + "\n";
     } else {
-      t += "   " + format_count(s.count) + " held together: " + format_bytes(s.bytes) + ", retaining " +
-           format_bytes(s.retained_bytes) + "\n";
-      for (const auto& [site, n] : s.sites) t += "   " + format_count(n) + " allocated at " + site_of(site) + "\n";
+      t += "   " + (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") + ": " +
+           format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes) + "\n";
+      // A group of one site has it in its heading already.
+      if (!s.group.has_site())
+        for (const auto& [site, n] : s.sites) t += "   " + format_count(n) + " allocated at " + site_of(site) + "\n";
     }
     RetentionPath path;
     const auto same = std::find_if(report.suspects.begin(), report.suspects.begin() + static_cast<ptrdiff_t>(i),
@@ -71,6 +73,11 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       path = tree.path_to(g, s.holder, max_depth);
       t += "   held by the same " + describe_text(g, s.holder) + " as #" + std::to_string(same - report.suspects.begin() + 1) +
            (s.holder_share == s.count ? "" : " (" + format_count(s.holder_share) + " of them)") + "\n";
+    } else if (s.holder.valid() && s.count == 1 && s.holder == s.example) {
+      // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
+      path = tree.path_to(g, s.holder, max_depth);
+      t += "   its memory is its own, not its children's\n";
+      t += "   " + path_text(g, path) + "\n";
     } else if (s.holder.valid()) {
       path = tree.path_to(g, s.holder, max_depth);
       std::string edge(g.string(tree.edge_into(g, s.holder)));

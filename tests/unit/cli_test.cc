@@ -148,6 +148,26 @@ TEST_F(Cli, RetentionCommandsMatchTheirSchemas) {
   }
 }
 
+// One dump, a String holding 5 MB itself: it is its own accumulation point, and the text
+// says so rather than "held by String ..., which holds all of them" (itself).
+TEST_F(Cli, LeaksOnOneDumpNamesABigObjectItself) {
+  const std::string dump = (dir_ / "big_string.json").string();
+  std::ofstream(dump)
+      << R"({"type":"ROOT", "root":"vm", "references":["0x200"]})" "\n"
+         R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":100})" "\n"
+         R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":100})" "\n"
+         R"({"address":"0x200", "type":"ARRAY", "class":"0x40", "references":["0x210"], "memsize":80})" "\n"
+         R"({"address":"0x210", "type":"STRING", "class":"0x60", "references":[], "file":"app/log.rb", "line":7, "method":"read", "memsize":5000000})" "\n";
+  ASSERT_EQ(run({"leaks", dump}), 0) << err_;
+  EXPECT_NE(out_.find("1. String allocated at app/log.rb:7 in read\n"
+                      "   1 object: 4.77 MiB, retaining 4.77 MiB\n"
+                      "   its memory is its own, not its children's\n"
+                      "   ROOT(vm) -> Array -> String 0x210\n"),
+            std::string::npos)
+      << out_;
+  EXPECT_EQ(out_.find("allocated at app/log.rb:7 in read\n   1 allocated"), std::string::npos) << "the site once";
+}
+
 TEST_F(Cli, LeaksJsonMatchesItsSchema) {
   ASSERT_EQ(run({"--format", "json", "leaks", dump_, dump_}), 0) << err_;
   expect_valid(out_, "leaks.schema.json");
