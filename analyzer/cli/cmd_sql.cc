@@ -36,41 +36,40 @@ class TextSink : public SqlSink {
   Status columns(const std::vector<std::string>& names) override {
     if (Status s = flush(); !s) return s;
     names_ = names;
+    right_.assign(names.size(), true);
     rows_.clear();
     open_ = true;
     return Ok{};
   }
   Status row(const std::vector<SqlValue>& values) override {
     std::vector<std::string> cells;
-    for (const SqlValue& v : values)
-      cells.push_back(std::holds_alternative<std::monostate>(v) ? "NULL" : cell_text(v));
-    rows_.push_back({std::move(cells), values});
+    cells.reserve(values.size());
+    for (size_t c = 0; c < values.size(); ++c) {
+      const SqlValue& v = values[c];
+      const bool null = std::holds_alternative<std::monostate>(v);
+      // A column is right-aligned when all its values are numbers (NULLs aside).
+      if (!null && !numeric(v) && c < right_.size()) right_[c] = false;
+      cells.push_back(null ? "NULL" : cell_text(v));
+    }
+    rows_.push_back(std::move(cells));
     return Ok{};
   }
   Status flush() {
     if (!open_) return Ok{};
     open_ = false;
-    // A column is right-aligned when all its values are numbers (NULLs aside).
-    std::vector<bool> right(names_.size(), true);
-    for (const auto& r : rows_)
-      for (size_t c = 0; c < r.values.size(); ++c)
-        if (!numeric(r.values[c]) && !std::holds_alternative<std::monostate>(r.values[c]))
-          right[c] = false;
-    TextTable table(names_, right);
-    for (auto& r : rows_) table.add(std::move(r.cells));
-    std::string out = table.render() + "(" + format_count(rows_.size()) +
-                      (rows_.size() == 1 ? " row)\n" : " rows)\n");
-    rows_.clear();
-    return emit_text(out) ? Status(Ok{}) : Status(io_error("cannot write the output"));
+    TextTable table(names_, right_);
+    for (auto& r : rows_) table.add(std::move(r));
+    rows_ = {};
+    // The table is escaped and fitted already.
+    const bool ok = emit(table.render() + "(" + format_count(table.size()) +
+                         (table.size() == 1 ? " row)\n" : " rows)\n"));
+    return ok ? Status(Ok{}) : Status(io_error("cannot write the output"));
   }
 
  private:
-  struct Row {
-    std::vector<std::string> cells;
-    std::vector<SqlValue> values;
-  };
   std::vector<std::string> names_;
-  std::vector<Row> rows_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> rows_;
   bool open_ = false;
 };
 

@@ -39,7 +39,17 @@ std::string format_bytes(uint64_t n) {
 }
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
-    : header_(std::move(header)), numeric_(std::move(numeric)) {}
+    : numeric_(std::move(numeric)), width_(header.size(), 0) {
+  add(std::move(header));
+}
+
+void TextTable::add(std::vector<std::string> row) {
+  for (size_t i = 0; i < row.size(); ++i) {
+    row[i] = escape_controls(row[i]);
+    if (i < width_.size()) width_[i] = std::max(width_[i], display_width(row[i]));
+  }
+  rows_.push_back(std::move(row));
+}
 
 namespace {
 
@@ -64,16 +74,7 @@ std::string render_rows(const std::vector<std::vector<std::string>>& rows, size_
 }  // namespace
 
 std::string TextTable::render(size_t limit) const {
-  auto cells = [limit](const std::vector<std::string>& row) {
-    std::vector<std::string> out;
-    for (const std::string& c : row) out.push_back(limit ? fit_width(escape_controls(c), limit) : escape_controls(c));
-    return out;
-  };
-  std::vector<std::vector<std::string>> rows{cells(header_)};
-  for (const auto& r : rows_) rows.push_back(cells(r));
-  std::vector<size_t> width(header_.size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+  std::vector<size_t> width = width_;
   if (limit) {
     size_t total = 2 * (width.size() - std::min<size_t>(width.size(), 1));
     for (size_t w : width) total += w;
@@ -90,23 +91,21 @@ std::string TextTable::render(size_t limit) const {
       width[widest] -= cut;
       total -= cut;
     }
-    if (total > limit) return render_rows(rows, limit);
-    for (auto& row : rows)
-      for (size_t i = 0; i < row.size() && i < width.size(); ++i)
-        if (display_width(row[i]) > width[i]) row[i] = fit_width(row[i], width[i]);
+    if (total > limit) return render_rows(rows_, limit);
   }
   std::string out;
-  for (const auto& row : rows) {
-    std::string l;
+  for (const auto& row : rows_) {
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      const size_t pad = width[i] - display_width(row[i]);
+      const size_t cell_width = display_width(row[i]);
+      const bool cut = cell_width > width[i];
+      const size_t pad = cut ? 0 : width[i] - cell_width;
       const bool last = i + 1 == row.size();
-      if (i > 0) l += "  ";
-      if (numeric_[i]) l.append(pad, ' ');
-      l += row[i];
-      if (!numeric_[i] && !last) l.append(pad, ' ');
+      if (i > 0) out += "  ";
+      if (numeric_[i]) out.append(pad, ' ');
+      out += cut ? fit_width(row[i], width[i]) : row[i];
+      if (!numeric_[i] && !last) out.append(pad, ' ');
     }
-    out += l + "\n";
+    out += '\n';
   }
   return out;
 }

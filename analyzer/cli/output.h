@@ -25,15 +25,17 @@ std::string format_bytes(uint64_t n);  // 1536 -> "1.5 KiB"
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void add(std::vector<std::string> row);
+  size_t size() const { return rows_.size() - 1; }  // rows, the header aside
+  // The table's lines: no control character, none wider than width (0: no limit).
   std::string render() const { return render(output_width()); }
-  std::string render(size_t width) const;  // 0: no limit
+  std::string render(size_t width) const;
   static constexpr size_t kMinTextWidth = 12;
 
  private:
-  std::vector<std::string> header_;
   std::vector<bool> numeric_;
-  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::vector<std::string>> rows_;  // the header first; cells escaped
+  std::vector<size_t> width_;                   // by column: its widest cell
 };
 
 using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
