@@ -94,11 +94,7 @@ class ChunkedLoad {
       }
       const char* fresh = text.data() + have;
       have += *got;
-      if (const void* nl = memrchr(fresh, '\n', *got)) {
-        len = static_cast<const char*>(nl) - text.data() + 1;
-        carry_.assign(text.data() + len, have - len);
-        return true;
-      }
+      if (ends_a_line(text, fresh, have, len)) return true;
       // No newline yet: text[0, have) is one unfinished line. Blanks before a record are
       // dropped (they are all a blank line may hold).
       const char* start = first_non_blank(text.data(), have);
@@ -110,16 +106,22 @@ class ChunkedLoad {
           len = 0;
           return true;
         }
-        if (const void* nl = memrchr(text.data(), '\n', have)) {
-          len = static_cast<const char*>(nl) - text.data() + 1;
-          carry_.assign(text.data() + len, have - len);
-          return true;
-        }
+        if (ends_a_line(text, text.data(), have, len)) return true;
       } else if (have > options_.max_line_bytes) {
         overlong_chunk_ = chunk_index_of(chunk);
         return false;
       }
     }
+  }
+
+  // Whether text[from, have) holds a newline: then len ends after the last one, and what
+  // follows it is carried over to the next chunk.
+  bool ends_a_line(const std::vector<char>& text, const char* from, size_t have, size_t& len) {
+    const void* nl = memrchr(from, '\n', text.data() + have - from);
+    if (!nl) return false;
+    len = static_cast<const char*>(nl) - text.data() + 1;
+    carry_.assign(text.data() + len, have - len);
+    return true;
   }
 
   static const char* first_non_blank(const char* p, size_t n) {

@@ -379,7 +379,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool commit_object(std::optional<ObjectType> type);
   uint32_t class_slot(ObjectType type);
   uint32_t site_slot();
-  uint32_t site_slot(std::string_view file, uint32_t line, StringId method);
+  uint32_t site_slot(StringId file, uint32_t line, StringId method);
+  // The method of a Proc's block site, interned once.
+  StringId block_method() {
+    if (!block_method_.valid()) block_method_ = intern("(block)");
+    return block_method_;
+  }
 
   struct KeyHash {
     size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass + 2 * k.profiler); }
@@ -404,8 +409,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint64_t repaired_mark_ = 0;
   size_t issues_mark_ = 0;
   std::vector<StringId> names_;
-  std::string file_memo_, method_memo_;
-  StringId file_memo_id_, method_memo_id_;
+  // One memo each: a Proc's block file would otherwise evict the allocation file's.
+  std::string file_memo_, method_memo_, block_file_memo_;
+  StringId file_memo_id_, method_memo_id_, block_file_memo_id_, block_method_;
 };
 
 bool RecordHandler::commit() {
@@ -459,8 +465,8 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   }
   out_.refs_end.push_back(static_cast<uint32_t>(out_.refs.size()));
   if (!rec_.block_file.empty() && rec_.block_line <= UINT32_MAX)
-    out_.block_sites.push_back(
-        {index, site_slot(rec_.block_file, static_cast<uint32_t>(rec_.block_line), intern("(block)"))});
+    out_.block_sites.push_back({index, site_slot(intern_cached(rec_.block_file, block_file_memo_, block_file_memo_id_),
+                                                 static_cast<uint32_t>(rec_.block_line), block_method())});
   if (!names_.empty() || !out_.ref_names.empty()) {
     out_.ref_names.resize(refs_mark_, StringId::none());  // pad records that had no names
     if (names_.empty()) names_.assign(nrefs, StringId::none());
@@ -505,12 +511,12 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
 
 uint32_t RecordHandler::site_slot() {
   if (!rec_.has_file) return ParsedChunk::kNoSite;
-  return site_slot(rec_.file, static_cast<uint32_t>(rec_.line),
+  return site_slot(intern_cached(rec_.file, file_memo_, file_memo_id_), static_cast<uint32_t>(rec_.line),
                    rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_) : StringId::none());
 }
 
-uint32_t RecordHandler::site_slot(std::string_view file, uint32_t line, StringId method) {
-  SiteKey key{intern_cached(file, file_memo_, file_memo_id_), line, method};
+uint32_t RecordHandler::site_slot(StringId file, uint32_t line, StringId method) {
+  SiteKey key{file, line, method};
   if (last_site_ != ParsedChunk::kNoSite && key == out_.site_keys[last_site_]) return last_site_;
   auto [it, added] = site_slots_.try_emplace(key, static_cast<uint32_t>(out_.site_keys.size()));
   if (added) out_.site_keys.push_back(key);
