@@ -45,7 +45,7 @@ std::vector<ObjectId> top_objects(const HeapGraph& g, const HeapDominators& dom,
 std::string object_line(const Analysis& a, ObjectId o) {
   std::string line = format_bytes(a.dom.retained_bytes(o)) + " in " + format_count(a.dom.retained_count(o)) +
                      " objects: " + describe_text(a.g, o) + " " + hex_address(a.g.address(o));
-  if (std::string site = site_text(a.g, o); !site.empty()) line += " (" + site + ")";
+  if (std::string site = site_name_text(a.g, o); !site.empty()) line += " (" + site + ")";
   return line;
 }
 

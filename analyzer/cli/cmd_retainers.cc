@@ -61,7 +61,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
 
   std::vector<RetentionPath> paths = holder_paths(g, referrers, o, max_paths, max_depth);
   text = describe_text(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
-  if (std::string site = site_text(g, o); !site.empty()) text += ", allocated at " + site;
+  if (std::string site = site_name_text(g, o); !site.empty()) text += ", allocated at " + site;
   text += ")\n";
   if (paths.empty())
     text += "not reachable from the GC roots: garbage not yet swept, or held only through weak references\n";
