@@ -1,5 +1,8 @@
 // heapq retainers: why is this object (or this class's instances) alive?
+#include <compare>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -21,22 +24,41 @@ constexpr OptionSpec kOptions[] = {
     {"referrers", "", "also list the direct referrers"},
 };
 
+// A group of referrers: the referrer's class, where its block is written when it is a Proc
+// (empty otherwise) and the reference's name, all as the dump has them: JSON writes them whole,
+// text through name_text.
+struct ReferrerGroup {
+  std::string cls, block, edge;
+  auto operator<=>(const ReferrerGroup&) const = default;
+};
+
 // Referrers grouped by the referrer's class and the reference's name (indexes generalized).
-std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const HeapGraph& g, const Referrers& r,
-                                                                           const std::vector<ObjectId>& targets) {
-  std::map<std::pair<std::string, std::string>, uint64_t> groups;
+std::map<ReferrerGroup, uint64_t> grouped_referrers(const HeapGraph& g, const Referrers& r,
+                                                    const std::vector<ObjectId>& targets) {
+  std::map<ReferrerGroup, uint64_t> groups;
   for (ObjectId t : targets) {
     IdRange<ObjectId> sources = r.of(t);
     for (size_t i = 0; i < sources.size(); ++i) {
       if (sources[i] == g.virtual_root()) {
-        ++groups[{"ROOT", ""}];
+        ++groups[{"ROOT", "", ""}];
         continue;
       }
+      std::string block;
+      if (SiteId b = g.block_site(sources[i]); b.valid())
+        block = site_location(g.string(g.site_info(b).file), g.site_info(b).line);
       std::string edge(generalized_edge(g.string(reference_label(g, r.edges_of(t)[i]))));
-      ++groups[{describe_text(g, sources[i]), name_text(edge)}];
+      ++groups[{describe(g, sources[i]), std::move(block), std::move(edge)}];
     }
   }
   return groups;
+}
+
+// A group as text: describe_text's and name_text's forms of its parts.
+std::string group_text(const ReferrerGroup& group) {
+  std::string out = name_text(group.cls);
+  if (!group.block.empty()) out += " (block at " + name_text(group.block) + ")";
+  if (!group.edge.empty()) out += " " + name_text(group.edge);
+  return out;
 }
 
 // Both renderings are built side by side; the caller emits the one asked for.
@@ -166,13 +188,13 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
   text += "referenced by (class, reference, count):\n";
   json_key(w, "referrers");
   w.StartArray();
-  for (const auto& [key, count] : grouped_referrers(g, Referrers::build(g), instances)) {
-    text += "  " + key.first + (key.second.empty() ? "" : " " + key.second) + "  " + format_count(count) + "\n";
+  for (const auto& [group, count] : grouped_referrers(g, Referrers::build(g), instances)) {
+    text += "  " + group_text(group) + "  " + format_count(count) + "\n";
     w.StartObject();
     json_key(w, "class");
-    json_string(w, key.first);
+    json_string(w, group.cls);
     json_key(w, "edge");
-    json_string_or_null(w, key.second);
+    json_string_or_null(w, group.edge);
     json_key(w, "count");
     w.Uint64(count);
     w.EndObject();
