@@ -19,7 +19,7 @@ namespace {
 
 constexpr OptionSpec kOptions[] = {
     {"paths", "N", "paths to show (default 3; for a class, path shapes; 0: all)"},
-    {"max-depth", "D", "steps shown of a path, its middle elided past them; for a class, the deepest\n"
+    {"max-depth", "D", "steps shown of a path, its middle elided past them; for a class, the deepest "
                        "shape, deeper paths merged into it (default 64)"},
     {"referrers", "", "also list the direct referrers"},
 };
