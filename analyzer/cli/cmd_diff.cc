@@ -98,9 +98,9 @@ void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto by = get_grouping(args);
   if (!by) return report_error(by.error());
-  auto top = get_count(args, "top", 20);
+  auto top = get_limit(args, "top", 20);
   if (!top) return report_error(top.error());
-  const size_t n = *top == 0 ? SIZE_MAX : *top;
+  const size_t n = *top;
   auto paths = dumps_over_time(args.positional());
   if (!paths) return report_error(paths.error());
   if (paths->size() < 2)

@@ -211,7 +211,7 @@ bool write_json(const LoadedDump& dump, const Analysis& a, const std::vector<Obj
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 1) return report_error(usage_error("dominators takes one INPUT (see heapq dominators --help)"));
-  auto top = get_count(args, "top", 10);
+  auto top = get_limit(args, "top", 10);
   if (!top) return report_error(top.error());
   std::optional<size_t> depth;
   if (args.has("depth")) {
@@ -226,7 +226,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   std::optional<ShortestPathTree> paths;
   if (!depth) paths = ShortestPathTree::compute(g);
   Analysis a{g, dom, paths ? &*paths : nullptr};
-  const size_t n = *top == 0 ? SIZE_MAX : *top;
+  const size_t n = *top;
   std::vector<ObjectId> best = depth ? std::vector<ObjectId>() : top_objects(g, dom, n);
   std::string text;
   bool ok = true;

@@ -204,9 +204,8 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 2) return report_error(usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)"));
-  auto max_paths = get_count(args, "paths", 3);
+  auto max_paths = get_limit(args, "paths", 3);
   if (!max_paths) return report_error(max_paths.error());
-  if (*max_paths == 0) *max_paths = SIZE_MAX;
   auto max_depth = get_count(args, "max-depth", 64);
   if (!max_depth) return report_error(max_depth.error());
   auto dump = load_input(args.positional()[0], global);
