@@ -1,6 +1,7 @@
 #include "cli/args.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "cli/terminal_text.h"
 
@@ -55,6 +56,14 @@ Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64
   return std::stoull(v);
 }
 
+Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t fallback) {
+  auto count = get_count(args, name, fallback);
+  if (!count) return count.error();
+  return *count == 0 ? SIZE_MAX : static_cast<size_t>(*count);
+}
+
+size_t help_width() { return output_width() == 0 ? SIZE_MAX : output_width(); }
+
 std::string describe_options(std::span<const OptionSpec> specs) {
   std::string out;
   for (const OptionSpec& s : specs) {
@@ -62,7 +71,10 @@ std::string describe_options(std::span<const OptionSpec> specs) {
     if (!s.value_name.empty()) left += " " + std::string(s.value_name);
     if (left.size() < 22) left.resize(22, ' ');
     else left += "  ";
-    out += left + wrap_words(s.help, left.size(), 22, kDefaultWidth) + "\n";
+    // A description is one paragraph: a newline in it would start a line at the margin.
+    std::string help(s.help);
+    std::replace(help.begin(), help.end(), '\n', ' ');
+    out += left + wrap_words(help, left.size(), 22, help_width()) + "\n";
   }
   return out;
 }

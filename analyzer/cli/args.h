@@ -35,7 +35,13 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const
 // An unsigned integer option; a usage error names the option when the value is not one.
 Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback);
 
-// "  --top N      help" lines for a help text.
+// A count where 0 means no limit (--top 0: all): SIZE_MAX for 0.
+Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t fallback);
+
+// Columns help text takes: --width's (output_width), no limit for 0.
+size_t help_width();
+
+// "  --top N      help" lines for a help text, within help_width() columns.
 std::string describe_options(std::span<const OptionSpec> specs);
 
 }  // namespace heapq::cli

@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/paths.h"
 #include "heapq/diff.h"
+#include "heapq/sites.h"
 
 namespace heapq::cli {
 
@@ -49,8 +50,12 @@ void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& 
     const DiffRow& r = rows[i];
     w.StartObject();
     if (by == GroupTable::By::kGem) {
+      // As heapq sites --by gem writes it: the name, and the version apart.
+      const auto [name, version] = split_gem(r.group.file);
       json_key(w, "gem");
-      json_string(w, r.group.file);
+      json_string(w, name);
+      json_key(w, "version");
+      json_string_or_null(w, version);
     } else {
       json_key(w, "class");
       json_string(w, r.group.cls);
@@ -93,9 +98,9 @@ void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto by = get_grouping(args);
   if (!by) return report_error(by.error());
-  auto top = get_count(args, "top", 20);
+  auto top = get_limit(args, "top", 20);
   if (!top) return report_error(top.error());
-  const size_t n = *top == 0 ? SIZE_MAX : *top;
+  const size_t n = *top;
   auto paths = dumps_over_time(args.positional());
   if (!paths) return report_error(paths.error());
   if (paths->size() < 2)

@@ -45,7 +45,7 @@ std::vector<ObjectId> top_objects(const HeapGraph& g, const HeapDominators& dom,
 std::string object_line(const Analysis& a, ObjectId o) {
   std::string line = format_bytes(a.dom.retained_bytes(o)) + " in " + format_count(a.dom.retained_count(o)) +
                      " objects: " + describe_text(a.g, o) + " " + hex_address(a.g.address(o));
-  if (std::string site = site_text(a.g, o); !site.empty()) line += " (" + site + ")";
+  if (std::string site = site_name_text(a.g, o); !site.empty()) line += " (" + site + ")";
   return line;
 }
 
@@ -211,7 +211,7 @@ bool write_json(const LoadedDump& dump, const Analysis& a, const std::vector<Obj
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 1) return report_error(usage_error("dominators takes one INPUT (see heapq dominators --help)"));
-  auto top = get_count(args, "top", 10);
+  auto top = get_limit(args, "top", 10);
   if (!top) return report_error(top.error());
   std::optional<size_t> depth;
   if (args.has("depth")) {
@@ -226,7 +226,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   std::optional<ShortestPathTree> paths;
   if (!depth) paths = ShortestPathTree::compute(g);
   Analysis a{g, dom, paths ? &*paths : nullptr};
-  const size_t n = *top == 0 ? SIZE_MAX : *top;
+  const size_t n = *top;
   std::vector<ObjectId> best = depth ? std::vector<ObjectId>() : top_objects(g, dom, n);
   std::string text;
   bool ok = true;

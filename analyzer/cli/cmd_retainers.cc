@@ -1,5 +1,8 @@
 // heapq retainers: why is this object (or this class's instances) alive?
+#include <compare>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -16,27 +19,46 @@ namespace {
 
 constexpr OptionSpec kOptions[] = {
     {"paths", "N", "paths to show (default 3; for a class, path shapes; 0: all)"},
-    {"max-depth", "D", "steps shown of a path, its middle elided past them; for a class, the deepest\n"
+    {"max-depth", "D", "steps shown of a path, its middle elided past them; for a class, the deepest "
                        "shape, deeper paths merged into it (default 64)"},
     {"referrers", "", "also list the direct referrers"},
 };
 
+// A group of referrers: the referrer's class, where its block is written when it is a Proc
+// (empty otherwise) and the reference's name, all as the dump has them: JSON writes them whole,
+// text through name_text.
+struct ReferrerGroup {
+  std::string cls, block, edge;
+  auto operator<=>(const ReferrerGroup&) const = default;
+};
+
 // Referrers grouped by the referrer's class and the reference's name (indexes generalized).
-std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const HeapGraph& g, const Referrers& r,
-                                                                           const std::vector<ObjectId>& targets) {
-  std::map<std::pair<std::string, std::string>, uint64_t> groups;
+std::map<ReferrerGroup, uint64_t> grouped_referrers(const HeapGraph& g, const Referrers& r,
+                                                    const std::vector<ObjectId>& targets) {
+  std::map<ReferrerGroup, uint64_t> groups;
   for (ObjectId t : targets) {
     IdRange<ObjectId> sources = r.of(t);
     for (size_t i = 0; i < sources.size(); ++i) {
       if (sources[i] == g.virtual_root()) {
-        ++groups[{"ROOT", ""}];
+        ++groups[{"ROOT", "", ""}];
         continue;
       }
+      std::string block;
+      if (SiteId b = g.block_site(sources[i]); b.valid())
+        block = site_location(g.string(g.site_info(b).file), g.site_info(b).line);
       std::string edge(generalized_edge(g.string(reference_label(g, r.edges_of(t)[i]))));
-      ++groups[{describe_text(g, sources[i]), name_text(edge)}];
+      ++groups[{describe(g, sources[i]), std::move(block), std::move(edge)}];
     }
   }
   return groups;
+}
+
+// A group as text: describe_text's and name_text's forms of its parts.
+std::string group_text(const ReferrerGroup& group) {
+  std::string out = name_text(group.cls);
+  if (!group.block.empty()) out += " (block at " + name_text(group.block) + ")";
+  if (!group.edge.empty()) out += " " + name_text(group.edge);
+  return out;
 }
 
 // Both renderings are built side by side; the caller emits the one asked for.
@@ -61,7 +83,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
 
   std::vector<RetentionPath> paths = holder_paths(g, referrers, o, max_paths, max_depth);
   text = describe_text(g, o) + " " + hex_address(g.address(o)) + " (" + format_bytes(g.memsize(o));
-  if (std::string site = site_text(g, o); !site.empty()) text += ", allocated at " + site;
+  if (std::string site = site_name_text(g, o); !site.empty()) text += ", allocated at " + site;
   text += ")\n";
   if (paths.empty())
     text += "not reachable from the GC roots: garbage not yet swept, or held only through weak references\n";
@@ -166,13 +188,13 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
   text += "referenced by (class, reference, count):\n";
   json_key(w, "referrers");
   w.StartArray();
-  for (const auto& [key, count] : grouped_referrers(g, Referrers::build(g), instances)) {
-    text += "  " + key.first + (key.second.empty() ? "" : " " + key.second) + "  " + format_count(count) + "\n";
+  for (const auto& [group, count] : grouped_referrers(g, Referrers::build(g), instances)) {
+    text += "  " + group_text(group) + "  " + format_count(count) + "\n";
     w.StartObject();
     json_key(w, "class");
-    json_string(w, key.first);
+    json_string(w, group.cls);
     json_key(w, "edge");
-    json_string_or_null(w, key.second);
+    json_string_or_null(w, group.edge);
     json_key(w, "count");
     w.Uint64(count);
     w.EndObject();
@@ -182,9 +204,8 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 2) return report_error(usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)"));
-  auto max_paths = get_count(args, "paths", 3);
+  auto max_paths = get_limit(args, "paths", 3);
   if (!max_paths) return report_error(max_paths.error());
-  if (*max_paths == 0) *max_paths = SIZE_MAX;
   auto max_depth = get_count(args, "max-depth", 64);
   if (!max_depth) return report_error(max_depth.error());
   auto dump = load_input(args.positional()[0], global);

@@ -134,7 +134,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 1) return report_error(usage_error("sites takes one INPUT (see heapq sites --help)"));
   auto by = get_grouping(args);
   if (!by) return report_error(by.error());
-  auto top = get_count(args, "top", 20);
+  auto top = get_limit(args, "top", 20);
   if (!top) return report_error(top.error());
   auto sort = get_sort(args);
   if (!sort) return report_error(sort.error());
@@ -142,7 +142,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!dump) return report_error(dump.error());
   std::optional<HeapDominators> dominators;
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
-  size_t n = *top == 0 ? SIZE_MAX : *top;
+  size_t n = *top;
   SiteReport report = compute_sites(dump->graph, *by, *sort, dominators ? &*dominators : nullptr, n);
   bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, report, *by, n))
                                                 : emit_text(render_text(*dump, report, *by, n));

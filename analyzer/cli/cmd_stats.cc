@@ -84,7 +84,7 @@ std::string render_json(const LoadedDump& dump, const HeapStats& stats, size_t t
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 1) return report_error(usage_error("stats takes one INPUT (see heapq stats --help)"));
-  auto top = get_count(args, "top", 20);
+  auto top = get_limit(args, "top", 20);
   if (!top) return report_error(top.error());
   auto sort = get_sort(args);
   if (!sort) return report_error(sort.error());
@@ -92,7 +92,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!dump) return report_error(dump.error());
   std::optional<HeapDominators> dominators;
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
-  size_t n = *top == 0 ? SIZE_MAX : *top;
+  size_t n = *top;
   HeapStats stats = compute_stats(dump->graph, *sort, dominators ? &*dominators : nullptr, n);
   bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, stats, n)) : emit_text(render_text(*dump, stats, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);

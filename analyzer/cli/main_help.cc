@@ -28,7 +28,7 @@ std::string tool_help() {
   for (const Command& c : commands()) {
     std::string name = "  " + std::string(c.name);
     name.resize(column + 4, ' ');
-    out += name + wrap_words(c.summary, name.size(), name.size(), kDefaultWidth) + "\n";
+    out += name + wrap_words(c.summary, name.size(), name.size(), help_width()) + "\n";
   }
   out += "\noptions (before or after the command):\n" + describe_options(global_options()) +
          "\nexit status: 0 success, 1 usage error, 2 bad input, 3 I/O error.\n"
@@ -92,11 +92,17 @@ std::string fit_help(std::string_view text, size_t width) {
 }
 
 std::string command_help(const Command& c) {
-  std::string out = fit_help("usage: " + std::string(c.usage), kDefaultWidth) + "\n" +
-                    fit_help(c.details, kDefaultWidth);
+  std::string out = fit_help("usage: " + std::string(c.usage), help_width()) + "\n" +
+                    fit_help(c.details, help_width());
   if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options);
   out += "\nglobal options:\n" + describe_options(global_options());
   return out;
+}
+
+// True when `name` is one of specs that takes a value (--format json): the next argument is it.
+bool takes_value(std::span<const OptionSpec> specs, std::string_view name) {
+  return std::any_of(specs.begin(), specs.end(),
+                     [&](const OptionSpec& s) { return s.name == name && !s.value_name.empty(); });
 }
 
 const Command* find_command(const std::string& name) {
@@ -130,6 +136,13 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   return g;
 }
 
+// Help fits --width when it is one (help needs no valid options: a width that is not one
+// leaves the default).
+void width_for_help(const ParsedArgs& args) {
+  auto width = get_count(args, "width", kDefaultWidth);
+  if (width && (*width == 0 || *width >= 40)) set_output_width(*width);
+}
+
 }  // namespace
 
 int run_heapq(const std::vector<std::string>& args) {
@@ -150,7 +163,7 @@ int run_heapq(const std::vector<std::string>& args) {
     // A global option's value is not the command.
     const size_t letter = args[at].find_first_not_of('-');
     std::string name = letter == std::string::npos ? "" : args[at].substr(letter);
-    if ((name == "format" || name == "threads" || name == "max-line" || name == "width") && at + 1 < args.size()) ++at;
+    if (takes_value(global_options(), name) && at + 1 < args.size()) ++at;
   }
   if (at < args.size() && args[at] == "help") {
     const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;
@@ -159,6 +172,7 @@ int run_heapq(const std::vector<std::string>& args) {
   if (!command) {
     auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());
     if (!parsed) return report_error(parsed.error());
+    width_for_help(*parsed);
     if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
     if (parsed->has("help")) return emit(tool_help()) ? 0 : 3;
     std::fputs(tool_help().c_str(), stderr);
@@ -173,6 +187,7 @@ int run_heapq(const std::vector<std::string>& args) {
   command_args.insert(command_args.end(), args.begin() + at + 1, args.end());
   auto parsed = parse_args(command_args, specs);
   if (!parsed) return report_error(parsed.error());
+  width_for_help(*parsed);
   if (parsed->has("help")) return emit(command_help(*command)) ? 0 : 3;
   auto global = get_global(*parsed);
   if (!global) return report_error(global.error());

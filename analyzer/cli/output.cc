@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "cli/terminal_text.h"
+#include "heapq/store.h"
 #include "heapq/utf8.h"
 
 namespace heapq::cli {
@@ -199,10 +200,9 @@ Status write_file(const std::string& path, std::string_view contents, bool quiet
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     written = write_whole(path, contents);
   } else {
-    // Beside the file, so that the rename stays on one file system.
-    const std::filesystem::path p(path);
-    const std::string temp =
-        (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+    // Beside the file, named as a store being written is, so that the rename stays on one
+    // file system and heapq load's cleanup knows it.
+    const std::string temp = StoreWriter::temp_path_for(path);
     written = write_whole(temp, contents) && std::rename(temp.c_str(), path.c_str()) == 0;
     if (!written) {
       const int error = errno;

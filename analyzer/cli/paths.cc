@@ -24,7 +24,7 @@ std::string describe_text(const HeapGraph& g, ObjectId o) {
 }
 
 std::string path_text(const HeapGraph& g, const RetentionPath& path) {
-  std::string out = "ROOT(" + std::string(g.string(path.root)) + ")";
+  std::string out = "ROOT(" + name_text(g.string(path.root)) + ")";
   for (size_t i = 0; i < path.steps.size(); ++i) {
     if (path.elided && i == path.elided_after) out += " -> ... (" + format_count(path.elided) + " steps) ...";
     out += " -> " + describe_text(g, path.steps[i].object);
@@ -86,6 +86,11 @@ std::string site_text(const HeapGraph& g, ObjectId o) {
   if (!s.valid()) return {};
   const Site& site = g.site_info(s);
   return site_text(g.string(site.file), site.line, g.string(site.method));
+}
+
+std::string site_name_text(const HeapGraph& g, ObjectId o) {
+  std::string site = site_text(g, o);
+  return site.empty() ? site : name_text(site);
 }
 
 void object_json(JsonWriter& w, const HeapGraph& g, ObjectId o) {

@@ -38,6 +38,8 @@ void line_json(JsonWriter& w, uint32_t line);
 // "samples/app.rb:12 in fetch", or empty without a site.
 std::string site_text(const HeapGraph& g, ObjectId o);
 std::string site_text(std::string_view file, uint32_t line, std::string_view method);
+// site_text for text output, as name_text: a file name holding a newline stays on its line.
+std::string site_name_text(const HeapGraph& g, ObjectId o);
 // The "address" and "class" keys of an object, as every command's JSON names objects.
 void object_json(JsonWriter& w, const HeapGraph& g, ObjectId o);
 

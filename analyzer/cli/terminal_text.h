@@ -7,11 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "heapq/utf8.h"
+
 namespace heapq::cli {
 
 // s with every control character (C0, DEL, C1), bidirectional override and byte that is not
-// UTF-8 written as a visible escape (\n, \t, \e, \xHH, \u202e), the rest as it is.
-std::string escape_controls(std::string_view s);
+// UTF-8 written as a visible escape (\n, \t, \e, \xHH, \u202e), the rest as it is: the one
+// escaper heapq has, shared with the pictures.
+using heapq::escape_controls;
 
 // The same for a block of text made of lines: its newlines are kept.
 std::string escape_controls_keep_lines(std::string_view text);

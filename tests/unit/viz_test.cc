@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
+#include "heapq/utf8.h"
 #include "heapq/viz/escape.h"
 #include "heapq/viz/picture.h"
 #include "heapq/viz/report.h"
@@ -13,11 +15,37 @@ namespace {
 
 const std::string kHostile = "<script>alert(1)</script>\"'</svg>]]>\\{}|<>&amp;\n\x01\xff";
 
+std::string printable_utf8(std::string_view s) { return escape_controls(s, ControlEscapes::kPicture); }
+
 TEST(VizEscape, PrintableUtf8) {
   EXPECT_EQ(printable_utf8("a\nb\x7f"), "a\\x0Ab\\x7F");
   EXPECT_EQ(printable_utf8("\xc3\xa9\xff\xc0\xaf"), "\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
   EXPECT_EQ(printable_utf8("\xc2\x85"), "\\x85");  // a C1 control
   EXPECT_EQ(printable_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+  EXPECT_EQ(printable_utf8("Leak\xe2\x80\xae" "gnp"), "Leak\\u202egnp");  // right-to-left override
+  EXPECT_EQ(printable_utf8("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");  // isolates
+}
+
+// A class named to read backwards from its override on: every picture format shows the
+// override as an escape, never as the character.
+TEST(VizEscape, BidiOverridesAreEscaped) {
+  const std::string name = "Leak\xe2\x80\xae" "gnp.exe";
+  const std::string rlo = "\xe2\x80\xae";
+  EXPECT_EQ(dot_string(name), "Leak\\\\u202egnp.exe");
+  EXPECT_EQ(xml_text(name), "Leak\\u202egnp.exe");
+  EXPECT_EQ(script_json_string(name), "\"Leak\\\\u202egnp.exe\"");
+  Picture p;
+  p.caption = name;
+  p.boxes.push_back({BoxKind::kRoots, "GC roots", {}});
+  p.boxes.push_back({BoxKind::kHolder, name, {"0x10", name}});
+  p.arrows.push_back({0, 1, name});
+  const std::string dot = to_dot(p);
+  EXPECT_EQ(dot.find(rlo), std::string::npos) << dot;
+  EXPECT_NE(dot.find("Leak\\\\u202egnp.exe"), std::string::npos) << dot;
+  auto svg = dot_to_svg(dot);
+  ASSERT_TRUE(svg.ok()) << svg.error().message;
+  EXPECT_EQ(svg->find(rlo), std::string::npos);
+  EXPECT_NE(svg->find("Leak\\u202egnp.exe"), std::string::npos);
 }
 
 TEST(VizEscape, Dot) {

@@ -1,48 +1,20 @@
 #include "heapq/viz/escape.h"
 
-#include <cstdint>
-#include <cstdio>
-
 #include "heapq/utf8.h"
 
 namespace heapq::viz {
 
 namespace {
 
-void append_hex_escape(std::string& out, unsigned char c) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "\\x%02X", c);
-  out += buf;
-}
+// A dump string as picture text: valid UTF-8 whose controls and bidirectional overrides are
+// visible escapes (the escaper heapq's terminal text uses, in the pictures' form).
+std::string printable(std::string_view s) { return escape_controls(s, ControlEscapes::kPicture); }
 
 }  // namespace
 
-std::string printable_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_sequence_length(s, i);
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    } else if (n == 1 && (c < 0x20 || c == 0x7F)) {
-      append_hex_escape(out, c);
-      ++i;
-    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-      append_hex_escape(out, static_cast<unsigned char>(s[i + 1]));  // C1 controls
-      i += 2;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
-}
-
 std::string dot_string(std::string_view s) {
   std::string out;
-  for (char c : printable_utf8(s)) {
+  for (char c : printable(s)) {
     switch (c) {
       case '\\':
         out += "\\\\";
@@ -63,7 +35,7 @@ std::string dot_string(std::string_view s) {
 
 std::string xml_text(std::string_view s) {
   std::string out;
-  for (char c : printable_utf8(s)) {
+  for (char c : printable(s)) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -89,7 +61,7 @@ std::string xml_text(std::string_view s) {
 
 std::string script_json_string(std::string_view s) {
   std::string out = "\"";
-  const std::string text = printable_utf8(s);
+  const std::string text = printable(s);
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     switch (c) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,5 +19,29 @@ bool valid_utf8(std::string_view s);
 
 // s with each ill-formed sequence replaced by U+FFFD.
 std::string repair_utf8(std::string_view s);
+
+// The code point of the well-formed sequence of n bytes (utf8_sequence_length) at s[i].
+uint32_t utf8_code_point(std::string_view s, size_t i, size_t n);
+
+// True for a character that changes how what follows it is shown, or is not shown at all: the
+// C0 controls, DEL, the C1 controls and the bidirectional embeddings, overrides and isolates
+// (U+202A-U+202E, U+2066-U+2069), which reorder the text after them.
+bool control_character(uint32_t cp);
+
+// How escape_controls writes what it escapes.
+enum class ControlEscapes {
+  // For a terminal: \n \t \r \e, \xhh below U+0080, \uhhhh above, and \xhh for each byte
+  // that is not UTF-8.
+  kTerminal,
+  // For the picture formats, whose text must be UTF-8: \xHH below U+0100, \uhhhh above, and
+  // U+FFFD for each byte that is not UTF-8.
+  kPicture,
+};
+
+// s with every control_character and (for a terminal) every byte that is not UTF-8 written
+// as a visible escape, the rest as it is; keep_newlines leaves '\n' as it is (a block of
+// text made of lines). Dump strings are data: they must not drive a terminal or reorder a page.
+std::string escape_controls(std::string_view s, ControlEscapes style = ControlEscapes::kTerminal,
+                            bool keep_newlines = false);
 
 }  // namespace heapq

@@ -1,14 +1,13 @@
 // Escaping for the picture formats: every string taken from a dump goes through one of these
-// before it reaches DOT, SVG, HTML or a script's JSON, so that it always reads as text.
+// before it reaches DOT, SVG, HTML or a script's JSON, so that it always reads as text: its
+// control characters and bidirectional overrides as escapes (heapq::escape_controls, kPicture),
+// bytes that are not UTF-8 as U+FFFD.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 namespace heapq::viz {
-
-// Valid UTF-8 with every control character shown as \xNN: invalid bytes become U+FFFD.
-std::string printable_utf8(std::string_view s);
 
 // The inside of a DOT double-quoted string (without the quotes): \ " and graphviz's escapes
 // (\n, \l, \N, ...) read literally, & does not start an entity, braces and bars stay text.
