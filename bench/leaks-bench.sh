@@ -9,10 +9,6 @@ prefix=bench/out/growth
 [ -f "$prefix-3.json" ] || ruby bench/make-growth-dumps.rb "$prefix" 190000
 cat "$prefix"-*.json > /dev/null  # warm the page cache
 
-measure() {  # "seconds peak-MB" of heapq --quiet ARGS
-  /usr/bin/time -f "%e %M" -o bench/out/time.txt build/bin/heapq --quiet "$@" >/dev/null
-  awk '{ printf "%.2f %.0f", $1, $2 / 1024 }' bench/out/time.txt
-}
 set -- $(measure stats "$prefix-3.json")
 stats_s=$1 stats_mb=$2
 set -- $(measure leaks "$prefix-1.json" "$prefix-2.json" "$prefix-3.json")

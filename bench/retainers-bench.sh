@@ -11,10 +11,6 @@ list=bench/out/list100k.json
 bench_dump "$big" 200000
 [ -f "$list.last" ] || ruby bench/make-list-dump.rb "$list" 100000
 
-measure() {  # prints "seconds peak-MB" of heapq --quiet ARGS
-  /usr/bin/time -f "%e %M" -o bench/out/time.txt build/bin/heapq --quiet "$@" >/dev/null
-  awk '{ printf "%.2f %.0f", $1, $2 / 1024 }' bench/out/time.txt
-}
 row() {  # NAME BASE_SECONDS BASE_MB ARGS...
   name=$1 base_s=$2 base_mb=$3
   shift 3

@@ -7,18 +7,17 @@ cd "$(dirname "$0")/.."
 dump=${1:-bench/out/big.json}
 bench_dump "$dump" 200000
 
-mkdir -p bench/out
 size=$(stat -c %s "$dump")
 records=$(wc -l < "$dump")   # also warms the page cache
 t0=$(date +%s.%N); wc -l "$dump" >/dev/null; t1=$(date +%s.%N)
 wc_s=$(echo "$t1 - $t0" | bc -l)
-/usr/bin/time -f "%e %M" -o bench/out/time.txt build/bin/heapq --quiet stats "$dump" >/dev/null
-read -r stats_s stats_kb < bench/out/time.txt
+set -- $(measure stats "$dump")
+stats_s=$1 stats_mb=$2
 
-awk -v size="$size" -v records="$records" -v wc="$wc_s" -v st="$stats_s" -v kb="$stats_kb" 'BEGIN {
+awk -v size="$size" -v records="$records" -v wc="$wc_s" -v st="$stats_s" -v peak="$stats_mb" 'BEGIN {
   mb = size / 1e6
   printf "dump                 %.0f MB, %d records\n", mb, records
   printf "wc -l (cached)       %.3f s  %6.0f MB/s\n", wc, mb / wc
   printf "heapq stats          %.3f s  %6.0f MB/s   (%.1fx the time of wc -l; target >= 400 MB/s)\n", st, mb / st, st / wc
-  printf "heapq stats peak RSS %.0f MB  = %.2fx the dump size (target <= 0.5x)\n", kb / 1024, kb * 1024 / size
+  printf "heapq stats peak RSS %.0f MB  = %.2fx the dump size (target <= 0.5x)\n", peak, peak * 1048576 / size
 }'

@@ -9,10 +9,6 @@ cd "$(dirname "$0")/.."
 big=bench/out/big.json
 bench_dump "$big" 200000
 
-measure() {  # prints "seconds peak-MB" of heapq --quiet ARGS
-  /usr/bin/time -f "%e %M" -o bench/out/time.txt build/bin/heapq --quiet "$@" >/dev/null
-  awk '{ printf "%.2f %.0f", $1, $2 / 1024 }' bench/out/time.txt
-}
 row() {  # NAME ARGS...
   name=$1
   shift

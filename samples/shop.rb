@@ -10,7 +10,7 @@
 #
 # Leak: Shop::CachedPage objects, allocated in PageCache#fetch (the "# leak:" line), held by the
 # Hash in the page cache's @pages:
-#   class Object Shop -> class Shop PAGES -> Shop::PageCache @pages -> Hash -> Shop::CachedPage
+#   class Object Shop -> module Shop PAGES -> Shop::PageCache @pages -> Hash -> Shop::CachedPage
 # The cache is keyed by the whole URL, query string included, and every visitor arrives with
 # its own tracking parameter (?ref=...): every request makes a new entry, and nothing evicts.
 # Not a leak: the product cache is a bounded LRU (500 entries) that churns; the listeners are

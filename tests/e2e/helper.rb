@@ -4,6 +4,7 @@ require "json"
 require "open3"
 require "tmpdir"
 require "rbconfig"
+require "io/wait"
 
 module E2E
   HEAPQ = ENV.fetch("HEAPQ") { abort "set HEAPQ to the heapq binary (ctest does)" }
@@ -76,6 +77,23 @@ module E2E
     out, err, code = heapq("--format", "json", *args)
     assert_equal(0, code, "heapq #{args.join(' ')} failed: #{err}")
     JSON.parse(out)
+  end
+
+  # The first match of pattern in what io (a pipe from a child) wrote since the last match on
+  # it; fails the test after timeout seconds or when io closes first.
+  def expect(io, pattern, timeout)
+    @seen ||= Hash.new { |h, k| h[k] = +"" }
+    buffer = @seen[io]
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    until (match = pattern.match(buffer))
+      left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      flunk("no #{pattern.inspect} within #{timeout} s; got:\n#{buffer}") if left <= 0
+      buffer << io.read_nonblock(65_536) if io.wait_readable(left)
+    end
+    buffer.replace(match.post_match)
+    match
+  rescue EOFError
+    flunk("closed before #{pattern.inspect}; got:\n#{buffer}")
   end
 
   def setup

@@ -2,7 +2,6 @@
 # tracking on), with the same number of requests between two dumps; heapq leaks finds the line
 # that leaks, its class and steady growth.
 require_relative "helper"
-require "io/wait"
 
 class TestSignalLeaks < Test::Unit::TestCase
   include E2E
@@ -61,12 +60,12 @@ class TestSignalLeaks < Test::Unit::TestCase
     File.write(@program, PROGRAM)
     env = { "MEMPROF_DIR" => @tmp, "MEMPROF_TRACK" => "1" }
     Open3.popen3(env, RbConfig.ruby, "-I", ext, @program) do |stdin, stdout, stderr, thread|
-      expect(stdout, /^ready$/)
+      expect(stdout, /^ready$/, DEADLINE)
       dumps = Array.new(3) do
         stdin.puts(REQUESTS)
-        expect(stdout, /^done$/)
+        expect(stdout, /^done$/, DEADLINE)
         Process.kill("USR2", thread.pid)
-        expect(stderr, WROTE)[1]
+        expect(stderr, WROTE, DEADLINE)[1]
       end
       stdin.close
       assert_not_nil(thread.join(DEADLINE), "the program ends when its stdin closes")
@@ -75,21 +74,5 @@ class TestSignalLeaks < Test::Unit::TestCase
     ensure
       Process.kill(:KILL, thread.pid) if thread.alive?
     end
-  end
-
-  # The first match of pattern in what io wrote since the last match, within DEADLINE seconds.
-  def expect(io, pattern)
-    @seen ||= Hash.new { |h, k| h[k] = +"" }
-    buffer = @seen[io]
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + DEADLINE
-    until (match = pattern.match(buffer))
-      left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      flunk("no #{pattern.inspect} within #{DEADLINE} s; got:\n#{buffer}") if left <= 0
-      buffer << io.read_nonblock(65_536) if io.wait_readable(left)
-    end
-    buffer.replace(match.post_match)
-    match
-  rescue EOFError
-    flunk("closed before #{pattern.inspect}; got:\n#{buffer}")
   end
 end

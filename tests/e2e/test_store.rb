@@ -60,22 +60,36 @@ class TestStore < Test::Unit::TestCase
     assert_match(/--write/, err)
   end
 
-  # Every SQL example of the README runs on a store (its address made one of the dump's).
+  # The README's SQL examples; the tests below run these, not copies of them.
+  README_SQL = File.read(File.join(E2E::SOURCE_DIR, "README.md")).scan(/```sql\n(.*?)```/m).flatten.freeze
+
+  def self.readme_sql(words)
+    README_SQL.find { |q| q.include?(words) } or raise "no SQL example in README.md holds #{words.inspect}"
+  end
+
+  # Every SQL example of the README runs on a store of two dumps (its address made one of the
+  # first dump's).
   def test_the_readme_examples_run
-    dump = leaky_dump(500)
+    first = File.join(@tmp, "leaky-1.json")
+    File.rename(leaky_dump(500), first)
+    second = leaky_dump(1000)
     store = File.join(@tmp, "leaky.db")
-    _out, err, code = heapq("load", "-o", store, dump)
+    _out, err, code = heapq("load", "-o", store, first, second)
     assert_equal(0, code, err)
-    quote = sql(store, "SELECT address_hex FROM objects_v WHERE class = 'Catalog::Quote' LIMIT 1").first["address_hex"]
-    examples = File.read(File.join(SOURCE_DIR, "README.md")).scan(/```sql\n(.*?)```/m).flatten
-    assert_operator(examples.size, :>=, 3)
-    results = examples.to_h { |q| [q, sql(store, q.gsub("0x7f3a9c0b1e28", quote))] }
+    quote = sql(store, "SELECT address_hex FROM objects_v WHERE dump_id = 1 AND class = 'Catalog::Quote' LIMIT 1").first["address_hex"]
+    assert_operator(README_SQL.size, :>=, 4)
+    results = README_SQL.to_h { |q| [q, sql(store, q.gsub("0x7f3a9c0b1e28", quote))] }
     strings = results.find { |q, _| q.include?("'STRING'") }&.last
     assert_equal(10, strings&.size)
     gems = results.find { |q, _| q =~ /per gem|gem/i }&.last
     assert_operator(gems&.size, :>=, 1)
     referrers = results.find { |q, _| q.include?("from_class") }&.last
     assert_equal(["Hash"], referrers&.map { |r| r["from_class"] })
+    fresh = results.fetch(NEW_OBJECTS_SQL)
+    assert_equal(20, fresh.size, "the second dump has more than 20 objects the first had not")
+    assert_equal(fresh.map { |r| r["memsize"] }.sort.reverse, fresh.map { |r| r["memsize"] }, "biggest first")
+    addresses = fresh.map { |r| r["address_hex"] }.join(", ")
+    assert_equal(0, sql(store, "SELECT count(*) AS n FROM objects WHERE dump_id = 1 AND address IN (#{addresses})").first["n"])
   end
 
   # The store knows each site's gem as heapq sites --by gem does: the last /gems/NAME-VERSION/
@@ -91,16 +105,7 @@ class TestStore < Test::Unit::TestCase
 
   # The README's "retained bytes per gem": an object counts for its gem unless its immediate
   # dominator was allocated by the same gem (then its bytes are in the dominator's).
-  GEM_SQL = <<~SQL
-    SELECT g.name AS gem, g.version, count(*) AS objects, sum(o.retained_bytes) AS retained_bytes
-    FROM objects o
-    JOIN sites s ON s.dump_id = o.dump_id AND s.id = o.site_id
-    LEFT JOIN gems g ON g.id = s.gem_id
-    LEFT JOIN objects d ON d.dump_id = o.dump_id AND d.id = o.idom
-    LEFT JOIN sites ds ON ds.dump_id = d.dump_id AND ds.id = d.site_id
-    WHERE o.dump_id = 1 AND (ds.id IS NULL OR ds.gem_id IS NOT s.gem_id)
-    GROUP BY s.gem_id ORDER BY retained_bytes DESC;
-  SQL
+  GEM_SQL = readme_sql("LEFT JOIN gems g")
 
   def test_sites_know_their_gem
     dump = File.join(@tmp, "gems.json")
@@ -128,13 +133,7 @@ class TestStore < Test::Unit::TestCase
 
   # The views keep the integer keys: a join of objects_v with itself on address uses the index
   # on objects (dump_id, address), where one on '0x...' text would compare every pair.
-  NEW_OBJECTS_SQL = <<~SQL
-    SELECT n.address_hex, n.type, n.class, n.memsize, n.file, n.line
-    FROM objects_v n
-    WHERE n.dump_id = 2
-      AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.dump_id = 1 AND o.address = n.address)
-    ORDER BY n.memsize DESC LIMIT 20;
-  SQL
+  NEW_OBJECTS_SQL = readme_sql("NOT EXISTS")
 
   def test_views_join_on_indexed_integers
     first = File.join(@tmp, "first.json")

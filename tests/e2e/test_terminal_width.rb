@@ -37,20 +37,39 @@ class TestTerminalWidth < Test::Unit::TestCase
     end
   RUBY
 
-  def setup_dumps
-    dir = File.join(@tmp, *Array.new(4) { |i| "a_rather_long_directory_name_level_#{i}_for_paths" })
-    FileUtils.mkdir_p(dir)
-    program = File.join(dir, "pricing_results_cache_with_a_long_file_name.rb")
-    File.write(program, PROGRAM)
-    _out, err, status = Open3.capture3(RbConfig.ruby, program, dir)
-    assert(status.success?, "ruby failed: #{err}")
-    (1..3).map { |i| File.join(dir, "dump#{i}.json") }
+  class << self
+    attr_reader :dumps
+
+    # The three dumps are made once, deep in directories with long names, for every test.
+    def startup
+      @shared = Dir.mktmpdir("heapq-e2e-width")
+      dir = File.join(@shared, *Array.new(4) { |i| "a_rather_long_directory_name_level_#{i}_for_paths" })
+      FileUtils.mkdir_p(dir)
+      program = File.join(dir, "pricing_results_cache_with_a_long_file_name.rb")
+      File.write(program, PROGRAM)
+      _out, err, status = Open3.capture3(RbConfig.ruby, program, dir)
+      raise "ruby failed: #{err}" unless status.success?
+
+      @dumps = (1..3).map { |i| File.join(dir, "dump#{i}.json") }
+    end
+
+    def shutdown
+      FileUtils.rm_rf(@shared) if @shared
+    end
   end
 
-  def assert_fits(what, out, width: 80)
+  def dumps = self.class.dumps
+
+  # out is UTF-8 and holds no raw control character but the newline.
+  def assert_no_control_characters(what, out)
     text = out.dup.force_encoding(Encoding::UTF_8)
     assert(text.valid_encoding?, "#{what}: not UTF-8")
     assert_not_match(/[\x00-\x09\x0b-\x1f\x7f\u0080-\u009f]/, text, "#{what}: a raw control character")
+    text
+  end
+
+  def assert_fits(what, out, width: 80)
+    text = assert_no_control_characters(what, out)
     text.each_line(chomp: true).with_index(1) do |line, n|
       assert_operator(line.length, :<=, width, "#{what}, line #{n} is #{line.length} columns:\n#{line}")
     end
@@ -64,7 +83,7 @@ class TestTerminalWidth < Test::Unit::TestCase
   end
 
   def test_every_command_fits_80_columns
-    d1, d2, d3 = setup_dumps
+    d1, d2, d3 = dumps
     store = File.join(@tmp, "heap.db")
     runs = [
       ["stats", d3],
@@ -85,6 +104,7 @@ class TestTerminalWidth < Test::Unit::TestCase
     # DOT is data, not a table; it too must not carry raw control characters.
     dot = text_of("viz", d3, CLASS_NAME)
     assert_match(/\Adigraph/, dot)
+    assert_no_control_characters("heapq viz", dot)
 
     # Nothing is lost on a wider terminal: --width 0 leaves lines whole.
     wide = text_of("--width", "0", "sites", d3)
@@ -93,7 +113,7 @@ class TestTerminalWidth < Test::Unit::TestCase
   end
 
   def test_retention_paths_wrap_rather_than_lose_steps
-    _d1, _d2, d3 = setup_dumps
+    _d1, _d2, d3 = dumps
     wide = text_of("--width", "0", "retainers", d3, CLASS_NAME)
     narrow = text_of("retainers", d3, CLASS_NAME)
     assert_fits("heapq retainers", narrow)
@@ -118,23 +138,24 @@ class TestTerminalWidth < Test::Unit::TestCase
   def test_width_option
     _out, err, code = heapq("--width", "7", "--help")
     assert_equal(0, code, "help needs no valid width: #{err}")
-    _d1, _d2, d3 = setup_dumps
-    _out, err, code = heapq("--width", "7", "stats", d3)
+    # The width is refused before any input is read.
+    _out, err, code = heapq("--width", "7", "stats", File.join(@tmp, "absent.json"))
     assert_equal(1, code)
     assert_match(/--width expects/, err)
   end
 
   # The progress bar stays on one row of the terminal, whatever the dump's name, else each
-  # redraw would leave a row behind.
+  # redraw would leave a row behind. The terminal has its size before heapq starts.
   def test_progress_bar_fits_the_terminal
-    d1 = setup_dumps.first
+    d1 = dumps.first
     [80, 50].each do |columns|
       output = +""
-      PTY.spawn(HEAPQ, "stats", d1) do |reader, writer, pid|
-        reader.winsize = [24, columns]
-        writer.close
+      PTY.open do |master, slave|
+        master.winsize = [24, columns]
+        pid = Process.spawn(HEAPQ, "stats", d1, in: slave, out: slave, err: slave)
+        slave.close
         begin
-          reader.each_char { |c| output << c }
+          master.each_char { |c| output << c }
         rescue Errno::EIO
           # the child closed the terminal
         end

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -51,6 +52,9 @@ constexpr Column kColumns[] = {
     {"class_edges", "data"},     {"dump_issues", "line"},
 };
 
+void remove_stores();
+
+// The store of kDump, made on first use; it and the edited copy are removed at exit.
 const std::string& pristine() {
   static const std::string path = [] {
     std::string p = std::filesystem::temp_directory_path() / ("heapq-store-fuzz-" + std::to_string(::getpid()) + ".db");
@@ -62,7 +66,16 @@ const std::string& pristine() {
     if (!graph || !writer || !writer->add("fuzz.json", *graph, report) || !writer->finish()) std::abort();
     return p;
   }();
+  // Registered after path is made, so it runs before path is destroyed.
+  [[maybe_unused]] static const bool removed_at_exit = std::atexit(remove_stores) == 0;
   return path;
+}
+
+std::string edited() { return pristine() + ".edit"; }
+
+void remove_stores() {
+  std::error_code ignored;
+  for (const std::string& p : {pristine(), edited(), edited() + "-journal"}) std::filesystem::remove(p, ignored);
 }
 
 std::string hex(const uint8_t* p, size_t n) {
@@ -103,7 +116,7 @@ std::string edits(const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string store = pristine() + ".edit";
+  const std::string store = edited();
   std::filesystem::copy_file(pristine(), store, std::filesystem::copy_options::overwrite_existing);
   // Each statement on its own: one that fails (a constraint) leaves the others applied.
   const std::string sql = edits(data, size);

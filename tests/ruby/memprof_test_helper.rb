@@ -46,6 +46,20 @@ module MemprofTestHelper
     def last = JSON.parse(@text[@text.rindex("\n", -2) + 1..])
   end
 
+  # Asserts a dump (its text, or the path of its file) is whole: META first, then an END that
+  # counts the lines before it. Counts and slices instead of splitting into lines: a dump's
+  # worth of line Strings would be walked again by every later dump of this process.
+  def assert_complete(text_or_path, message = nil)
+    text = text_or_path
+    text = File.binread(text) unless text.include?("\n") || !File.file?(text)
+    message ||= text_or_path unless text.equal?(text_or_path)
+    first = text.index("\n")
+    assert_not_nil(first, message || "no line in the dump")
+    assert_equal("META", JSON.parse(text[0, first])["type"], message)
+    last = (text.rindex("\n", -2) || -1) + 1
+    assert_equal({ "type" => "END", "records" => text.count("\n") - 1 }, JSON.parse(text[last..]), message)
+  end
+
   # Dumps the heap into a temporary file and reads it back.
   def dump_heap(**options)
     Dir.mktmpdir("memprof-test") do |dir|

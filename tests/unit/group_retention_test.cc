@@ -2,7 +2,6 @@
 // checked against a brute force (two reachability walks) on random graphs.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <random>
 
 #include "heapq/dominators.h"
@@ -12,30 +11,9 @@
 namespace heapq {
 namespace {
 
-std::string object_line(uint64_t address, const char* type, uint64_t klass, const std::vector<uint64_t>& refs,
-                        uint64_t memsize, const char* extra = "") {
-  std::string out = "{\"address\":\"0x" + [&] {
-    char b[24];
-    std::snprintf(b, sizeof b, "%llx", (unsigned long long)address);
-    return std::string(b);
-  }() + "\", \"type\":\"" + type + "\", " + extra;
-  char k[40];
-  std::snprintf(k, sizeof k, "\"class\":\"0x%llx\", ", (unsigned long long)klass);
-  out += k;
-  out += "\"references\":[";
-  for (size_t i = 0; i < refs.size(); ++i) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%s\"0x%llx\"", i ? ", " : "", (unsigned long long)refs[i]);
-    out += b;
-  }
-  return out + "], \"memsize\":" + std::to_string(memsize) + "}\n";
-}
-
-HeapGraph load(const std::string& text) {
-  auto loaded = testing::load_text(text);
-  EXPECT_TRUE(loaded.graph.ok()) << loaded.graph.error().message;
-  return std::move(loaded.graph.value());
-}
+using testing::load_graph;
+using testing::record;
+using testing::root;
 
 // Bytes that become unreachable when every object of class c is removed.
 uint64_t brute_force(const HeapGraph& g, ClassId c) {
@@ -64,12 +42,12 @@ uint64_t brute_force(const HeapGraph& g, ClassId c) {
 
 TEST(GroupRetention, TwoInstancesSharingAStringRetainItTogether) {
   std::string dump =
-      R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x200"]})" "\n" +
-      object_line(0x10, "CLASS", 0x10, {}, 0, R"("name":"Session", )") +
-      object_line(0x20, "CLASS", 0x10, {}, 0, R"("name":"String", )") +
-      object_line(0x100, "OBJECT", 0x10, {0x300}, 40) + object_line(0x200, "OBJECT", 0x10, {0x300}, 40) +
-      object_line(0x300, "STRING", 0x20, {}, 4'800'000);
-  HeapGraph g = load(dump);
+      root("vm", {0x100, 0x200}) +
+      record(0x10, "CLASS", 0x10, {}, 0, R"("name":"Session", )") +
+      record(0x20, "CLASS", 0x10, {}, 0, R"("name":"String", )") +
+      record(0x100, "OBJECT", 0x10, {0x300}, 40) + record(0x200, "OBJECT", 0x10, {0x300}, 40) +
+      record(0x300, "STRING", 0x20, {}, 4'800'000);
+  HeapGraph g = load_graph(dump);
   HeapDominators d = HeapDominators::compute(g);
   HeapStats s = compute_stats(g, SortKey::kBytes, &d);
   bool seen = false;
@@ -87,24 +65,19 @@ TEST(GroupRetention, MatchesBruteForceOnRandomGraphs) {
     const int objects = 2 + static_cast<int>(rng() % 40), classes = 1 + static_cast<int>(rng() % 5);
     const int fanout = static_cast<int>(rng() % 4);
     auto address = [](int i) { return uint64_t(0x1000 + 0x10 * i); };
-    std::string dump = "{\"type\":\"ROOT\", \"root\":\"vm\", \"references\":[";
-    const int roots = 1 + static_cast<int>(rng() % 3);
-    for (int r = 0; r < roots; ++r) {
-      char b[32];
-      std::snprintf(b, sizeof b, "%s\"0x%llx\"", r ? ", " : "", (unsigned long long)address(rng() % objects));
-      dump += b;
-    }
-    dump += "]}\n";
+    std::vector<uint64_t> roots(1 + rng() % 3);
+    for (uint64_t& r : roots) r = address(rng() % objects);
+    std::string dump = root("vm", roots);
     for (int c = 0; c < classes; ++c)
-      dump += object_line(0x100 + 0x10 * c, "CLASS", 0x100, {}, 0, ("\"name\":\"C" + std::to_string(c) + "\", ").c_str());
+      dump += record(0x100 + 0x10 * c, "CLASS", 0x100, {}, 0, ("\"name\":\"C" + std::to_string(c) + "\", ").c_str());
     for (int i = 0; i < objects; ++i) {
       std::vector<uint64_t> refs;
       for (int e = 0, k = static_cast<int>(rng() % (fanout + 1)); e < k; ++e) refs.push_back(address(rng() % objects));
       const bool weak = rng() % 10 == 0;
-      dump += object_line(address(i), weak ? "DATA" : "OBJECT", 0x100 + 0x10 * (rng() % classes), refs,
+      dump += record(address(i), weak ? "DATA" : "OBJECT", 0x100 + 0x10 * (rng() % classes), refs,
                           1 + rng() % 100, weak ? R"("struct":"weakmap", )" : "");
     }
-    HeapGraph g = load(dump);
+    HeapGraph g = load_graph(dump);
     HeapDominators d = HeapDominators::compute(g);
     auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
     for (uint32_t c = 0; c < g.class_count(); ++c)

@@ -1,8 +1,6 @@
 // Dominators, retained sizes and retention paths on hand-built dumps.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
 #include "heapq/dominators.h"
 #include "heapq/retainers.h"
 #include "test_dumps.h"
@@ -10,6 +8,7 @@
 namespace heapq {
 namespace {
 
+using testing::load_graph;
 using testing::record;
 using testing::root;
 
@@ -19,12 +18,6 @@ const std::string kClasses =
     R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})" "\n"
     R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})" "\n"
     R"({"address":"0x40", "type":"CLASS", "name":"ObjectSpace::WeakMap", "references":[], "memsize":0})" "\n";
-
-HeapGraph load(const std::string& text) {
-  auto loaded = testing::load_text(text);
-  EXPECT_TRUE(loaded.graph.ok()) << (loaded.graph.ok() ? "" : loaded.graph.error().message);
-  return std::move(loaded.graph.value());
-}
 
 ObjectId id(const HeapGraph& g, uint64_t address) { return g.find(address).value(); }
 
@@ -40,7 +33,7 @@ std::string diamond_dump() {
 }
 
 TEST(Dominators, RetainedSizesIdomsAndGarbage) {
-  HeapGraph g = load(diamond_dump());
+  HeapGraph g = load_graph(diamond_dump());
   HeapDominators d = HeapDominators::compute(g);
   EXPECT_EQ(d.idom(id(g, 0x200)), id(g, 0x100));
   EXPECT_EQ(d.idom(id(g, 0x300)), id(g, 0x200));
@@ -63,7 +56,7 @@ TEST(Dominators, RetainedSizesIdomsAndGarbage) {
 }
 
 TEST(Dominators, RetainedByClassCountsNestedInstancesOnce) {
-  HeapGraph g = load(diamond_dump());
+  HeapGraph g = load_graph(diamond_dump());
   HeapDominators d = HeapDominators::compute(g);
   auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
   auto of = [&](std::string_view name) {
@@ -79,7 +72,7 @@ TEST(Dominators, RetainedByClassCountsNestedInstancesOnce) {
 }
 
 TEST(Retainers, HolderPathsShortestFirstEachThroughAnotherHolder) {
-  HeapGraph g = load(diamond_dump());
+  HeapGraph g = load_graph(diamond_dump());
   Referrers r = Referrers::build(g);
   std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x310), 5, 64);
   ASSERT_EQ(paths.size(), 2u);
@@ -106,7 +99,7 @@ TEST(Retainers, PathsStartAtDurableRootsFirst) {
                            record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 200) +
                            record(0x300, "OBJECT", 0x30, {}, 100) + record(0x900, "OBJECT", 0x30, {0x910}, 10) +
                            record(0x910, "OBJECT", 0x30, {}, 10);
-  HeapGraph g = load(dump);
+  HeapGraph g = load_graph(dump);
   ShortestPathTree tree = ShortestPathTree::compute(g);
   RetentionPath to_item = tree.path_to(g, id(g, 0x300));
   EXPECT_EQ(g.string(to_item.root), "vm");
@@ -134,7 +127,7 @@ TEST(Retainers, AlternativePathsDifferAtTheHolder) {
                      record(0x120, "OBJECT", 0x10, {0x210}, 40) +
                      record(0x200, "HASH", 0x20, {0x300}, 200) + record(0x210, "HASH", 0x20, {0x220}, 200) +
                      record(0x220, "HASH", 0x20, {0x300}, 200) + record(0x300, "OBJECT", 0x30, {}, 40);
-  HeapGraph g = load(dump);
+  HeapGraph g = load_graph(dump);
   Referrers r = Referrers::build(g);
   std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x300), 5, 64);
   ASSERT_EQ(paths.size(), 2u);
@@ -149,7 +142,7 @@ TEST(Retainers, HolderPathsAvoidTheTarget) {
   // through the target: not a reason for it to be alive.
   std::string dump = kClasses + root("vm", {0x100}) + record(0x100, "OBJECT", 0x10, {0x300}, 40) +
                      record(0x300, "OBJECT", 0x30, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 40);
-  HeapGraph g = load(dump);
+  HeapGraph g = load_graph(dump);
   Referrers r = Referrers::build(g);
   std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x300), 5, 64);
   ASSERT_EQ(paths.size(), 1u);
@@ -164,7 +157,7 @@ TEST(Retainers, NamedPathsFromMemprofDumps) {
       R"J({"address":"0x200", "type":"HASH", "class":"0x20", "references":["0x300"], "reference_names":["[\"sku-42\"]"], "memsize":200})J" "\n"
       R"J({"address":"0x300", "type":"OBJECT", "class":"0x30", "references":[], "memsize":40})J" "\n"
       R"J({"type":"END", "records":8})J" "\n";
-  HeapGraph g = load(dump);
+  HeapGraph g = load_graph(dump);
   Referrers r = Referrers::build(g);
   auto paths = holder_paths(g, r, id(g, 0x300), 1, 64);
   ASSERT_EQ(paths.size(), 1u);
@@ -179,7 +172,7 @@ TEST(Retainers, NamedPathsFromMemprofDumps) {
 // ObjectSpace dumps leave out the reference from an object to its class; heapq adds it (memprof
 // dumps have it already, named "(class)").
 TEST(Dominators, ObjectsKeepTheirClassesAlive) {
-  HeapGraph g = load(diamond_dump());
+  HeapGraph g = load_graph(diamond_dump());
   IdRange<ObjectId> refs = g.references(id(g, 0x100));
   ASSERT_EQ(refs.size(), 2u);
   EXPECT_EQ(refs[1], id(g, 0x10));
@@ -190,7 +183,7 @@ TEST(Dominators, ObjectsKeepTheirClassesAlive) {
 }
 
 TEST(Retainers, MergedPathsGroupInstancesByShape) {
-  HeapGraph g = load(diamond_dump());
+  HeapGraph g = load_graph(diamond_dump());
   ShortestPathTree tree = ShortestPathTree::compute(g);
   std::vector<ObjectId> items = {id(g, 0x300), id(g, 0x310), id(g, 0x500)};
   MergedPaths merged = merge_paths(g, tree, items, 64);
@@ -210,25 +203,21 @@ TEST(Retainers, MergedPathsGroupInstancesByShape) {
 // so 30,000 nodes make two shapes, not 30,000 paths of up to 30,000 steps each.
 std::string linked_list(int length, uint64_t base) {
   std::string dump = R"J({"type":"META", "format":"memprof", "version":1})J" "\n"
-                     R"J({"type":"ROOT", "root":"vm", "references":["0x100"]})J" "\n" + kClasses;
-  dump += R"J({"address":"0x100", "type":"OBJECT", "class":"0x10", "references":["0x)J";
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%llx\"], \"reference_names\":[\"@head\"], \"memsize\":40}\n", (unsigned long long)base);
-  dump += buf;
+                     + root("vm", {0x100}) + kClasses;
+  dump += record(0x100, "OBJECT", 0x10, {base}, 40, R"("reference_names":["@head"], )");
   for (int i = 0; i < length; ++i) {
-    const unsigned long long a = base + 0x28ull * i;
+    const uint64_t a = base + 0x28ull * i;
     if (i + 1 < length)
-      std::snprintf(buf, sizeof buf, R"J({"address":"0x%llx", "type":"OBJECT", "class":"0x30", "references":["0x%llx"], "reference_names":["@next"], "memsize":40})J" "\n", a, a + 0x28);
+      dump += record(a, "OBJECT", 0x30, {a + 0x28}, 40, R"("reference_names":["@next"], )");
     else
-      std::snprintf(buf, sizeof buf, R"J({"address":"0x%llx", "type":"OBJECT", "class":"0x30", "references":[], "memsize":40})J" "\n", a);
-    dump += buf;
+      dump += record(a, "OBJECT", 0x30, {}, 40);
   }
   return dump + R"J({"type":"END", "records":0})J" "\n";
 }
 
 TEST(Retainers, MergedPathsFoldALinkedList) {
   const int kLength = 30'000;
-  HeapGraph g = load(linked_list(kLength, 0x10000));
+  HeapGraph g = load_graph(linked_list(kLength, 0x10000));
   ShortestPathTree tree = ShortestPathTree::compute(g);
   std::vector<ObjectId> nodes;
   for (uint32_t i = 0; i < g.object_count(); ++i)
@@ -260,7 +249,7 @@ TEST(Retainers, MergedPathsStopAtMaxDepth) {
     dump += record(a, i % 2 ? "HASH" : "OBJECT", i % 2 ? 0x20 : 0x30,
                    i + 1 < kLength ? std::vector<uint64_t>{a + 0x28} : std::vector<uint64_t>{}, 40);
   }
-  HeapGraph g = load(dump);
+  HeapGraph g = load_graph(dump);
   ShortestPathTree tree = ShortestPathTree::compute(g);
   std::vector<ObjectId> items;
   for (uint32_t i = 0; i < g.object_count(); ++i)
@@ -274,7 +263,7 @@ TEST(Retainers, MergedPathsStopAtMaxDepth) {
 
 // A live object deeper than the steps shown is still alive: its path is elided, never missing.
 TEST(Retainers, DeepLiveObjectIsNotGarbage) {
-  HeapGraph g = load(linked_list(300, 0x10000));
+  HeapGraph g = load_graph(linked_list(300, 0x10000));
   Referrers r = Referrers::build(g);
   const ObjectId last = id(g, 0x10000 + 0x28 * 299);
   std::vector<RetentionPath> paths = holder_paths(g, r, last, 3, 64);
@@ -291,7 +280,7 @@ TEST(Retention, MillionObjectChainNeedsNoStack) {
   dump.reserve(kDepth * 110);
   for (int i = 0; i < kDepth; ++i)
     dump += record(0x1000 + 0x28 * i, "OBJECT", 0x30, i + 1 < kDepth ? std::vector<uint64_t>{uint64_t(0x1000 + 0x28 * (i + 1))} : std::vector<uint64_t>{}, 40);
-  HeapGraph g = load(dump);
+  HeapGraph g = load_graph(dump);
   HeapDominators d = HeapDominators::compute(g);
   EXPECT_EQ(d.retained_count(id(g, 0x1000)), uint32_t(kDepth) + 1);  // and their class
   auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });

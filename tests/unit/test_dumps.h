@@ -27,6 +27,13 @@ inline Loaded load_text(std::string text, LoadOptions options = {}) {
   return {std::move(graph), std::move(report)};
 }
 
+// Loads text that is meant to be a valid dump; the test fails if it is not.
+inline HeapGraph load_graph(const std::string& text) {
+  auto loaded = load_text(text);
+  EXPECT_TRUE(loaded.graph.ok()) << (loaded.graph.ok() ? "" : loaded.graph.error().message);
+  return std::move(loaded.graph.value());
+}
+
 // Runs the heapq command line in-process; keeps its exit status and what it printed.
 struct CliRun {
   int status = 0;
