@@ -160,8 +160,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const std::vector<LoadedDump>& dumps = *loaded;
   const HeapGraph& g = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(g);
-  const HeapStats stats = compute_stats(g, SortKey::kBytes, &dom);
-  const SiteReport sites = compute_sites(g, SiteGrouping::kSite, SortKey::kBytes, &dom);
+  // Retained sizes only for the rows the tables show: each costs a walk of part of the graph.
+  const HeapStats stats = compute_stats(g, SortKey::kBytes, &dom, *top);
+  const SiteReport sites = compute_sites(g, SiteGrouping::kSite, SortKey::kBytes, &dom, *top);
   const bool several = dumps.size() > 1;
   LeakOptions options;
   options.top = *suspects;
