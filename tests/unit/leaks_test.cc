@@ -314,5 +314,25 @@ TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
   EXPECT_TRUE(hash_found) << "the Cache's Hash, followed down from the Cache";
 }
 
+// One dump: a Proc grouped by where its block is written counts there even when the dump has no
+// allocation site for it.
+TEST(Leaks, OneDumpNamesTheBlockOfProcsWithoutAnAllocationSite) {
+  std::vector<uint64_t> procs;
+  for (int i = 0; i < 20; ++i) procs.push_back(0x10000 + 0x28 * i);
+  std::string dump = R"({"type":"META", "format":"memprof", "version":1})" "\n" + kClasses + root("vm", {0x100}) +
+                     record(0x100, "ARRAY", 0x40, procs, 40);
+  for (uint64_t p : procs) dump += record(p, "DATA", 0x30, {}, 80, R"("block":{"file":"app/views.rb", "line":7}, )");
+  HeapGraph g = load(dump);
+  ASSERT_FALSE(g.site(id(g, procs[0])).valid());
+  ASSERT_TRUE(g.source_site(id(g, procs[0])).valid());
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].group.file, "app/views.rb");
+  EXPECT_EQ(r.suspects[0].group.line, 7u);
+  ASSERT_EQ(r.suspects[0].sites.size(), 1u);
+  EXPECT_EQ(r.suspects[0].sites[0].second, 20u);
+}
+
 }  // namespace
 }  // namespace heapq

@@ -197,7 +197,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
 
   GroupTable classes(GroupTable::By::kClass), sites;
   const std::vector<uint32_t> class_of = classes.assign(g, [](ObjectId) { return true; });
-  const std::vector<uint32_t> site_of = sites.assign(g, [&](ObjectId o) { return g.site(o).valid(); });
+  const std::vector<uint32_t> site_of = sites.assign(g, [&](ObjectId o) { return g.source_site(o).valid(); });
   for (ObjectId a : points) {
     LeakSuspect s;
     s.holder = a;
