@@ -64,30 +64,6 @@ viz::Table site_table(const HeapGraph& g, const SiteReport& sites, size_t top) {
   return t;
 }
 
-// The objects of a suspect's group (class and allocation site) in the last dump.
-std::vector<ObjectId> group_objects(const HeapGraph& g, const GroupTable::Group& group) {
-  std::vector<bool> class_matches(g.class_count() + 1), site_matches(g.site_count() + 1);
-  for (uint32_t c = 0; c < g.class_count(); ++c)
-    class_matches[c] = g.class_name(ClassId(c)) == group.cls;
-  class_matches[g.class_count()] = g.class_name(ClassId::none()) == group.cls;
-  for (uint32_t s = 0; s < g.site_count(); ++s) {
-    const Site& site = g.site_info(SiteId(s));
-    site_matches[s] = g.string(site.file) == group.file && site.line == group.line &&
-                      g.string(site.method) == group.method;
-  }
-  site_matches[g.site_count()] = !group.has_site();
-  std::vector<ObjectId> out;
-  for (uint32_t i = 0; i < g.object_count(); ++i) {
-    const ObjectId o(i);
-    const ClassId c = g.class_of(o);
-    const SiteId s = g.site(o);
-    if (class_matches[c.valid() ? c.value() : g.class_count()] &&
-        site_matches[s.valid() ? s.value() : g.site_count()])
-      out.push_back(o);
-  }
-  return out;
-}
-
 std::string group_text(const GroupTable::Group& group) {
   if (!group.has_site()) return group.cls;
   return group.cls + " allocated at " + site_text(group.file, group.line, group.method);
@@ -115,9 +91,8 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
       section.facts.push_back(format_count(s.count) + " held together: " + format_bytes(s.bytes) +
                               ", retaining " + format_bytes(s.retained_bytes));
     }
-    const std::vector<ObjectId> targets = group_objects(g, s.group);
     viz::Picture picture =
-        shapes_picture(g, tree, dom, targets, section.heading + ", in the last dump", s.holder,
+        shapes_picture(g, tree, dom, s.members, section.heading + ", in the last dump", s.holder,
                        PictureLimits{24, 12});
     const bool drawn =
         std::any_of(picture.boxes.begin(), picture.boxes.end(),

@@ -1,6 +1,8 @@
 // Leaks across dumps and in one dump: object matching, growth ranking, holders, set sizes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "heapq/diff.h"
@@ -222,6 +224,8 @@ TEST(Leaks, ProcsGroupByWhereTheirBlockIsWritten) {
   EXPECT_EQ(r.suspects[0].group.line, 7u);
   EXPECT_EQ(r.suspects[0].group.method, "(block)");
   EXPECT_EQ(r.suspects[0].count, 15u);
+  ASSERT_EQ(r.suspects[0].members.size(), 15u) << "what a picture of the suspect draws";
+  for (ObjectId o : r.suspects[0].members) EXPECT_EQ(d2.source_site(o), d2.source_site(proc));
 }
 
 // A suspect's retained size is its group's (what freeing all of it frees), not the sum of what
@@ -332,6 +336,47 @@ TEST(Leaks, OneDumpNamesTheBlockOfProcsWithoutAnAllocationSite) {
   EXPECT_EQ(r.suspects[0].group.line, 7u);
   ASSERT_EQ(r.suspects[0].sites.size(), 1u);
   EXPECT_EQ(r.suspects[0].sites[0].second, 20u);
+}
+
+// The accumulation point's members, not every object of their class and site: 5 more Items
+// of the same line live elsewhere, and a picture of the suspect must not draw them.
+std::string hash_of_items_dump() {
+  std::string dump = kClasses + root("vm", {0x100, 0x300});
+  std::vector<uint64_t> held, elsewhere;
+  for (int i = 0; i < 60; ++i) held.push_back(0x10000 + 0x28 * i);
+  for (int i = 0; i < 5; ++i) elsewhere.push_back(0x20000 + 0x28 * i);
+  dump += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, held, 40) +
+          record(0x300, "ARRAY", 0x40, elsewhere, 40);
+  for (uint64_t a : held) dump += record(a, "OBJECT", 0x30, {}, 400, traced("a.rb", 1, 1).c_str());
+  for (uint64_t a : elsewhere) dump += record(a, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 1).c_str());
+  return dump;
+}
+
+TEST(Leaks, OneDumpSuspectCarriesItsMembers) {
+  HeapGraph g = load(hash_of_items_dump());
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 1u);
+  const LeakSuspect& s = r.suspects[0];
+  EXPECT_EQ(s.holder, id(g, 0x200));
+  EXPECT_EQ(s.count, 60u);
+  ASSERT_EQ(s.members.size(), 60u);
+  for (ObjectId o : s.members) EXPECT_EQ(dom.idom(o), id(g, 0x200));
+}
+
+// heapq report draws a suspect's members (60), not the 65 Items of its class and line.
+TEST(Leaks, ReportPicturesTheSuspectsMembers) {
+  const auto dir = std::filesystem::temp_directory_path() / ("heapq-leaks-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string dump = (dir / "one.json").string(), html = (dir / "report.html").string();
+  std::ofstream(dump) << hash_of_items_dump();
+  testing::CliRun run = testing::run_cli({"--quiet", "report", "-o", html, dump});
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::ifstream in(html);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(text.find("in the last dump: 60 objects"), std::string::npos);
+  EXPECT_EQ(text.find("in the last dump: 65 objects"), std::string::npos);
 }
 
 }  // namespace

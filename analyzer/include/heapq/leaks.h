@@ -33,6 +33,7 @@ struct LeakSuspect {
   ObjectId holder;               // in the last dump; none when nothing holds most of the group
   uint64_t holder_share = 0;     // objects of the group the holder dominates or references
   ObjectId example;              // one object of the group
+  std::vector<ObjectId> members; // the objects counted (what a picture of the suspect draws)
   std::vector<std::pair<GroupTable::Group, uint64_t>> sites;  // one dump: the top sites, counted
 };
 

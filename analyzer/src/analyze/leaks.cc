@@ -135,8 +135,9 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     for (uint32_t i = 0; i < n; ++i)
       if (born_group[i] == c.group) {
         in_set[i] = true;
-        if (!s.example.valid()) s.example = ObjectId(i);
+        s.members.push_back(ObjectId(i));
       }
+    s.example = s.members.front();
     const uint32_t wanted[] = {c.group};
     s.retained_bytes =
         dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted)[c.group];
@@ -222,21 +223,20 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);
     const uint32_t cls =
         std::max_element(retained.begin(), retained.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
-    std::vector<ObjectId> members;
     std::vector<bool> in_set(g.object_count(), false);
     for (ObjectId k : kids)
       if (class_of[k.value()] == cls) {
-        members.push_back(k);
+        s.members.push_back(k);
         in_set[k.value()] = true;
         add_saturating(s.bytes, g.memsize(k));
       }
-    s.count = members.size();
+    s.count = s.members.size();
     s.growth = {s.count};
     s.holder_share = s.count;
-    s.example = members.front();
+    s.example = s.members.front();
     const uint32_t wanted[] = {0};
     s.retained_bytes = dom.retained_by(g, 1, [&](ObjectId o) { return in_set[o.value()] ? 0u : UINT32_MAX; }, wanted)[0];
-    s.sites = top_groups(sites, site_of, members, 3);
+    s.sites = top_groups(sites, site_of, s.members, 3);
     s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
     s.group.cls = classes.group(cls).cls;
     report.suspects.push_back(std::move(s));
