@@ -379,5 +379,32 @@ TEST(Leaks, ReportPicturesTheSuspectsMembers) {
   EXPECT_EQ(text.find("in the last dump: 65 objects"), std::string::npos);
 }
 
+// heapq viz names the holder heapq leaks names: never one of the targets themselves. The first
+// Item holds the other ten; the Cache holds them all.
+TEST(Leaks, VizDrawsTheHolderLeaksNames) {
+  std::vector<uint64_t> rest;
+  for (int i = 1; i <= 10; ++i) rest.push_back(0x1000 + 0x28 * i);
+  std::string text = kClasses + root("vm", {0x100}) + record(0x100, "OBJECT", 0x10, {0x1000}, 40) +
+                     record(0x1000, "OBJECT", 0x30, rest, 40);
+  for (uint64_t a : rest) text += record(a, "OBJECT", 0x30, {}, 40);
+  HeapGraph g = load(text);
+  HeapDominators dom = HeapDominators::compute(g);
+  std::vector<bool> in_set(g.object_count(), false);
+  for (uint32_t i = 0; i < g.object_count(); ++i) in_set[i] = g.class_name(g.class_of(ObjectId(i))) == "Item";
+  EXPECT_EQ(find_holder(g, dom, in_set, 11).first, id(g, 0x100));
+
+  const auto dir = std::filesystem::temp_directory_path() / ("heapq-viz-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string dump = (dir / "one.json").string();
+  std::ofstream(dump) << text;
+  testing::CliRun run = testing::run_cli({"--quiet", "viz", dump, "Item"});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  const size_t holder = run.out.find("the holder");
+  ASSERT_NE(holder, std::string::npos) << run.out;
+  const size_t line = run.out.rfind('\n', holder) + 1;
+  EXPECT_NE(run.out.substr(line, holder - line).find("Cache"), std::string::npos) << run.out;
+}
+
 }  // namespace
 }  // namespace heapq

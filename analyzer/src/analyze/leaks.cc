@@ -13,9 +13,21 @@ bool retains(const HeapGraph& g, uint32_t from) {
   return from >= g.object_count() || !g.holds_weakly(ObjectId(from));
 }
 
-// The object that holds most of a set: the deepest node of the dominator tree that dominates
-// more than half of it, not itself a member; else the object that references most members.
-// Returns the holder and how many members it dominates or references.
+// Objects with the most of a key first, each key once, at most `top`.
+std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
+                                                               const std::vector<ObjectId>& objects, size_t top) {
+  std::map<uint32_t, uint64_t> counts;
+  for (ObjectId o : objects)
+    if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
+  std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::vector<std::pair<GroupTable::Group, uint64_t>> out;
+  for (size_t i = 0; i < sorted.size() && i < top; ++i) out.push_back({table.group(sorted[i].first), sorted[i].second});
+  return out;
+}
+
+}  // namespace
+
 std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
                                           const std::vector<bool>& in_set, uint64_t members) {
   const uint32_t n = static_cast<uint32_t>(g.object_count());
@@ -43,21 +55,6 @@ std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominato
   if (it == refs_to_members.end() || *it == 0) return {ObjectId::none(), 0};
   return {ObjectId(static_cast<uint32_t>(it - refs_to_members.begin())), *it};
 }
-
-// Objects with the most of a key first, each key once, at most `top`.
-std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
-                                                               const std::vector<ObjectId>& objects, size_t top) {
-  std::map<uint32_t, uint64_t> counts;
-  for (ObjectId o : objects)
-    if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
-  std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  std::vector<std::pair<GroupTable::Group, uint64_t>> out;
-  for (size_t i = 0; i < sorted.size() && i < top; ++i) out.push_back({table.group(sorted[i].first), sorted[i].second});
-  return out;
-}
-
-}  // namespace
 
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
                               const LeakOptions& options) {
