@@ -9,10 +9,6 @@ namespace heapq {
 
 namespace {
 
-bool retains(const HeapGraph& g, uint32_t from) {
-  return from >= g.object_count() || !g.holds_weakly(ObjectId(from));
-}
-
 // Objects with the most of a key first, each key once, at most `top`.
 std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
                                                                const std::vector<ObjectId>& objects, size_t top) {
@@ -47,7 +43,7 @@ std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominato
   // No single dominator: count the members each object references directly.
   std::vector<uint32_t> refs_to_members(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    if (in_set[i] || !retains(g, i) || !dom.reachable(ObjectId(i))) continue;
+    if (in_set[i] || !g.retains_from(i) || !dom.reachable(ObjectId(i))) continue;
     for (ObjectId t : g.references(ObjectId(i)))
       if (in_set[t.value()]) ++refs_to_members[i];
   }
