@@ -34,13 +34,7 @@ std::string growth_text(const std::vector<uint64_t>& growth) {
   return out;
 }
 
-struct Rendered {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w{buffer};
-  std::string text;
-};
-
-void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_depth, bool several, Rendered& out) {
+void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_depth, bool several, Rendering& out) {
   JsonWriter& w = out.w;
   json_key(w, "suspects");
   w.StartArray();
@@ -175,7 +169,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     report = find_accumulations(last, dom, options);
   }
 
-  Rendered out;
+  Rendering out;
   JsonWriter& w = out.w;
   w.StartObject();
   write_input_json(w, dumps.back());
@@ -222,8 +216,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
   render_suspects(last, report, *max_depth, several, out);
   w.EndObject();
-  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit_text(out.text);
-  return ok ? 0 : static_cast<int>(ExitCode::kIo);
+  return out.emit(global.format);
 }
 
 }  // namespace

@@ -39,14 +39,7 @@ std::map<std::pair<std::string, std::string>, uint64_t> grouped_referrers(const 
   return groups;
 }
 
-// Both renderings are built side by side; the caller emits the one asked for.
-struct Output {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w{buffer};
-  std::string text;
-};
-
-void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth, bool want_referrers, Output& out) {
+void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth, bool want_referrers, Rendering& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   Referrers referrers = Referrers::build(g);
@@ -104,7 +97,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
 }
 
 void class_target(const HeapGraph& g, const Target& target, size_t max_paths, size_t max_depth, bool want_referrers,
-                  Output& out) {
+                  Rendering& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   const std::vector<ObjectId>& instances = target.instances;
@@ -193,14 +186,13 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto target = find_target(g, args.positional()[1], dump->path);
   if (!target) return report_error(target.error());
 
-  Output out;
+  Rendering out;
   out.w.StartObject();
   write_input_json(out.w, *dump);
   if (target->object) object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
   else class_target(g, *target, *max_paths, *max_depth, args.has("referrers"), out);
   out.w.EndObject();
-  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit_text(out.text);
-  return ok ? 0 : static_cast<int>(ExitCode::kIo);
+  return out.emit(global.format);
 }
 
 }  // namespace
