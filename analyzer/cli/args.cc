@@ -55,6 +55,12 @@ Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64
   return std::stoull(v);
 }
 
+Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what) {
+  if (args.has("o") && args.has("output"))
+    return usage_error("give the " + std::string(what) + " once: -o or --output");
+  return args.get("output", args.get("o"));
+}
+
 std::string describe_options(std::span<const OptionSpec> specs) {
   std::string out;
   for (const OptionSpec& s : specs) {

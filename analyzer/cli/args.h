@@ -35,6 +35,10 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const
 // An unsigned integer option; a usage error names the option when the value is not one.
 Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback);
 
+// The file -o FILE or --output FILE names; empty when neither is given. A usage error ("give the
+// `what` once") when both are.
+Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what = "output");
+
 // "  --top N      help" lines for a help text.
 std::string describe_options(std::span<const OptionSpec> specs);
 

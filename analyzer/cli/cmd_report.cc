@@ -119,9 +119,9 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().empty())
     return report_error(usage_error("report takes one or more INPUTs (see heapq report --help)"));
-  if (args.has("o") && args.has("output"))
-    return report_error(usage_error("give the report once: -o or --output"));
-  const std::string out_path = args.get("output", args.get("o"));
+  auto out = get_output_path(args, "report");
+  if (!out) return report_error(out.error());
+  const std::string out_path = std::move(*out);
   if (out_path.empty())
     return report_error(usage_error("report needs -o FILE (the HTML file to write)"));
   auto top = get_count(args, "top", 50);

@@ -25,14 +25,13 @@ constexpr OptionSpec kOptions[] = {
 };
 
 Status write_output(const ParsedArgs& args, const std::string& text, bool quiet) {
-  if (args.has("o") && args.has("output"))
-    return usage_error("give the output once: -o or --output");
-  const std::string path = args.get("output", args.get("o"));
-  if (path.empty()) {
+  auto path = get_output_path(args);
+  if (!path) return path.error();
+  if (path->empty()) {
     if (!emit(text)) return io_error("cannot write to stdout");
     return Ok{};
   }
-  return write_file(path, text, quiet);
+  return write_file(*path, text, quiet);
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
