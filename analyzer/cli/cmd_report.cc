@@ -1,6 +1,7 @@
 // heapq report: one HTML file that works offline: summary, top classes and sites, leak
 // suspects with their retention trees, and the dominator tree to click through.
 #include <algorithm>
+#include <cmath>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -177,10 +178,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
              ? "No group gained enough to be a suspect."
              : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");
   } else {
-    r.suspects_note =
-        "One dump: where memory accumulates (objects retaining 10% or more of the heap, followed "
-        "down to "
-        "their accumulation point). Give several dumps of one process to see what grows.";
+    r.suspects_note = "One dump: where memory accumulates (objects retaining " +
+                      std::to_string(std::lround(options.threshold * 100)) +
+                      "% or more of the heap, followed down to their accumulation point). Give "
+                      "several dumps of one process to see what grows.";
   }
   r.suspects = suspect_sections(g, dom, leaks, several);
   r.tables.push_back(class_table(g, stats, *top));
