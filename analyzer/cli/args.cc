@@ -64,6 +64,12 @@ Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t
 
 size_t help_width() { return output_width() == 0 ? SIZE_MAX : output_width(); }
 
+Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what) {
+  if (args.has("o") && args.has("output"))
+    return usage_error("give the " + std::string(what) + " once: -o or --output");
+  return args.get("output", args.get("o"));
+}
+
 std::string describe_options(std::span<const OptionSpec> specs) {
   std::string out;
   for (const OptionSpec& s : specs) {

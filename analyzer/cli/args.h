@@ -41,6 +41,10 @@ Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t
 // Columns help text takes: --width's (output_width), no limit for 0.
 size_t help_width();
 
+// The file -o FILE or --output FILE names; empty when neither is given. A usage error ("give the
+// `what` once") when both are.
+Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what = "output");
+
 // "  --top N      help" lines for a help text, within help_width() columns.
 std::string describe_options(std::span<const OptionSpec> specs);
 

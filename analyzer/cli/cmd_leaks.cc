@@ -34,17 +34,15 @@ std::string growth_text(const std::vector<uint64_t>& growth) {
   return out;
 }
 
-struct Rendered {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w{buffer};
-  std::string text;
-};
-
-void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_depth, bool several, Rendered& out) {
-  const ShortestPathTree tree = ShortestPathTree::compute(g);
+void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_depth, bool several, Rendering& out) {
   JsonWriter& w = out.w;
   json_key(w, "suspects");
   w.StartArray();
+  if (report.suspects.empty()) {
+    w.EndArray();
+    return;
+  }
+  const ShortestPathTree tree = ShortestPathTree::compute(g);
   for (size_t i = 0; i < report.suspects.size(); ++i) {
     const LeakSuspect& s = report.suspects[i];
     std::string& t = out.text;
@@ -66,21 +64,18 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       if (!s.group.has_site())
         for (const auto& [site, n] : s.sites) t += "   " + format_count(n) + " allocated at " + site_of(site) + "\n";
     }
-    RetentionPath path;
+    const RetentionPath path = s.holder.valid() ? tree.path_to(g, s.holder, max_depth) : RetentionPath();
+    const std::string_view edge = s.holder.valid() ? g.string(tree.edge_into(g, s.holder)) : std::string_view();
     const auto same = std::find_if(report.suspects.begin(), report.suspects.begin() + static_cast<ptrdiff_t>(i),
                                    [&](const LeakSuspect& x) { return x.holder == s.holder; });
     if (s.holder.valid() && same != report.suspects.begin() + static_cast<ptrdiff_t>(i)) {
-      path = tree.path_to(g, s.holder, max_depth);
       t += "   held by the same " + describe_text(g, s.holder) + " as #" + std::to_string(same - report.suspects.begin() + 1) +
            (s.holder_share == s.count ? "" : " (" + format_count(s.holder_share) + " of them)") + "\n";
     } else if (s.holder.valid() && s.count == 1 && s.holder == s.example) {
       // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
-      path = tree.path_to(g, s.holder, max_depth);
       t += "   its memory is its own, not its children's\n";
       t += "   " + path_text(g, path) + "\n";
     } else if (s.holder.valid()) {
-      path = tree.path_to(g, s.holder, max_depth);
-      std::string edge(g.string(tree.edge_into(g, s.holder)));
       t += "   held by " + describe_text(g, s.holder) + " " + hex_address(g.address(s.holder)) +
            (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + name_text(edge) + ")") + ", which " +
            (s.holder_share == s.count ? "holds all " : "holds " + format_count(s.holder_share) + " of ") +
@@ -129,7 +124,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       w.StartObject();
       object_json(w, g, s.holder);
       json_key(w, "edge");
-      json_string_or_null(w, g.string(tree.edge_into(g, s.holder)));
+      json_string_or_null(w, edge);
       json_key(w, "holds");
       w.Uint64(s.holder_share);
       w.EndObject();
@@ -146,7 +141,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().empty()) return report_error(usage_error("leaks takes one or more INPUTs (see heapq leaks --help)"));
-  auto top = get_count(args, "top", 5);
+  auto top = get_limit(args, "top", 5);
   if (!top) return report_error(top.error());
   auto max_depth = get_count(args, "max-depth", 64);
   if (!max_depth) return report_error(max_depth.error());
@@ -161,7 +156,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const HeapGraph& last = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(last);
   LeakOptions options;
-  options.top = *top == 0 ? SIZE_MAX : *top;
+  options.top = *top;
   options.threshold = static_cast<double>(*threshold) / 100;
   options.min_growth = *min_growth;
   const bool several = dumps.size() > 1;
@@ -174,7 +169,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     report = find_accumulations(last, dom, options);
   }
 
-  Rendered out;
+  Rendering out;
   JsonWriter& w = out.w;
   w.StartObject();
   write_input_json(w, dumps.back());
@@ -221,8 +216,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
   render_suspects(last, report, *max_depth, several, out);
   w.EndObject();
-  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit_text(out.text);
-  return ok ? 0 : static_cast<int>(ExitCode::kIo);
+  return out.emit(global.format);
 }
 
 }  // namespace

@@ -56,9 +56,9 @@ class InterruptGuard {
 };
 
 Result<std::string> output_path(const ParsedArgs& args) {
-  if (args.has("output") && args.has("o"))
-    return usage_error("give the store once: --output or -o");
-  std::string out = args.get("output", args.get("o"));
+  auto given = get_output_path(args, "store");
+  if (!given) return given.error();
+  std::string out = std::move(*given);
   if (out.empty()) {
     const std::string& first = args.positional()[0];
     if (first == "-") return usage_error("load from stdin needs -o STORE");

@@ -1,6 +1,7 @@
 // heapq report: one HTML file that works offline: summary, top classes and sites, leak
 // suspects with their retention trees, and the dominator tree to click through.
 #include <algorithm>
+#include <cmath>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -64,30 +65,6 @@ viz::Table site_table(const HeapGraph& g, const SiteReport& sites, size_t top) {
   return t;
 }
 
-// The objects of a suspect's group (class and allocation site) in the last dump.
-std::vector<ObjectId> group_objects(const HeapGraph& g, const GroupTable::Group& group) {
-  std::vector<bool> class_matches(g.class_count() + 1), site_matches(g.site_count() + 1);
-  for (uint32_t c = 0; c < g.class_count(); ++c)
-    class_matches[c] = g.class_name(ClassId(c)) == group.cls;
-  class_matches[g.class_count()] = g.class_name(ClassId::none()) == group.cls;
-  for (uint32_t s = 0; s < g.site_count(); ++s) {
-    const Site& site = g.site_info(SiteId(s));
-    site_matches[s] = g.string(site.file) == group.file && site.line == group.line &&
-                      g.string(site.method) == group.method;
-  }
-  site_matches[g.site_count()] = !group.has_site();
-  std::vector<ObjectId> out;
-  for (uint32_t i = 0; i < g.object_count(); ++i) {
-    const ObjectId o(i);
-    const ClassId c = g.class_of(o);
-    const SiteId s = g.site(o);
-    if (class_matches[c.valid() ? c.value() : g.class_count()] &&
-        site_matches[s.valid() ? s.value() : g.site_count()])
-      out.push_back(o);
-  }
-  return out;
-}
-
 std::string group_text(const GroupTable::Group& group) {
   if (!group.has_site()) return group.cls;
   return group.cls + " allocated at " + site_text(group.file, group.line, group.method);
@@ -115,9 +92,8 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
       section.facts.push_back(format_count(s.count) + " held together: " + format_bytes(s.bytes) +
                               ", retaining " + format_bytes(s.retained_bytes));
     }
-    const std::vector<ObjectId> targets = group_objects(g, s.group);
     viz::Picture picture =
-        shapes_picture(g, tree, dom, targets, section.heading + ", in the last dump", s.holder,
+        shapes_picture(g, tree, dom, s.members, section.heading + ", in the last dump", s.holder,
                        PictureLimits{24, 12});
     const bool drawn =
         std::any_of(picture.boxes.begin(), picture.boxes.end(),
@@ -144,9 +120,9 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
 int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().empty())
     return report_error(usage_error("report takes one or more INPUTs (see heapq report --help)"));
-  if (args.has("o") && args.has("output"))
-    return report_error(usage_error("give the report once: -o or --output"));
-  const std::string out_path = args.get("output", args.get("o"));
+  auto out = get_output_path(args, "report");
+  if (!out) return report_error(out.error());
+  const std::string out_path = std::move(*out);
   if (out_path.empty())
     return report_error(usage_error("report needs -o FILE (the HTML file to write)"));
   auto top = get_count(args, "top", 50);
@@ -160,8 +136,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const std::vector<LoadedDump>& dumps = *loaded;
   const HeapGraph& g = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(g);
-  const HeapStats stats = compute_stats(g, SortKey::kBytes, &dom);
-  const SiteReport sites = compute_sites(g, SiteGrouping::kSite, SortKey::kBytes, &dom);
+  // Retained sizes only for the rows the tables show: each costs a walk of part of the graph.
+  const HeapStats stats = compute_stats(g, SortKey::kBytes, &dom, *top);
+  const SiteReport sites = compute_sites(g, SiteGrouping::kSite, SortKey::kBytes, &dom, *top);
   const bool several = dumps.size() > 1;
   LeakOptions options;
   options.top = *suspects;
@@ -201,10 +178,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
              ? "No group gained enough to be a suspect."
              : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");
   } else {
-    r.suspects_note =
-        "One dump: where memory accumulates (objects retaining 10% or more of the heap, followed "
-        "down to "
-        "their accumulation point). Give several dumps of one process to see what grows.";
+    r.suspects_note = "One dump: where memory accumulates (objects retaining " +
+                      std::to_string(std::lround(options.threshold * 100)) +
+                      "% or more of the heap, followed down to their accumulation point). Give "
+                      "several dumps of one process to see what grows.";
   }
   r.suspects = suspect_sections(g, dom, leaks, several);
   r.tables.push_back(class_table(g, stats, *top));

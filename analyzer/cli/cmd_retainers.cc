@@ -61,14 +61,7 @@ std::string group_text(const ReferrerGroup& group) {
   return out;
 }
 
-// Both renderings are built side by side; the caller emits the one asked for.
-struct Output {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w{buffer};
-  std::string text;
-};
-
-void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth, bool want_referrers, Output& out) {
+void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth, bool want_referrers, Rendering& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   Referrers referrers = Referrers::build(g);
@@ -126,7 +119,7 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
 }
 
 void class_target(const HeapGraph& g, const Target& target, size_t max_paths, size_t max_depth, bool want_referrers,
-                  Output& out) {
+                  Rendering& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   const std::vector<ObjectId>& instances = target.instances;
@@ -214,14 +207,13 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto target = find_target(g, args.positional()[1], dump->path);
   if (!target) return report_error(target.error());
 
-  Output out;
+  Rendering out;
   out.w.StartObject();
   write_input_json(out.w, *dump);
   if (target->object) object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
   else class_target(g, *target, *max_paths, *max_depth, args.has("referrers"), out);
   out.w.EndObject();
-  bool ok = global.format == OutputFormat::kJson ? emit_json(out.buffer) : emit_text(out.text);
-  return ok ? 0 : static_cast<int>(ExitCode::kIo);
+  return out.emit(global.format);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/pictures.h"
 #include "cli/targets.h"
+#include "heapq/leaks.h"
 #include "heapq/viz/picture.h"
 
 namespace heapq::cli {
@@ -24,14 +25,13 @@ constexpr OptionSpec kOptions[] = {
 };
 
 Status write_output(const ParsedArgs& args, const std::string& text, bool quiet) {
-  if (args.has("o") && args.has("output"))
-    return usage_error("give the output once: -o or --output");
-  const std::string path = args.get("output", args.get("o"));
-  if (path.empty()) {
+  auto path = get_output_path(args);
+  if (!path) return path.error();
+  if (path->empty()) {
     if (!emit(text)) return io_error("cannot write to stdout");
     return Ok{};
   }
-  return write_file(path, text, quiet);
+  return write_file(*path, text, quiet);
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
@@ -68,7 +68,12 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     picture = object_picture(g, dom, *target->object, limits);
   } else {
     const ShortestPathTree tree = ShortestPathTree::compute(g);
-    const ObjectId holder = dominating_holder(g, dom, target->instances);
+    // The holder as heapq leaks names it, so that both draw the same object in red.
+    std::vector<bool> in_set(g.object_count(), false);
+    uint64_t reachable = 0;
+    for (ObjectId o : target->instances)
+      if (dom.reachable(o)) in_set[o.value()] = true, ++reachable;
+    const ObjectId holder = find_holder(g, dom, in_set, reachable).first;
     picture = shapes_picture(g, tree, dom, target->instances, target->label, holder, limits);
   }
   std::string text = viz::to_dot(picture);
@@ -94,7 +99,8 @@ const Command kVizCommand = {
     "through different referrers. Each box shows the class, an address, the shallow and\n"
     "retained size and the allocation site; arrows name the references. Shapes past\n"
     "--max-nodes collapse into \"+ N more\" boxes; the object that holds most of a class's\n"
-    "instances (the deepest that dominates more than half) is drawn in red.\n"
+    "instances (the deepest that dominates more than half, else the one that references\n"
+    "most; as heapq leaks names it) is drawn in red.\n"
     "--dominators draws the top of the dominator tree instead.\n"
     "DOT goes to stdout unless -o is given (heapq viz app.json Foo | dot -Tpng > foo.png);\n"
     "--format svg lays it out with graphviz's dot program.\n",

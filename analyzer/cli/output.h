@@ -69,6 +69,18 @@ bool emit_text(std::string_view text);
 // Writes a finished JSON document with a final newline.
 bool emit_json(const rapidjson::StringBuffer& buffer);
 
+// A command's answer in both forms, built side by side: JSON and text.
+struct Rendering {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w{buffer};
+  std::string text;
+  // Writes the form asked for to stdout; the exit status.
+  int emit(OutputFormat format) const {
+    const bool ok = format == OutputFormat::kJson ? emit_json(buffer) : emit_text(text);
+    return ok ? 0 : static_cast<int>(ExitCode::kIo);
+  }
+};
+
 // Writes a file whole: to a temporary file beside it, renamed to `path` once complete, so that
 // a reader never finds half of it there (a device or FIFO, such as /dev/stdout, is written in
 // place). Says "heapq: wrote PATH" on stderr unless quiet.

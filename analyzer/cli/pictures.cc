@@ -202,23 +202,6 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
   return p;
 }
 
-ObjectId dominating_holder(const HeapGraph& g, const HeapDominators& dom,
-                           const std::vector<ObjectId>& targets) {
-  std::vector<uint64_t> weight(g.object_count() + 1, 0);
-  uint64_t reachable = 0;
-  for (ObjectId t : targets)
-    if (dom.reachable(t)) ++weight[t.value()], ++reachable;
-  const std::vector<uint64_t> held = dom.subtree_sums(std::move(weight));
-  // Those holding more than half form one chain down the tree; the deepest retains the fewest.
-  ObjectId best = ObjectId::none();
-  for (uint32_t i = 0; i < g.object_count(); ++i) {
-    const ObjectId o(i);
-    if (!dom.reachable(o) || 2 * held[i] <= reachable) continue;
-    if (!best.valid() || dom.retained_count(o) < dom.retained_count(best)) best = o;
-  }
-  return best;
-}
-
 viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top,
                                 size_t depth) {
   viz::Picture p;

@@ -27,11 +27,6 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
 viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target,
                             const PictureLimits& limits);
 
-// The object that dominates more than half of targets and lies deepest in the dominator tree;
-// none when no object does. O(objects).
-ObjectId dominating_holder(const HeapGraph& g, const HeapDominators& dom,
-                           const std::vector<ObjectId>& targets);
-
 // The top of the dominator tree: `top` children per box, `depth` levels.
 viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top,
                                 size_t depth);

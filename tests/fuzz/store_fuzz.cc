@@ -132,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     heapq::compute_stats(g);
     if (!references) continue;
     heapq::HeapDominators dominators = heapq::HeapDominators::compute(g);
-    heapq::compute_stats(g, heapq::SortKey::kBytes, &dominators);
+    heapq::compute_stats(g, heapq::SortKey::kBytes, &dominators, SIZE_MAX);
     heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
     for (uint32_t i = 0; i < g.object_count(); ++i) tree.path_to(g, heapq::ObjectId(i));
   }

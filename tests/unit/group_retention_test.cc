@@ -49,7 +49,7 @@ TEST(GroupRetention, TwoInstancesSharingAStringRetainItTogether) {
       record(0x300, "STRING", 0x20, {}, 4'800'000);
   HeapGraph g = load_graph(dump);
   HeapDominators d = HeapDominators::compute(g);
-  HeapStats s = compute_stats(g, SortKey::kBytes, &d);
+  HeapStats s = compute_stats(g, SortKey::kBytes, &d, SIZE_MAX);
   bool seen = false;
   for (const ClassTotals& c : s.by_class) {
     if (g.class_name(c.cls) != "Session") continue;

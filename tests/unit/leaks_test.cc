@@ -1,6 +1,8 @@
 // Leaks across dumps and in one dump: object matching, growth ranking, holders, set sizes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "heapq/diff.h"
@@ -222,6 +224,8 @@ TEST(Leaks, ProcsGroupByWhereTheirBlockIsWritten) {
   EXPECT_EQ(r.suspects[0].group.line, 7u);
   EXPECT_EQ(r.suspects[0].group.method, "(block)");
   EXPECT_EQ(r.suspects[0].count, 15u);
+  ASSERT_EQ(r.suspects[0].members.size(), 15u) << "what a picture of the suspect draws";
+  for (ObjectId o : r.suspects[0].members) EXPECT_EQ(d2.source_site(o), d2.source_site(proc));
 }
 
 // A suspect's retained size is its group's (what freeing all of it frees), not the sum of what
@@ -312,6 +316,94 @@ TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
       EXPECT_EQ(s.sites[0].first.file, "a.rb");
     }
   EXPECT_TRUE(hash_found) << "the Cache's Hash, followed down from the Cache";
+}
+
+// One dump: a Proc grouped by where its block is written counts there even when the dump has no
+// allocation site for it.
+TEST(Leaks, OneDumpNamesTheBlockOfProcsWithoutAnAllocationSite) {
+  std::vector<uint64_t> procs;
+  for (int i = 0; i < 20; ++i) procs.push_back(0x10000 + 0x28 * i);
+  std::string dump = R"({"type":"META", "format":"memprof", "version":1})" "\n" + kClasses + root("vm", {0x100}) +
+                     record(0x100, "ARRAY", 0x40, procs, 40);
+  for (uint64_t p : procs) dump += record(p, "DATA", 0x30, {}, 80, R"("block":{"file":"app/views.rb", "line":7}, )");
+  HeapGraph g = load(dump);
+  ASSERT_FALSE(g.site(id(g, procs[0])).valid());
+  ASSERT_TRUE(g.source_site(id(g, procs[0])).valid());
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 1u);
+  EXPECT_EQ(r.suspects[0].group.file, "app/views.rb");
+  EXPECT_EQ(r.suspects[0].group.line, 7u);
+  ASSERT_EQ(r.suspects[0].sites.size(), 1u);
+  EXPECT_EQ(r.suspects[0].sites[0].second, 20u);
+}
+
+// The accumulation point's members, not every object of their class and site: 5 more Items
+// of the same line live elsewhere, and a picture of the suspect must not draw them.
+std::string hash_of_items_dump() {
+  std::string dump = kClasses + root("vm", {0x100, 0x300});
+  std::vector<uint64_t> held, elsewhere;
+  for (int i = 0; i < 60; ++i) held.push_back(0x10000 + 0x28 * i);
+  for (int i = 0; i < 5; ++i) elsewhere.push_back(0x20000 + 0x28 * i);
+  dump += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, held, 40) +
+          record(0x300, "ARRAY", 0x40, elsewhere, 40);
+  for (uint64_t a : held) dump += record(a, "OBJECT", 0x30, {}, 400, traced("a.rb", 1, 1).c_str());
+  for (uint64_t a : elsewhere) dump += record(a, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 1).c_str());
+  return dump;
+}
+
+TEST(Leaks, OneDumpSuspectCarriesItsMembers) {
+  HeapGraph g = load(hash_of_items_dump());
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 1u);
+  const LeakSuspect& s = r.suspects[0];
+  EXPECT_EQ(s.holder, id(g, 0x200));
+  EXPECT_EQ(s.count, 60u);
+  ASSERT_EQ(s.members.size(), 60u);
+  for (ObjectId o : s.members) EXPECT_EQ(dom.idom(o), id(g, 0x200));
+}
+
+// heapq report draws a suspect's members (60), not the 65 Items of its class and line.
+TEST(Leaks, ReportPicturesTheSuspectsMembers) {
+  const auto dir = std::filesystem::temp_directory_path() / ("heapq-leaks-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string dump = (dir / "one.json").string(), html = (dir / "report.html").string();
+  std::ofstream(dump) << hash_of_items_dump();
+  testing::CliRun run = testing::run_cli({"--quiet", "report", "-o", html, dump});
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::ifstream in(html);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(text.find("in the last dump: 60 objects"), std::string::npos);
+  EXPECT_EQ(text.find("in the last dump: 65 objects"), std::string::npos);
+}
+
+// heapq viz names the holder heapq leaks names: never one of the targets themselves. The first
+// Item holds the other ten; the Cache holds them all.
+TEST(Leaks, VizDrawsTheHolderLeaksNames) {
+  std::vector<uint64_t> rest;
+  for (int i = 1; i <= 10; ++i) rest.push_back(0x1000 + 0x28 * i);
+  std::string text = kClasses + root("vm", {0x100}) + record(0x100, "OBJECT", 0x10, {0x1000}, 40) +
+                     record(0x1000, "OBJECT", 0x30, rest, 40);
+  for (uint64_t a : rest) text += record(a, "OBJECT", 0x30, {}, 40);
+  HeapGraph g = load(text);
+  HeapDominators dom = HeapDominators::compute(g);
+  std::vector<bool> in_set(g.object_count(), false);
+  for (uint32_t i = 0; i < g.object_count(); ++i) in_set[i] = g.class_name(g.class_of(ObjectId(i))) == "Item";
+  EXPECT_EQ(find_holder(g, dom, in_set, 11).first, id(g, 0x100));
+
+  const auto dir = std::filesystem::temp_directory_path() / ("heapq-viz-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string dump = (dir / "one.json").string();
+  std::ofstream(dump) << text;
+  testing::CliRun run = testing::run_cli({"--quiet", "viz", dump, "Item"});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  const size_t holder = run.out.find("the holder");
+  ASSERT_NE(holder, std::string::npos) << run.out;
+  const size_t line = run.out.rfind('\n', holder) + 1;
+  EXPECT_NE(run.out.substr(line, holder - line).find("Cache"), std::string::npos) << run.out;
 }
 
 }  // namespace

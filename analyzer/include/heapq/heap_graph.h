@@ -104,6 +104,9 @@ class HeapGraph {
   // Whether o's references do not keep their targets alive (ObjectSpace::WeakMap and its
   // kind: DATA objects whose struct is a weak map).
   bool holds_weakly(ObjectId o) const { return weak_holder_[o.value()]; }
+  // Whether the references out of a node (an object's index, or the virtual root's) keep their
+  // targets alive: those of every node but a weak holder.
+  bool retains_from(uint32_t node) const { return node >= object_count() || !holds_weakly(ObjectId(node)); }
 
   // Whether o's last reference is its class, added by heapq: ObjectSpace dumps leave out the
   // reference from an object to its class, which keeps the class alive all the same.

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "heapq/dominators.h"
@@ -33,6 +34,7 @@ struct LeakSuspect {
   ObjectId holder;               // in the last dump; none when nothing holds most of the group
   uint64_t holder_share = 0;     // objects of the group the holder dominates or references
   ObjectId example;              // one object of the group
+  std::vector<ObjectId> members; // the objects counted (what a picture of the suspect draws)
   std::vector<std::pair<GroupTable::Group, uint64_t>> sites;  // one dump: the top sites, counted
 };
 
@@ -60,6 +62,13 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
 
 // One dump: where its memory accumulates.
 LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom, const LeakOptions& options);
+
+// The object that holds most of a set (in_set: by object; members: how many): the deepest node
+// of the dominator tree that dominates more than half of it, not itself a member; else the
+// object that references most members. Returns the holder (none when nothing references a
+// member) and how many members it dominates or references. O(objects + references).
+std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
+                                          const std::vector<bool>& in_set, uint64_t members);
 
 
 }  // namespace heapq

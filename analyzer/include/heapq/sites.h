@@ -37,10 +37,13 @@ struct SiteReport {
 
 class HeapDominators;
 
+// Counts and bytes by group, without retained sizes.
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes);
+
 // With dominators, the first retained_rows groups (in the order groups lists them) also get
 // their retained bytes: what freeing all their objects at once would free (see compute_stats).
-SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes,
-                         const HeapDominators* dominators = nullptr, size_t retained_rows = SIZE_MAX);
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort,
+                         const HeapDominators* dominators, size_t retained_rows);
 
 // The gem a source path belongs to: ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3";
 // Ruby's own library and internal files -> "(ruby)"; anything else -> "(app)".

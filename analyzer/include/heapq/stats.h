@@ -33,10 +33,13 @@ struct HeapStats {
 
 class HeapDominators;
 
+// Counts and bytes by type and class, without retained sizes.
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort = SortKey::kBytes);
+
 // With dominators, the first retained_rows classes (in the order by_class lists them) also get
 // their retained bytes: what freeing all their instances at once would free. Each costs a walk
-// of part of the graph (HeapDominators::retained_by), so ask only for the rows you show.
-HeapStats compute_stats(const HeapGraph& graph, SortKey sort = SortKey::kBytes,
-                        const HeapDominators* dominators = nullptr, size_t retained_rows = SIZE_MAX);
+// of part of the graph (HeapDominators::retained_by), so the caller says how many rows it shows.
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators,
+                        size_t retained_rows);
 
 }  // namespace heapq

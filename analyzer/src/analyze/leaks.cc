@@ -9,13 +9,21 @@ namespace heapq {
 
 namespace {
 
-bool retains(const HeapGraph& g, uint32_t from) {
-  return from >= g.object_count() || !g.holds_weakly(ObjectId(from));
+// Objects with the most of a key first, each key once, at most `top`.
+std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
+                                                               const std::vector<ObjectId>& objects, size_t top) {
+  std::map<uint32_t, uint64_t> counts;
+  for (ObjectId o : objects)
+    if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
+  std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::vector<std::pair<GroupTable::Group, uint64_t>> out;
+  for (size_t i = 0; i < sorted.size() && i < top; ++i) out.push_back({table.group(sorted[i].first), sorted[i].second});
+  return out;
 }
 
-// The object that holds most of a set: the deepest node of the dominator tree that dominates
-// more than half of it, not itself a member; else the object that references most members.
-// Returns the holder and how many members it dominates or references.
+}  // namespace
+
 std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
                                           const std::vector<bool>& in_set, uint64_t members) {
   const uint32_t n = static_cast<uint32_t>(g.object_count());
@@ -35,7 +43,7 @@ std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominato
   // No single dominator: count the members each object references directly.
   std::vector<uint32_t> refs_to_members(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    if (in_set[i] || !retains(g, i) || !dom.reachable(ObjectId(i))) continue;
+    if (in_set[i] || !g.retains_from(i) || !dom.reachable(ObjectId(i))) continue;
     for (ObjectId t : g.references(ObjectId(i)))
       if (in_set[t.value()]) ++refs_to_members[i];
   }
@@ -43,21 +51,6 @@ std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominato
   if (it == refs_to_members.end() || *it == 0) return {ObjectId::none(), 0};
   return {ObjectId(static_cast<uint32_t>(it - refs_to_members.begin())), *it};
 }
-
-// Objects with the most of a key first, each key once, at most `top`.
-std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
-                                                               const std::vector<ObjectId>& objects, size_t top) {
-  std::map<uint32_t, uint64_t> counts;
-  for (ObjectId o : objects)
-    if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
-  std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
-  std::vector<std::pair<GroupTable::Group, uint64_t>> out;
-  for (size_t i = 0; i < sorted.size() && i < top; ++i) out.push_back({table.group(sorted[i].first), sorted[i].second});
-  return out;
-}
-
-}  // namespace
 
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
                               const LeakOptions& options) {
@@ -135,8 +128,9 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     for (uint32_t i = 0; i < n; ++i)
       if (born_group[i] == c.group) {
         in_set[i] = true;
-        if (!s.example.valid()) s.example = ObjectId(i);
+        s.members.push_back(ObjectId(i));
       }
+    s.example = s.members.front();
     const uint32_t wanted[] = {c.group};
     s.retained_bytes =
         dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted)[c.group];
@@ -197,7 +191,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
 
   GroupTable classes(GroupTable::By::kClass), sites;
   const std::vector<uint32_t> class_of = classes.assign(g, [](ObjectId) { return true; });
-  const std::vector<uint32_t> site_of = sites.assign(g, [&](ObjectId o) { return g.site(o).valid(); });
+  const std::vector<uint32_t> site_of = sites.assign(g, [&](ObjectId o) { return g.source_site(o).valid(); });
   for (ObjectId a : points) {
     LeakSuspect s;
     s.holder = a;
@@ -222,21 +216,20 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);
     const uint32_t cls =
         std::max_element(retained.begin(), retained.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
-    std::vector<ObjectId> members;
     std::vector<bool> in_set(g.object_count(), false);
     for (ObjectId k : kids)
       if (class_of[k.value()] == cls) {
-        members.push_back(k);
+        s.members.push_back(k);
         in_set[k.value()] = true;
         add_saturating(s.bytes, g.memsize(k));
       }
-    s.count = members.size();
+    s.count = s.members.size();
     s.growth = {s.count};
     s.holder_share = s.count;
-    s.example = members.front();
+    s.example = s.members.front();
     const uint32_t wanted[] = {0};
     s.retained_bytes = dom.retained_by(g, 1, [&](ObjectId o) { return in_set[o.value()] ? 0u : UINT32_MAX; }, wanted)[0];
-    s.sites = top_groups(sites, site_of, members, 3);
+    s.sites = top_groups(sites, site_of, s.members, 3);
     s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
     s.group.cls = classes.group(cls).cls;
     report.suspects.push_back(std::move(s));

@@ -9,10 +9,6 @@ namespace heapq {
 
 namespace {
 
-bool retains(const HeapGraph& g, uint32_t from) {
-  return from >= g.object_count() || !g.holds_weakly(ObjectId(from));
-}
-
 // A path from its objects in order, root-held first, keeping at most max_steps of them.
 template <typename EdgeInto>
 RetentionPath make_path(StringId root, const std::vector<uint32_t>& chain, size_t max_steps, EdgeInto edge_into) {
@@ -90,7 +86,7 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
   auto search = [&](size_t head) {
     for (; head < queue.size(); ++head) {
       const uint32_t v = queue[head];
-      if (!retains(g, v) || v == through_not.value()) continue;
+      if (!g.retains_from(v) || v == through_not.value()) continue;
       for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) reach(v, e);
     }
   };
@@ -129,7 +125,7 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& ref
   std::span<const uint32_t> edges = referrers.edges_of(target);
   for (size_t i = 0; i < sources.size(); ++i) {
     const uint32_t s = sources[i].value();
-    if (s == target.value() || !retains(g, s) || !tree.reachable(ObjectId(s))) continue;
+    if (s == target.value() || !g.retains_from(s) || !tree.reachable(ObjectId(s))) continue;
     const bool transient = s == g.virtual_root().value() ? is_transient_root(g.string(reference_label(g, edges[i])))
                                                          : tree.from_transient_root(ObjectId(s));
     holders.push_back({transient, tree.distance(ObjectId(s)), s, edges[i]});

@@ -63,6 +63,10 @@ std::pair<std::string_view, std::string_view> split_gem(std::string_view gem) {
   return {gem, {}};
 }
 
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort) {
+  return compute_sites(graph, grouping, sort, nullptr, 0);
+}
+
 SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort,
                          const HeapDominators* dominators, size_t retained_rows) {
   SiteReport report;

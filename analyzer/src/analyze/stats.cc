@@ -8,6 +8,8 @@
 
 namespace heapq {
 
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort) { return compute_stats(graph, sort, nullptr, 0); }
+
 HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators,
                         size_t retained_rows) {
   HeapStats stats;
