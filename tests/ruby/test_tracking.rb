@@ -87,6 +87,20 @@ class TestTracking < Test::Unit::TestCase
     assert(kept)
   end
 
+  # memprof.rb and memprof/signal.rb both ask to be ignored: the second must not undo the first.
+  def test_memprofs_files_stay_ignored_once_signal_is_loaded
+    out, status = run_ruby(<<~RUBY)
+      require "memprof/signal"
+      Memprof.start
+      kept = Array.new(3) { Memprof.stats_hash }
+      puts Memprof.stats_hash.keys.grep(%r{/memprof(/signal)?\.rb:}).inspect
+      Memprof::Signal.uninstall
+      p kept.size
+    RUBY
+    assert(status.success?, out)
+    assert_equal(["[]", "3"], out.lines.map(&:chomp), out)
+  end
+
   def test_dump_carries_sites_and_sequence
     Memprof.start
     line = __LINE__ + 1
