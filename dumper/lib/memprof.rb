@@ -85,15 +85,16 @@ module Memprof
       raise ArgumentError, "memprof: strings: must be a non-negative Integer or false"
     end
 
-    # dump_all for what is neither a path String nor an IO: an object written through its own
-    # write (StringIO, Zlib::GzipWriter, OpenSSL::SSL::SSLSocket, Tempfile: never their to_io,
-    # which would bypass them), or a Pathname.
+    # dump_all for what is neither a path String nor an IO: a Pathname (a path, though it
+    # responds to write: compressed by its name and replaced atomically, as a String is), or
+    # an object written through its own write (StringIO, Zlib::GzipWriter,
+    # OpenSSL::SSL::SSLSocket, Tempfile: never their to_io, which would bypass them).
     def dump_all_to_object(target, strings, compress)
-      if target.respond_to?(:write)
-        dump_all_spooled(target, strings, compress)
-      elsif target.respond_to?(:to_path)
+      if target.respond_to?(:to_path) && !target.respond_to?(:to_io) # an open Tempfile has both
         dump_all(target.to_path, strings: strings, compress: compress)
         target
+      elsif target.respond_to?(:write)
+        dump_all_spooled(target, strings, compress)
       else
         raise TypeError, "memprof: dump_all needs a path or an IO, got #{target.class}"
       end
