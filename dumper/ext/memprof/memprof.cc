@@ -86,17 +86,7 @@ void RefuseOtherRactors() {
   rb_raise(rb_eRuntimeError, "%s", failure.message);
 }
 
-// The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
-// code and never raises (errors land in failure), so that GC, the tracker, the fd and any
-// temporary file are always put back by the caller.
-void RunDump(int fd, const DumpOptions& options, Failure& failure, const char* what) {
-  bool gc_was_disabled = rb_gc_disable() == Qtrue;
-  bool tracker_was_paused = AllocTracker::Instance().Pause(true);
-  DumpTo(fd, options, failure, what);
-  AllocTracker::Instance().Pause(tracker_was_paused);
-  if (!gc_was_disabled) rb_gc_enable();
-}
-
+// GC disabled and memprof's own allocations untracked for the scope's life.
 struct GcPause {
   GcPause()
       : gc_was_disabled(rb_gc_disable() == Qtrue),
@@ -108,6 +98,14 @@ struct GcPause {
   bool gc_was_disabled;
   bool tracker_was_paused;
 };
+
+// The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
+// code and never raises (errors land in failure), so that GC, the tracker, the fd and any
+// temporary file are always put back by the caller.
+void RunDump(int fd, const DumpOptions& options, Failure& failure, const char* what) {
+  GcPause pause;
+  DumpTo(fd, options, failure, what);
+}
 
 VALUE DumpAllToPath(VALUE path, DumpOptions options) {
   Failure failure;
