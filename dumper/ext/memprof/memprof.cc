@@ -2,14 +2,10 @@
 // _stop, _stats and what lib/memprof.rb needs around fork. Everything that may raise happens
 // outside the C++ scopes that own memory, so that a Ruby exception (a longjmp) never skips a
 // destructor.
-#include <errno.h>
-#include <fcntl.h>
 #include <ruby.h>
 #include <ruby/io.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstring>
