@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <climits>
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -37,6 +36,19 @@ long StringLimit(VALUE strings) {
   rb_raise(rb_eArgError, "memprof: strings: must be a non-negative Integer or false");
 }
 
+// A write error or a JSON nesting error the sink met, as a failure; what names the target
+// (nullptr: one object, in memory).
+void CheckSink(const JsonSink& sink, Failure& failure, const char* what) {
+  if (sink.Errno() != 0) {
+    failure.Set(sink.Errno(), "memprof: writing %.900s", what != nullptr ? what : "a record");
+  } else if (sink.GeneratorError() != 0 && what != nullptr) {
+    failure.Set(0, "memprof: JSON nesting error %d while writing %.900s", sink.GeneratorError(),
+                what);
+  } else if (sink.GeneratorError() != 0) {
+    failure.Set(0, "memprof: JSON nesting error %d", sink.GeneratorError());
+  }
+}
+
 // Runs the whole dump (the caller disabled GC); fills `failure` on an error.
 void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* what) {
   try {
@@ -45,17 +57,9 @@ void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* wh
     dumper.Prepare();
     dumper.DumpAll();
     sink.Flush();
-    if (sink.Errno() != 0) {
-      failure.err = sink.Errno();
-      std::snprintf(failure.message, sizeof(failure.message), "memprof: writing %.900s", what);
-    } else if (sink.GeneratorError() != 0) {
-      std::snprintf(failure.message, sizeof(failure.message),
-                    "memprof: JSON nesting error %d while writing %.900s", sink.GeneratorError(),
-                    what);
-    }
+    CheckSink(sink, failure, what);
   } catch (const std::bad_alloc&) {
-    std::snprintf(failure.message, sizeof(failure.message), "memprof: out of memory writing %.900s",
-                  what);
+    failure.Set(0, "memprof: out of memory writing %.900s", what);
   }
 }
 
@@ -194,18 +198,16 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
       HeapDumper dumper(sink, options, AllocTracker::Instance());
       dumper.Prepare(obj);
       dumper.DumpObject(obj);
-      if (sink.GeneratorError() != 0) {
-        std::snprintf(failure.message, sizeof(failure.message), "memprof: JSON nesting error %d",
-                      sink.GeneratorError());
-      } else {
+      CheckSink(sink, failure, nullptr);
+      if (!failure.failed()) {
         std::string_view text = sink.Text();
         result = rb_utf8_str_new(text.data(), static_cast<long>(text.size()) - 1);
       }
     } catch (const std::bad_alloc&) {
-      std::snprintf(failure.message, sizeof(failure.message), "memprof: out of memory");
+      failure.Set(0, "memprof: out of memory");
     }
   }
-  if (failure.message[0] != '\0') Raise(failure);
+  if (failure.failed()) Raise(failure);
   return result;
 }
 
