@@ -19,8 +19,7 @@ module Memprof
   class << self
     # One object's record as JSON: a String when io is nil, else written to io (returns io).
     def dump(obj, io = nil, strings: 1024)
-      check_strings(strings)
-      json = _dump(obj, strings)
+      json = _dump(obj, strings) # validates strings: as dump_all does
       return json if io.nil?
 
       io.write(json, "\n")
@@ -77,12 +76,6 @@ module Memprof
     def survivors(since)
       GC.start(full_mark: true, immediate_sweep: true)
       _stats(since)
-    end
-
-    def check_strings(strings)
-      return if strings == false || (strings.is_a?(Integer) && strings >= 0)
-
-      raise ArgumentError, "memprof: strings: must be a non-negative Integer or false"
     end
 
     # dump_all for what is neither a path String nor an IO: a Pathname (a path, though it

@@ -53,5 +53,12 @@ class TestFailures < Test::Unit::TestCase
   def test_bad_arguments
     assert_raise(ArgumentError) { Memprof.dump_all("/tmp/x.jsonl", strings: -1) }
     assert_raise(TypeError) { Memprof.dump_all(42) }
+    message = "memprof: strings: must be a non-negative Integer or false"
+    assert_raise_message(message) { Memprof.dump_all("/tmp/x.jsonl", strings: "1") }
+    assert_raise_message(message) { Memprof.dump(+"text", strings: -1) }
+    assert_raise_message(message) { Memprof.dump(+"text", strings: 1.5) }
+    # dump and dump_all read strings: alike: nil, as false, writes no value.
+    assert_nil(JSON.parse(Memprof.dump(+"text", strings: nil))["value"])
+    assert_equal("text", JSON.parse(Memprof.dump(+"text"))["value"])
   end
 end
