@@ -50,6 +50,18 @@ class TestFailures < Test::Unit::TestCase
     end
   end
 
+  def test_a_failing_child_says_so_once
+    out, status = run_ruby(<<~RUBY)
+      _, status = Process.wait2(Memprof.dump_all("/nonexistent/dir\e[2J/heap.jsonl", fork: true))
+      puts "status \#{status.exitstatus}"
+    RUBY
+    assert(status.success?, out)
+    lines = out.lines.map(&:chomp)
+    assert_equal(2, lines.size, out)
+    assert_match(%r{\Amemprof: dump in child \d+ failed: Errno::ENOENT: .* - cannot create /nonexistent/dir\\x1b\[2J/heap}, lines[0])
+    assert_equal("status 1", lines[1])
+  end
+
   def test_bad_arguments
     assert_raise(ArgumentError) { Memprof.dump_all("/tmp/x.jsonl", strings: -1) }
     assert_raise(TypeError) { Memprof.dump_all(42) }

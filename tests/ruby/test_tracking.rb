@@ -101,6 +101,18 @@ class TestTracking < Test::Unit::TestCase
     assert_equal(["[]", "3"], out.lines.map(&:chomp), out)
   end
 
+  def test_stats_escapes_control_characters_in_file_names
+    require "stringio"
+    Memprof.start
+    kept = eval("Array.new(3) { +'kept' }", binding, "evil\e[2J.rb", 1) # rubocop:disable Security/Eval
+    io = StringIO.new
+    Memprof.stats(io)
+    assert_not_include(io.string, "\e")
+    assert_match(/^\s+3 +\d+ evil\\x1b\[2J\.rb:1:String$/, io.string)
+    assert_include(Memprof.stats_hash.keys, "evil\e[2J.rb:1:String", "stats_hash keeps the name")
+    assert(kept)
+  end
+
   def test_dump_carries_sites_and_sequence
     Memprof.start
     line = __LINE__ + 1
