@@ -19,8 +19,7 @@ module Memprof
   class << self
     # One object's record as JSON: a String when io is nil, else written to io (returns io).
     def dump(obj, io = nil, strings: 1024)
-      check_strings(strings)
-      json = _dump(obj, strings)
+      json = _dump(obj, strings) # validates strings: as dump_all does
       return json if io.nil?
 
       io.write(json, "\n")
@@ -57,7 +56,7 @@ module Memprof
     # largest count first (bytes: their memsize, summed).
     def stats(io = $stdout, since: 0)
       survivors(since).each do |key, count, bytes|
-        io.puts("#{count.to_s.rjust(8)} #{bytes.to_s.rjust(10)} #{key}")
+        io.puts("#{count.to_s.rjust(8)} #{bytes.to_s.rjust(10)} #{printable(key)}")
       end
       nil
     end
@@ -71,6 +70,19 @@ module Memprof
       rows.sort_by { |key, _, size| [-size, key] }.to_h { |key, _, size| [key, size] }
     end
 
+    # text with control characters written as \xNN, so that a line of output stays one line
+    # (an eval'd file name, an error message, an environment variable can carry ESC or "\n").
+    def printable(text)
+      escaped = text.b.gsub(/[\x00-\x1f\x7f]/n) { |c| format("\\x%02x", c.ord) }
+      text.encoding.ascii_compatible? ? escaped.force_encoding(text.encoding) : escaped
+    end
+
+    # "Class: message" of an error, without the "memprof: " its message may carry (a
+    # SystemCallError's after its " - ").
+    def error_text(error)
+      "#{error.class}: #{error.message.sub(/(\A| - )memprof: /, '\1')}"
+    end
+
     private
 
     # Garbage is no survivor: a full GC first, as memory_profiler's "retained" does.
@@ -79,21 +91,16 @@ module Memprof
       _stats(since)
     end
 
-    def check_strings(strings)
-      return if strings == false || (strings.is_a?(Integer) && strings >= 0)
-
-      raise ArgumentError, "memprof: strings: must be a non-negative Integer or false"
-    end
-
-    # dump_all for what is neither a path String nor an IO: an object written through its own
-    # write (StringIO, Zlib::GzipWriter, OpenSSL::SSL::SSLSocket, Tempfile: never their to_io,
-    # which would bypass them), or a Pathname.
+    # dump_all for what is neither a path String nor an IO: a Pathname (a path, though it
+    # responds to write: compressed by its name and replaced atomically, as a String is), or
+    # an object written through its own write (StringIO, Zlib::GzipWriter,
+    # OpenSSL::SSL::SSLSocket, Tempfile: never their to_io, which would bypass them).
     def dump_all_to_object(target, strings, compress)
-      if target.respond_to?(:write)
-        dump_all_spooled(target, strings, compress)
-      elsif target.respond_to?(:to_path)
+      if target.respond_to?(:to_path) && !target.respond_to?(:to_io) # an open Tempfile has both
         dump_all(target.to_path, strings: strings, compress: compress)
         target
+      elsif target.respond_to?(:write)
+        dump_all_spooled(target, strings, compress)
       else
         raise TypeError, "memprof: dump_all needs a path or an IO, got #{target.class}"
       end
@@ -135,7 +142,9 @@ module Memprof
       file
     end
 
-    def dump_all_in_child(path_or_io, strings, compress)
+    # report: where the child writes its error, if any, as error_text (Memprof::Signal's pipe);
+    # nil: a line on stderr.
+    def dump_all_in_child(path_or_io, strings, compress, report = nil)
       unless path_or_io.is_a?(String) || path_or_io.is_a?(IO) || path_or_io.respond_to?(:to_path)
         raise ArgumentError, "memprof: fork: true needs a path or an IO; the child cannot write " \
                              "into this process's #{path_or_io.class}"
@@ -153,8 +162,17 @@ module Memprof
           begin
             dump_all(path_or_io, strings: strings, compress: compress)
           rescue Exception => e # rubocop:disable Lint/RescueException
-            $stderr.puts("memprof: dump in child #{Process.pid} failed: #{e.class}: #{e.message}")
             status = 1
+            begin
+              if report
+                report.write(error_text(e))
+              else
+                line = "dump in child #{Process.pid} failed: #{error_text(e)}"
+                $stderr.write("memprof: #{printable(line)}\n")
+              end
+            rescue IOError, SystemCallError
+              nil # the exit status still tells
+            end
           end
           exit!(status) # no at_exit handlers or finalizers of the parent's program
         end

@@ -252,6 +252,24 @@ class TestDumpAll < Test::Unit::TestCase
     end
   end
 
+  # A Pathname is a path, though it responds to write: gzip for ".gz", and the file replaced
+  # atomically (a new inode), as for a String.
+  def test_pathname_is_dumped_as_its_path
+    require "pathname"
+    require "zlib"
+    Dir.mktmpdir("memprof-test") do |dir|
+      gz = Pathname(File.join(dir, "heap.jsonl.gz"))
+      assert_equal(gz, Memprof.dump_all(gz))
+      assert_equal("END", JSON.parse(Zlib::GzipReader.open(gz.to_path, &:readlines).last)["type"])
+      plain = Pathname(File.join(dir, "heap.jsonl"))
+      plain.write("old\n")
+      old_inode = plain.stat.ino
+      Memprof.dump_all(plain)
+      assert_not_equal(old_inode, plain.stat.ino, "replaced by rename, not rewritten in place")
+      assert_equal("END", JSON.parse(plain.readlines.last)["type"])
+    end
+  end
+
   def test_dump_one_object
     holder = Holder.new
     record = JSON.parse(Memprof.dump(holder))

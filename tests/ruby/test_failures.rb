@@ -50,8 +50,27 @@ class TestFailures < Test::Unit::TestCase
     end
   end
 
+  def test_a_failing_child_says_so_once
+    out, status = run_ruby(<<~RUBY)
+      _, status = Process.wait2(Memprof.dump_all("/nonexistent/dir\e[2J/heap.jsonl", fork: true))
+      puts "status \#{status.exitstatus}"
+    RUBY
+    assert(status.success?, out)
+    lines = out.lines.map(&:chomp)
+    assert_equal(2, lines.size, out)
+    assert_match(%r{\Amemprof: dump in child \d+ failed: Errno::ENOENT: .* - cannot create /nonexistent/dir\\x1b\[2J/heap}, lines[0])
+    assert_equal("status 1", lines[1])
+  end
+
   def test_bad_arguments
     assert_raise(ArgumentError) { Memprof.dump_all("/tmp/x.jsonl", strings: -1) }
     assert_raise(TypeError) { Memprof.dump_all(42) }
+    message = "memprof: strings: must be a non-negative Integer or false"
+    assert_raise_message(message) { Memprof.dump_all("/tmp/x.jsonl", strings: "1") }
+    assert_raise_message(message) { Memprof.dump(+"text", strings: -1) }
+    assert_raise_message(message) { Memprof.dump(+"text", strings: 1.5) }
+    # dump and dump_all read strings: alike: nil, as false, writes no value.
+    assert_nil(JSON.parse(Memprof.dump(+"text", strings: nil))["value"])
+    assert_equal("text", JSON.parse(Memprof.dump(+"text"))["value"])
   end
 end

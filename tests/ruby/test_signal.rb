@@ -277,12 +277,28 @@ class TestSignal < Test::Unit::TestCase
     FileUtils.rm_rf(@dumps)
     program.signal
     path = program.expect(:stderr, STARTED)[2]
-    failed = program.expect(:stderr, /^memprof: dump to (.+) failed: child \d+ exited with status 1$/)
+    failed = program.expect(:stderr, /^memprof: dump to (.+) failed: child \d+ exited with status 1: (.+)$/)
     assert_equal(path, failed[1])
+    assert_match(/\AErrno::ENOENT: .* - cannot create /, failed[2], "the child's error, on the same line")
+    assert_empty(failed.pre_match.strip, "one line per failure")
     assert_empty(Dir.glob("#{@dir}/**/memprof-*"), "no file left behind")
     Dir.mkdir(@dumps)
     program.signal
     assert_complete(program.expect(:stderr, WROTE)[1])
+    assert_equal(0, program.finish.exitstatus)
+  end
+
+  def test_a_failure_is_logged_on_one_line_with_control_characters_escaped
+    dumps = File.join(@dir, "dumps\e[2J")
+    Dir.mkdir(dumps)
+    program = start(%(require "memprof/signal"), env: { "MEMPROF_DIR" => dumps })
+    FileUtils.rm_rf(dumps)
+    program.signal
+    program.expect(:stderr, STARTED)
+    failed = program.expect(:stderr, /^memprof: dump to .+ failed: .+$/)
+    assert_empty(failed.pre_match.strip, "one line per failure")
+    assert_not_include(failed[0], "\e")
+    assert_equal(2, failed[0].scan('dumps\\x1b[2J').size, failed[0]) # the path and the error's
     assert_equal(0, program.finish.exitstatus)
   end
 

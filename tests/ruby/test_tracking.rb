@@ -87,6 +87,32 @@ class TestTracking < Test::Unit::TestCase
     assert(kept)
   end
 
+  # memprof.rb and memprof/signal.rb both ask to be ignored: the second must not undo the first.
+  def test_memprofs_files_stay_ignored_once_signal_is_loaded
+    out, status = run_ruby(<<~RUBY)
+      require "memprof/signal"
+      Memprof.start
+      kept = Array.new(3) { Memprof.stats_hash }
+      puts Memprof.stats_hash.keys.grep(%r{/memprof(/signal)?\.rb:}).inspect
+      Memprof::Signal.uninstall
+      p kept.size
+    RUBY
+    assert(status.success?, out)
+    assert_equal(["[]", "3"], out.lines.map(&:chomp), out)
+  end
+
+  def test_stats_escapes_control_characters_in_file_names
+    require "stringio"
+    Memprof.start
+    kept = eval("Array.new(3) { +'kept' }", binding, "evil\e[2J.rb", 1) # rubocop:disable Security/Eval
+    io = StringIO.new
+    Memprof.stats(io)
+    assert_not_include(io.string, "\e")
+    assert_match(/^\s+3 +\d+ evil\\x1b\[2J\.rb:1:String$/, io.string)
+    assert_include(Memprof.stats_hash.keys, "evil\e[2J.rb:1:String", "stats_hash keeps the name")
+    assert(kept)
+  end
+
   def test_dump_carries_sites_and_sequence
     Memprof.start
     line = __LINE__ + 1

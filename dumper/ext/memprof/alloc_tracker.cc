@@ -37,6 +37,7 @@ AllocTracker& AllocTracker::Instance() {
 
 AllocTracker::AllocTracker() {
   paths_.emplace_back("(unknown)");
+  path_ignored_.push_back(false);
   path_ids_.emplace(paths_.back(), 0);
 }
 
@@ -72,10 +73,16 @@ uint32_t AllocTracker::InternPath(VALUE path) {
   auto it = path_ids_.find(bytes);
   if (it == path_ids_.end()) {
     paths_.emplace_back(bytes);
+    path_ignored_.push_back(false);
     it = path_ids_.emplace(paths_.back(), static_cast<uint32_t>(paths_.size() - 1)).first;
   }
   last_path_id_ = it->second;
   return last_path_id_;
+}
+
+void AllocTracker::IgnoreFile(VALUE path) {
+  uint32_t id = InternPath(path);
+  if (id != 0) path_ignored_[id] = true;
 }
 
 // Runs inside Ruby's allocator or sweeper: no Ruby allocation, no raising.
@@ -90,7 +97,7 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
   if (self->paused_) return;
   AllocationSite site;
   site.path = self->InternPath(rb_tracearg_path(arg));
-  if (site.path == self->ignored_path_) return;
+  if (self->path_ignored_[site.path]) return;
   site.seq = self->next_seq_++;
   VALUE line = rb_tracearg_lineno(arg);
   site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;

@@ -38,8 +38,9 @@ class AllocTracker {
     paused_ = paused;
     return was;
   }
-  // Objects allocated by Ruby code in path (memprof's own lib/memprof.rb) are not recorded.
-  void IgnoreFile(VALUE path) { ignored_path_ = InternPath(path); }
+  // Objects allocated by Ruby code in path (memprof's own lib/memprof.rb and
+  // lib/memprof/signal.rb) are not recorded; every path so named stays ignored.
+  void IgnoreFile(VALUE path);
   uint64_t NextSeq() const { return next_seq_; }
 
   const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
@@ -60,10 +61,10 @@ class AllocTracker {
   VALUE tracepoint_ = Qnil;
   bool running_ = false;
   bool paused_ = false;
-  uint32_t ignored_path_ = UINT32_MAX;
   uint64_t next_seq_ = 1;
   ObjectTable objects_;
-  std::deque<std::string> paths_;  // id 0 is "(unknown)"
+  std::deque<std::string> paths_;   // id 0 is "(unknown)"
+  std::vector<bool> path_ignored_;  // by path id, beside paths_: one lookup in the hook
   std::unordered_map<std::string_view, uint32_t> path_ids_;
   uint32_t last_path_id_ = 0;
 };

@@ -62,7 +62,6 @@ HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTr
 // Calls no Ruby method and reads no global variable: a getter ($FILENAME, $@, a C
 // extension's) would run the program's code in the middle of the dump (see dumper/README.md).
 void HeapDumper::Prepare(VALUE only) {
-  ruby_version_ = ruby_version;  // the constant RUBY_VERSION can be removed or replaced
   constants_.Build(only);
 }
 
@@ -101,7 +100,7 @@ void HeapDumper::WriteMeta() {
   sink_.Key("version");
   sink_.Unsigned(1);
   sink_.Key("ruby_version");
-  sink_.String(ruby_version_);
+  sink_.String(ruby_version);  // not the constant RUBY_VERSION, which can be removed or replaced
   sink_.Key("pid");
   sink_.Unsigned(static_cast<uint64_t>(getpid()));
   sink_.Key("time");

@@ -4,7 +4,6 @@
 #include <ruby.h>
 
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -72,7 +71,6 @@ class HeapDumper {
   ClassNames class_names_;
   ConstantTable constants_;
   ReferenceNamer namer_;
-  std::string ruby_version_;
   std::vector<VALUE> refs_;
   RootList roots_;
   std::string names_;                                  // every reference name of one record

@@ -2,16 +2,11 @@
 // _stop, _stats and what lib/memprof.rb needs around fork. Everything that may raise happens
 // outside the C++ scopes that own memory, so that a Ruby exception (a longjmp) never skips a
 // destructor.
-#include <errno.h>
-#include <fcntl.h>
 #include <ruby.h>
 #include <ruby/io.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <climits>
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -41,6 +36,19 @@ long StringLimit(VALUE strings) {
   rb_raise(rb_eArgError, "memprof: strings: must be a non-negative Integer or false");
 }
 
+// A write error or a JSON nesting error the sink met, as a failure; what names the target
+// (nullptr: one object, in memory).
+void CheckSink(const JsonSink& sink, Failure& failure, const char* what) {
+  if (sink.Errno() != 0) {
+    failure.Set(sink.Errno(), "memprof: writing %.900s", what != nullptr ? what : "a record");
+  } else if (sink.GeneratorError() != 0 && what != nullptr) {
+    failure.Set(0, "memprof: JSON nesting error %d while writing %.900s", sink.GeneratorError(),
+                what);
+  } else if (sink.GeneratorError() != 0) {
+    failure.Set(0, "memprof: JSON nesting error %d", sink.GeneratorError());
+  }
+}
+
 // Runs the whole dump (the caller disabled GC); fills `failure` on an error.
 void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* what) {
   try {
@@ -49,17 +57,9 @@ void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* wh
     dumper.Prepare();
     dumper.DumpAll();
     sink.Flush();
-    if (sink.Errno() != 0) {
-      failure.err = sink.Errno();
-      std::snprintf(failure.message, sizeof(failure.message), "memprof: writing %.900s", what);
-    } else if (sink.GeneratorError() != 0) {
-      std::snprintf(failure.message, sizeof(failure.message),
-                    "memprof: JSON nesting error %d while writing %.900s", sink.GeneratorError(),
-                    what);
-    }
+    CheckSink(sink, failure, what);
   } catch (const std::bad_alloc&) {
-    std::snprintf(failure.message, sizeof(failure.message), "memprof: out of memory writing %.900s",
-                  what);
+    failure.Set(0, "memprof: out of memory writing %.900s", what);
   }
 }
 
@@ -86,17 +86,7 @@ void RefuseOtherRactors() {
   rb_raise(rb_eRuntimeError, "%s", failure.message);
 }
 
-// The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
-// code and never raises (errors land in failure), so that GC, the tracker, the fd and any
-// temporary file are always put back by the caller.
-void RunDump(int fd, const DumpOptions& options, Failure& failure, const char* what) {
-  bool gc_was_disabled = rb_gc_disable() == Qtrue;
-  bool tracker_was_paused = AllocTracker::Instance().Pause(true);
-  DumpTo(fd, options, failure, what);
-  AllocTracker::Instance().Pause(tracker_was_paused);
-  if (!gc_was_disabled) rb_gc_enable();
-}
-
+// GC disabled and memprof's own allocations untracked for the scope's life.
 struct GcPause {
   GcPause()
       : gc_was_disabled(rb_gc_disable() == Qtrue),
@@ -108,6 +98,14 @@ struct GcPause {
   bool gc_was_disabled;
   bool tracker_was_paused;
 };
+
+// The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
+// code and never raises (errors land in failure), so that GC, the tracker, the fd and any
+// temporary file are always put back by the caller.
+void RunDump(int fd, const DumpOptions& options, Failure& failure, const char* what) {
+  GcPause pause;
+  DumpTo(fd, options, failure, what);
+}
 
 VALUE DumpAllToPath(VALUE path, DumpOptions options) {
   Failure failure;
@@ -200,18 +198,16 @@ VALUE DumpOne(VALUE, VALUE obj, VALUE strings) {
       HeapDumper dumper(sink, options, AllocTracker::Instance());
       dumper.Prepare(obj);
       dumper.DumpObject(obj);
-      if (sink.GeneratorError() != 0) {
-        std::snprintf(failure.message, sizeof(failure.message), "memprof: JSON nesting error %d",
-                      sink.GeneratorError());
-      } else {
+      CheckSink(sink, failure, nullptr);
+      if (!failure.failed()) {
         std::string_view text = sink.Text();
         result = rb_utf8_str_new(text.data(), static_cast<long>(text.size()) - 1);
       }
     } catch (const std::bad_alloc&) {
-      std::snprintf(failure.message, sizeof(failure.message), "memprof: out of memory");
+      failure.Set(0, "memprof: out of memory");
     }
   }
-  if (failure.message[0] != '\0') Raise(failure);
+  if (failure.failed()) Raise(failure);
   return result;
 }
 

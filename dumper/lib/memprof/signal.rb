@@ -27,7 +27,7 @@ module Memprof
         @setting = setting
         @value = value
         @reason = reason
-        super("memprof: #{setting} #{Signal.printable(value.to_s)}: #{reason}")
+        super("memprof: #{setting} #{Memprof.printable(value.to_s)}: #{reason}")
       end
     end
 
@@ -90,13 +90,8 @@ module Memprof
         install(signal.empty? ? "USR2" : signal, dir: dir.empty? ? Dir.tmpdir : dir,
                                                  track: env_flag(env.fetch(ENV_NAMES[:track], "")))
       rescue SettingError => e
-        log("#{ENV_NAMES[e.setting]}=#{printable(e.value.to_s)}: #{e.reason}")
+        log("#{ENV_NAMES[e.setting]}=#{e.value}: #{e.reason}")
         nil
-      end
-
-      # text with control characters written as \xNN, so that a log line stays one line.
-      def printable(text)
-        text.b.gsub(/[\x00-\x1f\x7f]/n) { |c| format("\\x%02x", c.ord) }
       end
 
       private
@@ -192,7 +187,7 @@ module Memprof
       def work(queue)
         while queue.pop
           if (path = @running)
-            log("a dump is already running (#{printable(path)}); signal ignored")
+            log("a dump is already running (#{path}); signal ignored")
           else
             start_dump
           end
@@ -203,27 +198,37 @@ module Memprof
         path = next_path
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         @running = path
-        log("dumping heap of #{Process.pid} to #{printable(path)}")
-        pid = fork_dump(path)
+        log("dumping heap of #{Process.pid} to #{path}")
+        pid, errors = fork_dump(path)
         if pid
-          Thread.new { reap(pid, path, started) }.name = "memprof-reaper"
+          Thread.new { reap(pid, errors, path, started) }.name = "memprof-reaper"
         else
           dump_in_process(path, started)
         end
       rescue StandardError => e
         @running = nil
-        log("dump to #{printable(path.to_s)} failed: #{error_text(e)}")
+        log("dump to #{path} failed: #{Memprof.error_text(e)}")
       end
 
-      # The child's pid, or nil when this Ruby cannot fork (the reason is logged).
+      # [the child's pid, the pipe it writes its error to], or nil when this Ruby cannot fork
+      # (the reason is logged). The reaper logs the child's error with its exit status: one
+      # line per failure.
       def fork_dump(path)
         unless Process.respond_to?(:fork)
           log("fork is not available; dumping in-process (the program pauses)")
           return nil
         end
-        Memprof.dump_all(path, fork: true)
+        errors, report = IO.pipe
+        begin
+          [Memprof.send(:dump_all_in_child, path, 1024, nil, report), errors]
+        rescue Exception # rubocop:disable Lint/RescueException
+          errors.close
+          raise
+        ensure
+          report.close
+        end
       rescue NotImplementedError, SystemCallError => e
-        log("fork failed (#{error_text(e)}); dumping in-process (the program pauses)")
+        log("fork failed (#{Memprof.error_text(e)}); dumping in-process (the program pauses)")
         nil
       end
 
@@ -231,21 +236,32 @@ module Memprof
         Memprof.dump_all(path)
         done(path, started, nil)
       rescue StandardError => e
-        done(path, started, error_text(e))
+        done(path, started, Memprof.error_text(e))
       end
 
       # The program may reap the child first (Process.wait without a pid): the file under its
       # final name then tells that the dump completed.
-      def reap(pid, path, started)
+      def reap(pid, errors, path, started)
         failure = begin
           _, status = Process.wait2(pid)
-          "child #{pid} #{status_text(status)}" unless status.success?
+          "child #{pid} #{status_text(status)}#{child_error(errors)}" unless status.success?
         rescue Errno::ECHILD
           "child #{pid} was reaped by the program; no file" unless File.exist?(path)
         rescue StandardError => e
-          error_text(e)
+          Memprof.error_text(e)
+        ensure
+          errors.close
         end
         done(path, started, failure)
+      end
+
+      # What the exited child wrote to its pipe, as ": text", else "". Never waits: a process
+      # the program forked meanwhile may hold the pipe open.
+      def child_error(errors)
+        text = errors.read_nonblock(4096, exception: false)
+        text.is_a?(String) && !text.empty? ? ": #{text}" : ""
+      rescue IOError, SystemCallError
+        ""
       end
 
       # @running is cleared before the line is written: whoever reads "wrote" may signal again.
@@ -255,9 +271,9 @@ module Memprof
         failure ||= "no file under that name" if size.nil?
         @running = nil
         if failure
-          log("dump to #{printable(path)} failed: #{failure}")
+          log("dump to #{path} failed: #{failure}")
         else
-          log(format("wrote %s (%.1f MB) in %.2f s", printable(path), size / MB, seconds))
+          log(format("wrote %s (%.1f MB) in %.2f s", path, size / MB, seconds))
         end
       end
 
@@ -265,10 +281,6 @@ module Memprof
         return "was killed by signal #{status.termsig}" if status.signaled?
 
         "exited with status #{status.exitstatus}"
-      end
-
-      def error_text(error)
-        "#{error.class}: #{error.message.delete_prefix('memprof: ')}"
       end
 
       # DIR/memprof-PID-20261123T032512.345Z.jsonl: UTC to the millisecond; a suffix -2, -3 ...
@@ -282,9 +294,10 @@ module Memprof
         path
       end
 
-      # One line on stderr; a closed stderr loses it rather than stop the dump.
+      # One line on stderr, control characters escaped (a path or an error message may carry
+      # them); a closed stderr loses it rather than stop the dump.
       def log(message)
-        $stderr.write("memprof: #{message}\n")
+        $stderr.write("memprof: #{Memprof.printable(message)}\n")
       rescue IOError, SystemCallError
         nil
       end
