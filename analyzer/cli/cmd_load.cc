@@ -25,7 +25,7 @@ constexpr OptionSpec kOptions[] = {
 };
 
 // The temporary file of the store being written, for the signal handler (which may only make
-// async-signal-safe calls, so the path is a plain char array set before any signal can come).
+// async-signal-safe calls, so the path is a plain char array, set while the signals wait).
 char g_temp_path[4096];
 
 extern "C" void remove_temp_and_reraise(int sig) {
@@ -35,24 +35,39 @@ extern "C" void remove_temp_and_reraise(int sig) {
 }
 
 // Removes the unfinished store on Ctrl-C, kill or a closed terminal; restores the handlers
-// when the load is over.
+// when the load is over. The signals wait from construction until watch() names the file, so
+// that none comes between its creation and the handler knowing it.
 class InterruptGuard {
  public:
-  explicit InterruptGuard(const std::string& temp) {
-    std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
+  InterruptGuard() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kSignals) sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &blocked_);
     struct sigaction action {};
     action.sa_handler = remove_temp_and_reraise;
     sigemptyset(&action.sa_mask);
     for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &saved_[i]);
   }
+  void watch(const std::string& temp) {
+    std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
+    unblock();
+  }
   ~InterruptGuard() {
+    unblock();
     for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &saved_[i], nullptr);
     g_temp_path[0] = '\0';
   }
 
  private:
+  void unblock() {
+    if (waiting_) sigprocmask(SIG_SETMASK, &blocked_, nullptr);
+    waiting_ = false;
+  }
   static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction saved_[3];
+  sigset_t blocked_;  // the mask before
+  bool waiting_ = true;
 };
 
 Result<std::string> output_path(const ParsedArgs& args) {
@@ -73,10 +88,8 @@ Result<std::string> output_path(const ParsedArgs& args) {
     if (!args.has("force")) return usage_error(out + " exists; pass --force to replace it (or --append)");
     // --force replaces a store, never another file, and never what this load reads.
     if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --force replaces only a store");
-    for (const std::string& input : args.positional())
-      if (input != "-" && std::filesystem::equivalent(parse_store_ref(input).file, out, ec))
-        return usage_error(out + " is also an input of this load; write the store elsewhere");
   }
+  if (Status s = refuse_output_over_inputs(out, args.positional()); !s) return s.error();
   return out;
 }
 
@@ -144,7 +157,6 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     return report_error(usage_error("load takes one or more DUMPs (see heapq load --help)"));
   auto out = output_path(args);
   if (!out) return report_error(out.error());
-  InterruptGuard guard(StoreWriter::temp_path_for(*out));
   // A load that was killed leaves its temporary file: the next load of the store removes it.
   for (const std::string& stale : StoreWriter::stale_temp_paths(*out)) {
     std::error_code ec;
@@ -153,8 +165,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
   std::error_code ec;
   const bool append = args.has("append") && std::filesystem::exists(*out, ec);
+  InterruptGuard guard;
   auto writer = append ? StoreWriter::append(*out) : StoreWriter::create(*out);
   if (!writer) return report_error(writer.error());
+  guard.watch(writer->temp_path());
   std::vector<Loaded> loaded;
   for (const std::string& path : args.positional()) {
     auto dump = load_input(path, global);

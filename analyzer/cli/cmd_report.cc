@@ -125,6 +125,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const std::string out_path = std::move(*out);
   if (out_path.empty())
     return report_error(usage_error("report needs -o FILE (the HTML file to write)"));
+  if (Status s = refuse_output_over_inputs(out_path, args.positional()); !s) return report_error(s.error());
   auto top = get_count(args, "top", 50);
   if (!top) return report_error(top.error());
   auto suspects = get_count(args, "suspects", 5);

@@ -24,14 +24,12 @@ constexpr OptionSpec kOptions[] = {
     {"top", "N", "--dominators: children drawn per box (default 6)"},
 };
 
-Status write_output(const ParsedArgs& args, const std::string& text, bool quiet) {
-  auto path = get_output_path(args);
-  if (!path) return path.error();
-  if (path->empty()) {
+Status write_output(const std::string& path, const std::string& text, bool quiet) {
+  if (path.empty()) {
     if (!emit(text)) return io_error("cannot write to stdout");
     return Ok{};
   }
-  return write_file(*path, text, quiet);
+  return write_file(path, text, quiet);
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
@@ -49,6 +47,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!top) return report_error(top.error());
   if (*max_nodes == 0 || *depth == 0 || *top == 0)
     return report_error(usage_error("--max-nodes, --depth and --top must be 1 or more"));
+
+  auto out = get_output_path(args);
+  if (!out) return report_error(out.error());
+  if (Status s = refuse_output_over_inputs(*out, {args.positional()[0]}); !s) return report_error(s.error());
 
   auto dump = load_input(args.positional()[0], global);
   if (!dump) return report_error(dump.error());
@@ -82,7 +84,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     if (!svg) return report_error(svg.error());
     text = std::move(*svg);
   }
-  const Status written = write_output(args, text, global.quiet);
+  const Status written = write_output(*out, text, global.quiet);
   return written ? 0 : report_error(written.error());
 }
 

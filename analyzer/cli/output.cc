@@ -1,16 +1,16 @@
 #include "cli/output.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "cli/terminal_text.h"
 #include "heapq/store.h"
+#include "heapq/temp_file.h"
 #include "heapq/utf8.h"
 
 namespace heapq::cli {
@@ -184,12 +184,20 @@ bool emit_json(const rapidjson::StringBuffer& buffer) {
 
 namespace {
 
-// Whether the whole of contents went to path (errno says why not).
-bool write_whole(const std::string& path, std::string_view contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-  out.close();
-  return static_cast<bool>(out);
+// Whether the whole of contents went to fd, which is closed (errno says why not).
+bool write_whole(int fd, std::string_view contents) {
+  while (!contents.empty()) {
+    const ssize_t n = ::write(fd, contents.data(), contents.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      ::close(fd);
+      errno = error;
+      return false;
+    }
+    contents.remove_prefix(static_cast<size_t>(n));
+  }
+  return ::close(fd) == 0;
 }
 
 }  // namespace
@@ -198,20 +206,36 @@ Status write_file(const std::string& path, std::string_view contents, bool quiet
   struct stat st;
   bool written = false;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    written = write_whole(path, contents);
+    // A device or FIFO (/dev/stdout): written in place, nothing to rename.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    written = fd >= 0 && write_whole(fd, contents);
   } else {
-    // Beside the file, named as a store being written is, so that the rename stays on one
-    // file system and heapq load's cleanup knows it.
-    const std::string temp = StoreWriter::temp_path_for(path);
-    written = write_whole(temp, contents) && std::rename(temp.c_str(), path.c_str()) == 0;
+    // Beside the file, created exclusively, then renamed over it: rename(2) replaces a symlink
+    // at `path` itself, never the file it points to.
+    auto temp = create_temp_beside(path);
+    if (!temp) return io_error("cannot write " + escape_controls(temp.error().message));
+    written = write_whole(temp->fd, contents) && std::rename(temp->path.c_str(), path.c_str()) == 0;
     if (!written) {
       const int error = errno;
-      std::remove(temp.c_str());
+      std::remove(temp->path.c_str());
       errno = error;
     }
   }
   if (!written) return io_error("cannot write " + escape_controls(path) + ": " + std::strerror(errno));
   if (!quiet) std::fprintf(stderr, "heapq: wrote %s\n", escape_controls(path).c_str());
+  return Ok{};
+}
+
+Status refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat out;
+  if (output.empty() || ::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return Ok{};
+  for (const std::string& input : inputs) {
+    struct stat in;
+    if (input == "-" || ::stat(parse_store_ref(input).file.c_str(), &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return usage_error(escape_controls(output) + " is also an input (" + escape_controls(input) +
+                         "); write the output elsewhere");
+  }
   return Ok{};
 }
 

@@ -47,11 +47,13 @@ class TestLoadSafety < Test::Unit::TestCase
   def test_the_temporary_file_of_a_killed_load_is_removed
     pid = Process.spawn(RbConfig.ruby, "-e", "exit")
     Process.wait(pid)  # a process id that is gone
-    stale = File.join(@tmp, ".heap.db.tmp-#{pid}")
-    File.write(stale, "half a store")
+    # As temporary files are named now, and as earlier versions named them.
+    stale = [File.join(@tmp, ".heap.db.tmp-#{pid}-0123456789abcdef"), File.join(@tmp, ".heap.db.tmp-#{pid}")]
+    stale.each { |path| File.write(path, "half a store") }
     _out, err, code = heapq("load", "-o", File.join(@tmp, "heap.db"), dump)
     assert_equal(0, code, err)
-    assert_false(File.exist?(stale))
+    stale.each { |path| assert_false(File.exist?(path), path) }
+    assert_match(/removed .*\.heap\.db\.tmp-#{pid}-0123456789abcdef, left by an interrupted load/, err)
     assert_match(/removed .*\.heap\.db\.tmp-#{pid}, left by an interrupted load/, err)
   end
 end

@@ -48,12 +48,11 @@ class StoreWriter {
   StoreWriter& operator=(StoreWriter&&) noexcept;
   ~StoreWriter();
 
-  // The temporary file that create(path) writes, for a signal handler that must remove it
-  // (known before the file exists, so that no signal can come between the two).
-  static std::string temp_path_for(const std::string& path);
   // Temporary files of earlier loads of this store whose process is gone (killed before it
   // could remove them).
   static std::vector<std::string> stale_temp_paths(const std::string& path);
+  // The temporary file being written (heapq/temp_file.h), removed by the destructor unless
+  // finish() renamed it.
   const std::string& temp_path() const;
 
   // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.

@@ -17,6 +17,7 @@
 #include "heapq/retainers.h"
 #include "heapq/sites.h"
 #include "heapq/store.h"
+#include "heapq/temp_file.h"
 #include "store/bulk_insert.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
@@ -75,6 +76,25 @@ class StoreWriter::Impl {
       db = Database();  // close before removing
       std::remove(temp_path.c_str());
     }
+  }
+
+  // The temporary file beside the store, created exclusively; the connection opens that file
+  // and no other (SQLITE_OPEN_NOFOLLOW: not a link put there since).
+  Status open_temp(const std::string& path) {
+    final_path = path;
+    auto temp = create_temp_beside(path);
+    if (!temp) return temp.error();
+    temp_path = temp->path;
+    ::close(temp->fd);
+    return Ok{};
+  }
+
+  Status open_db() {
+    // One thread at a time uses the connection: no per-call mutex (a tenth of the load time).
+    auto opened = Database::open(temp_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW);
+    if (!opened) return under_final_name(opened.error());
+    db = std::move(*opened);
+    return Ok{};
   }
 
   Status begin() {
@@ -309,23 +329,10 @@ const std::string& StoreWriter::temp_path() const {
   return impl_->temp_path;
 }
 
-std::string StoreWriter::temp_path_for(const std::string& path) {
-  std::filesystem::path p(path);
-  // Same directory as the store, so that the final rename stays on one file system.
-  return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid())))
-      .string();
-}
-
 Result<StoreWriter> StoreWriter::create(const std::string& path) {
   auto impl = std::make_unique<Impl>();
-  impl->final_path = path;
-  impl->temp_path = temp_path_for(path);
-  std::remove(impl->temp_path.c_str());
-  // One thread at a time uses the connection: no per-call mutex (a tenth of the load time).
-  auto db = Database::open(impl->temp_path,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-  if (!db) return io_error(path + ": cannot create the store (" + db.error().message + ")");
-  impl->db = std::move(*db);
+  if (Status s = impl->open_temp(path); !s) return s.error();
+  if (Status s = impl->open_db(); !s) return s.error();
   if (Status s = impl->begin(); !s) return impl->under_final_name(s.error());
   return StoreWriter(std::move(impl));
 }
@@ -334,16 +341,12 @@ Result<StoreWriter> StoreWriter::append(const std::string& path) {
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
   auto impl = std::make_unique<Impl>();
-  impl->final_path = path;
-  impl->temp_path = temp_path_for(path);
   impl->next_dump = dumps->empty() ? 1 : dumps->back().id + 1;
-  std::remove(impl->temp_path.c_str());
+  if (Status s = impl->open_temp(path); !s) return s.error();
   std::error_code ec;
-  if (!std::filesystem::copy_file(path, impl->temp_path, ec))
+  if (!std::filesystem::copy_file(path, impl->temp_path, std::filesystem::copy_options::overwrite_existing, ec))
     return io_error(path + ": cannot copy the store to append to it (" + ec.message() + ")");
-  auto db = Database::open(impl->temp_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
-  if (!db) return impl->under_final_name(db.error());
-  impl->db = std::move(*db);
+  if (Status s = impl->open_db(); !s) return s.error();
   // Indexes, triggers and views are made again by finish(), as for a new store: the triggers
   // would drop the new dump's graph columns as its rows go in.
   Status s = impl->db.exec(
@@ -401,17 +404,14 @@ int rename_no_replace(const char* from, const char* to) {
 
 std::vector<std::string> StoreWriter::stale_temp_paths(const std::string& path) {
   std::filesystem::path p(path);
-  const std::string prefix = "." + p.filename().string() + ".tmp-";
   const std::filesystem::path dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
   std::vector<std::string> out;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 9) continue;
-    const std::string pid = name.substr(prefix.size());
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::optional<pid_t> pid = temp_file_owner(path, name);
     // A process that is still there may be writing it.
-    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;
+    if (!pid || ::kill(*pid, 0) == 0 || errno != ESRCH) continue;
     out.push_back((p.parent_path() / name).string());
   }
   return out;
