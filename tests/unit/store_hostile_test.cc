@@ -8,6 +8,7 @@
 #include "heapq/dominators.h"
 #include "heapq/stats.h"
 #include "heapq/store.h"
+#include "store/hardening.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -88,6 +89,51 @@ TEST_F(StoreHostile, EditedRowsAreAnswerOrDamaged) {
     edit(sql);
     expect_answer_or_damaged(false);
     expect_answer_or_damaged(true);
+  }
+}
+
+// heapq's own reads see tables only, and stop after work in proportion to the store's size.
+TEST_F(StoreHostile, ReadsAreBoundedByTheStoresSize) {
+  auto db = store::Database::open(store_, SQLITE_OPEN_READONLY);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(store::harden(*db, store::Access::kRead).ok());
+  auto rows = db->prepare("SELECT count(*) FROM objects, refs, strings");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_EQ(rows->step(), SQLITE_ROW);
+  EXPECT_FALSE(db->prepare("SELECT * FROM objects_v").ok());  // no views
+  auto endless = db->prepare(
+      "WITH RECURSIVE r(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r");
+  ASSERT_TRUE(endless.ok());
+  EXPECT_EQ(endless->step(), SQLITE_INTERRUPT);
+  const Error e = db->error();
+  EXPECT_EQ(e.code, ExitCode::kBadInput);
+  EXPECT_EQ(e.message.rfind(store_ + ": ", 0), 0u) << e.message;
+  EXPECT_NE(e.message.find("not a store heapq made, or it is damaged"), std::string::npos)
+      << e.message;
+}
+
+// heapq sql: read-only PRAGMAs ask, they do not set; none reaches beyond the connection.
+TEST_F(StoreHostile, SqlRefusesPragmasThatReachBeyondTheStore) {
+  for (const char* sql : {"PRAGMA temp_store_directory = '/tmp'", "PRAGMA data_store_directory",
+                          "PRAGMA trusted_schema = 1", "PRAGMA writable_schema = ON",
+                          "PRAGMA soft_heap_limit = 1", "PRAGMA hard_heap_limit = 1"})
+    for (bool write : {false, true}) {
+      SCOPED_TRACE(sql);
+      auto refused = run_sql(store_, sql, write);
+      ASSERT_FALSE(refused.ok());
+      EXPECT_EQ(refused.error().code, ExitCode::kUsage);
+      EXPECT_NE(refused.error().message.find("is refused on a store"), std::string::npos)
+          << refused.error().message;
+    }
+  auto set = run_sql(store_, "PRAGMA cache_size = 10", false);
+  ASSERT_FALSE(set.ok());
+  EXPECT_NE(set.error().message.find("pass --write"), std::string::npos) << set.error().message;
+  EXPECT_TRUE(run_sql(store_, "PRAGMA cache_size = 10", true).ok());
+  for (const char* sql :
+       {"PRAGMA user_version", "PRAGMA table_info(objects)", "PRAGMA index_list('objects')",
+        "PRAGMA integrity_check", "SELECT * FROM pragma_table_info('refs')"}) {
+    auto asked = run_sql(store_, sql, false);
+    EXPECT_TRUE(asked.ok()) << sql << ": " << asked.error().message;
   }
 }
 

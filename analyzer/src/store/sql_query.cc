@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "heapq/store.h"
+#include "store/hardening.h"
 #include "store/sqlite_db.h"
 
 namespace heapq {
@@ -39,6 +40,12 @@ SqlValue column_value(sqlite3_stmt* st, int col) {
   }
 }
 
+// SQLite's message, or the hardening's when it refused the statement.
+Error sql_error(const Database& db) {
+  if (auto refused = db.refusal()) return *refused;
+  return bad_input(db.path() + ": " + sqlite3_errmsg(db.get()));
+}
+
 // Runs one prepared statement, its rows (if it returns any) to the sink.
 Status run_statement(const Database& db, sqlite3_stmt* st, SqlSink& sink) {
   const int columns = sqlite3_column_count(st);
@@ -53,7 +60,7 @@ Status run_statement(const Database& db, sqlite3_stmt* st, SqlSink& sink) {
     for (int c = 0; c < columns; ++c) row[static_cast<size_t>(c)] = column_value(st, c);
     if (Status s = sink.row(row); !s) return s;
   }
-  if (rc != SQLITE_DONE) return bad_input(db.path() + ": " + sqlite3_errmsg(db.get()));
+  if (rc != SQLITE_DONE) return sql_error(db);
   return Ok{};
 }
 
@@ -106,13 +113,15 @@ Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSin
   // Read-only is enforced by SQLite itself; the check below only makes the refusal clear.
   auto db = Database::open(path, write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
   if (!db) return db.error();
+  if (Status s = store::harden(*db, write ? store::Access::kWrite : store::Access::kQuery); !s)
+    return s;
   const char* at = sql.data();
   const char* end = sql.data() + sql.size();
   while (at < end) {
     sqlite3_stmt* raw = nullptr;
     const char* rest = nullptr;
     if (sqlite3_prepare_v2(db->get(), at, static_cast<int>(end - at), &raw, &rest) != SQLITE_OK)
-      return bad_input(path + ": " + sqlite3_errmsg(db->get()));
+      return sql_error(*db);
     store::Statement st(db->get(), raw);
     at = rest;
     if (!raw) continue;  // whitespace or a comment

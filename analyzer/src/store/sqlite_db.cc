@@ -24,6 +24,7 @@ Database& Database::operator=(Database&& o) noexcept {
     sqlite3_close_v2(db_);
     db_ = o.db_;
     path_ = std::move(o.path_);
+    guard_ = std::move(o.guard_);
     o.db_ = nullptr;
   }
   return *this;
@@ -61,7 +62,18 @@ Result<Statement> Database::prepare(std::string_view sql) {
   return Statement(db_, stmt);
 }
 
+std::optional<Error> Database::refusal() const {
+  if (!guard_ || !guard_->refusal) return std::nullopt;
+  // A refused function fails the statement as SQLITE_ERROR, with this message.
+  const int rc = sqlite3_errcode(db_) & 0xff;
+  const std::string_view message = sqlite3_errmsg(db_);
+  if (rc != SQLITE_AUTH && rc != SQLITE_INTERRUPT && !message.starts_with("not authorized"))
+    return std::nullopt;
+  return Error{guard_->refusal->code, path_ + ": " + guard_->refusal->message};
+}
+
 Error Database::error(std::string_view what) const {
+  if (auto refused = refusal(); refused && what.empty()) return *refused;
   std::string message =
       path_ + ": " + (what.empty() ? std::string(sqlite3_errmsg(db_)) : std::string(what));
   // A full disk or a failing write is an I/O error; anything else is the store's content.

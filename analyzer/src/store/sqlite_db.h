@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,11 +51,29 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// What a connection on a store is for, which decides how it is hardened (store/hardening.h).
+enum class Access {
+  kRead,   // heapq's own reads: tables only, work bounded by the store's size
+  kQuery,  // heapq sql: the user's statements, read-only
+  kWrite,  // heapq sql --write: the user's statements, changing the store
+  kLoad,   // heapq load --append: heapq's own statements on a copy of a store it checked
+};
+
+// The state a hardened connection's authorizer and progress handler keep (store/hardening.cc).
+struct Guard {
+  Access access = Access::kRead;
+  int64_t calls_left = -1;       // progress-handler calls before the work is cut; -1: never
+  std::optional<Error> refusal;  // why the last statement was refused or cut (no path)
+};
+
 // A connection; closed on destruction.
 class Database {
  public:
   Database() = default;
-  Database(Database&& o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+  Database(Database&& o) noexcept
+      : db_(o.db_), path_(std::move(o.path_)), guard_(std::move(o.guard_)) {
+    o.db_ = nullptr;
+  }
   Database& operator=(Database&& o) noexcept;
   ~Database() { sqlite3_close_v2(db_); }
 
@@ -65,12 +85,22 @@ class Database {
   // Runs one or more statements that return no rows.
   Status exec(const std::string& sql);
   Result<Statement> prepare(std::string_view sql);
-  // "PATH: SQLite's message", with the exit status of bad input.
+  // "PATH: SQLite's message", with the exit status of bad input; or the hardening's own
+  // error when it refused the statement.
   Error error(std::string_view what = {}) const;
+  // The hardening's error when it refused or cut the last statement.
+  std::optional<Error> refusal() const;
+
+  // Set by harden(); the connection's callbacks point to it, so it must not move.
+  Guard& guard() {
+    if (!guard_) guard_ = std::make_unique<Guard>();
+    return *guard_;
+  }
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::unique_ptr<Guard> guard_;
 };
 
 }  // namespace heapq::store

@@ -13,6 +13,7 @@
 
 #include "heapq/store.h"
 #include "model/address_hash.h"
+#include "store/hardening.h"
 
 namespace heapq {
 
@@ -21,7 +22,14 @@ using store::Statement;
 
 namespace {
 
-constexpr int kReadFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+// A connection for heapq's own reads of a store (store/hardening.h).
+Result<Database> open_store(const std::string& path) {
+  auto db = Database::open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+  if (!db) return db.error();
+  if (Status s = store::harden(*db, store::Access::kRead); !s) return s.error();
+  return db;
+}
+
 // PRAGMA application_id and user_version in schemas/store.sql.
 constexpr int64_t kApplicationId = 1751474545;
 constexpr int64_t kSchemaVersion = 2;
@@ -196,7 +204,7 @@ Status StoreReader::read_objects() {
 }
 
 Status StoreReader::read_refs() {
-  auto db = Database::open(db_.path(), kReadFlags);
+  auto db = open_store(db_.path());
   if (!db) return db.error();
   const size_t hint = std::min<size_t>(edge_count_, size_t(1) << 26);
   g_.edge_target_.reserve(hint);
@@ -309,7 +317,7 @@ bool is_sqlite_file(const std::string& path) {
 }
 
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
-  auto db = Database::open(path, kReadFlags);
+  auto db = open_store(path);
   if (!db) return db.error();
   auto id = db->prepare("PRAGMA application_id");
   if (!id) return id.error();
@@ -321,6 +329,7 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
     return bad_input(path + ": not a store of this version of heapq (schema version " +
                      std::to_string(version->int64(0)) + ", expected " +
                      std::to_string(kSchemaVersion) + "); make it again with heapq load");
+  if (Status s = store::check_schema(*db, false); !s) return s.error();
   auto st = db->prepare("SELECT id, path FROM dumps ORDER BY id");
   if (!st)
     return bad_input(path + ": not a heapq store (" + st.error().message.substr(path.size() + 2) +
@@ -345,7 +354,7 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
     return bad_input(path + ": no dump #" + std::to_string(dump) +
                      " in the store (it holds #1 to #" + std::to_string(dumps->back().id) + ")");
   if (which) *which = *found;
-  auto db = Database::open(path, kReadFlags);
+  auto db = open_store(path);
   if (!db) return db.error();
   // Pages read through a mapping of the file rather than copied into SQLite's cache.
   if (Status s = db->exec("PRAGMA mmap_size = 1073741824"); !s) return s.error();
