@@ -38,6 +38,27 @@ class TestStoreStranger < Test::Unit::TestCase
     end
   end
 
+  def test_append_refuses_schema_objects_heapq_does_not_make
+    target = File.join(@tmp, "written-by-the-store.db")
+    [
+      %(CREATE INDEX "x""; COMMIT; VACUUM INTO '#{target}'; BEGIN; --" ON objects (id)),
+      "CREATE VIEW mine AS SELECT 1",
+      "CREATE TRIGGER mine AFTER INSERT ON dumps BEGIN DELETE FROM objects; END",
+      "CREATE TABLE mine (x)",
+    ].each do |create|
+      path, dump = store
+      write(path, create)
+      before = File.binread(path)
+      _out, err, code = heapq("load", "--append", "-o", path, dump)
+      assert_equal(2, code, create)
+      assert_match(/\A.*heap\.db: the (index|view|trigger|table) "(x"; COMMIT.*|mine)" is not heapq's/, err)
+      assert_false(File.exist?(target), "the store's index name ran as SQL")
+      assert_equal(before, File.binread(path), "the store is left as it was")
+      assert_equal([1], dump_ids(path))
+      FileUtils.rm_f(Dir.glob(File.join(@tmp, "heap.db*")))
+    end
+  end
+
   def test_sql_refuses_what_reaches_into_heapq
     path, = store
     write(path, "CREATE VIRTUAL TABLE t USING fts3(x); INSERT INTO t VALUES ('hello')")

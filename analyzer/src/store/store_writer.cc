@@ -19,6 +19,7 @@
 #include "heapq/store.h"
 #include "heapq/temp_file.h"
 #include "store/bulk_insert.h"
+#include "store/hardening.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
 #include "store/store_columns.h"
@@ -338,31 +339,46 @@ Result<StoreWriter> StoreWriter::create(const std::string& path) {
 }
 
 Result<StoreWriter> StoreWriter::append(const std::string& path) {
-  auto dumps = list_stored_dumps(path);
-  if (!dumps) return dumps.error();
-  auto impl = std::make_unique<Impl>();
-  impl->next_dump = dumps->empty() ? 1 : dumps->back().id + 1;
-  if (Status s = impl->open_temp(path); !s) return s.error();
-  std::error_code ec;
-  if (!std::filesystem::copy_file(path, impl->temp_path, std::filesystem::copy_options::overwrite_existing, ec))
-    return io_error(path + ": cannot copy the store to append to it (" + ec.message() + ")");
-  if (Status s = impl->open_db(); !s) return s.error();
+  if (auto dumps = list_stored_dumps(path); !dumps) return dumps.error();
+  // The store is read through SQLite, what its -wal holds included, in one read transaction:
+  // the schema checked is the one copied. It holds nothing but heapq's own tables, indexes,
+  // triggers and views, so that nothing of a stranger's runs or stays in the store.
+  auto source = Database::open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+  if (!source) return source.error();
+  Status s = store::harden(*source, store::Access::kRead);
+  if (s) s = source->exec("BEGIN");
+  if (s) s = store::check_schema(*source, true);
+  if (!s) return s.error();
+  auto writer = create(path);
+  if (!writer) return writer.error();
+  Impl& w = *writer->impl_;
+  s = w.db.exec("COMMIT");  // the backup writes the file whole, outside any transaction
+  if (!s) return w.under_final_name(s.error());
+  sqlite3_backup* backup = sqlite3_backup_init(w.db.get(), "main", source->get(), "main");
+  const int rc = backup ? sqlite3_backup_step(backup, -1) : SQLITE_ERROR;
+  if (sqlite3_backup_finish(backup) != SQLITE_OK || rc != SQLITE_DONE)
+    return w.under_final_name(w.db.error());
+  *source = Database();
   // Indexes, triggers and views are made again by finish(), as for a new store: the triggers
-  // would drop the new dump's graph columns as its rows go in.
-  Status s = impl->db.exec(
-      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;"
-      "PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; BEGIN;");
-  std::vector<std::pair<std::string, std::string>> schema_objects;
-  {
-    auto st = impl->db.prepare(
-        "SELECT type, name FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND sql IS NOT NULL");
-    if (!st) return impl->under_final_name(st.error());
-    while (st->step() == SQLITE_ROW) schema_objects.emplace_back(st->text(0), st->text(1));
+  // would drop the new dump's graph columns as its rows go in. Their names are heapq's own.
+  s = store::harden(w.db, store::Access::kLoad);
+  for (const auto& [type, name] : store::own_schema()) {
+    if (!s || type == "table" || name.starts_with("sqlite_")) continue;
+    char* drop = sqlite3_mprintf("DROP %s IF EXISTS \"%w\"", type.c_str(), name.c_str());
+    s = w.db.exec(drop);
+    sqlite3_free(drop);
   }
-  for (const auto& [type, name] : schema_objects)
-    if (s) s = impl->db.exec("DROP " + type + " IF EXISTS \"" + name + "\"");
-  if (!s) return impl->under_final_name(s.error());
-  return StoreWriter(std::move(impl));
+  // The copy has the store's header: its journal mode too.
+  if (s)
+    s = w.db.exec(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;"
+        "PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; BEGIN;");
+  if (!s) return w.under_final_name(s.error());
+  auto last = w.db.prepare("SELECT max(id) FROM dumps");
+  if (!last) return w.under_final_name(last.error());
+  if (last->step() != SQLITE_ROW) return w.under_final_name(w.db.error());
+  w.next_dump = last->int64(0) + 1;
+  return writer;
 }
 
 Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
