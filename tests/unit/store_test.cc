@@ -257,6 +257,96 @@ TEST_F(Store, SeveralDumpsOneStore) {
   EXPECT_NE(missing.error().message.find("no dump #3"), std::string::npos);
 }
 
+// The paths of the store's dumps, in id order.
+std::vector<std::string> stored_paths(const std::string& store) {
+  auto dumps = list_stored_dumps(store);
+  EXPECT_TRUE(dumps.ok()) << dumps.error().message;
+  std::vector<std::string> out;
+  for (const StoredDump& d : dumps.ok() ? *dumps : std::vector<StoredDump>{})
+    out.push_back(d.source);
+  return out;
+}
+
+// Runs sql on the store in WAL mode and closes it without a checkpoint: the change stays in
+// the -wal, as a process killed while it had the store open leaves it.
+void change_in_wal(const std::string& store, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(store.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  ASSERT_GT(std::filesystem::file_size(store + "-wal"), 0u);
+}
+
+// Leaves beside the store the hot journal of a process killed in the middle of a transaction
+// (one that renamed its dumps), which the next reader of the file rolls back onto it.
+void leave_hot_journal(const std::string& store) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(store.c_str(), &db), SQLITE_OK);
+  // A small cache: the journal is synced and the file written before the commit.
+  ASSERT_EQ(sqlite3_exec(db,
+                         "PRAGMA cache_size = 1; BEGIN; UPDATE dumps SET path = 'unfinished.json';"
+                         "INSERT INTO graph_columns VALUES (99, 'x', 0, zeroblob(4000000));",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  std::filesystem::copy_file(store + "-journal", store + "-hot");
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  std::filesystem::rename(store + "-hot", store + "-journal");
+}
+
+void expect_nothing_beside(const std::string& store) {
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    EXPECT_FALSE(std::filesystem::exists(store + suffix)) << suffix;
+  auto check = run_sql(store, "PRAGMA integrity_check", false);
+  ASSERT_TRUE(check.ok()) << check.error().message;
+  EXPECT_EQ(std::get<std::string>(check->rows.at(0).at(0)), "ok");
+}
+
+TEST_F(Store, AppendKeepsWhatTheWalOfTheStoreHolds) {
+  const std::string store = write_store({testing::kSmallDump, testing::kSmallDump});
+  change_in_wal(store, "UPDATE dumps SET path = 'renamed.json' WHERE id = 2");
+  ASSERT_EQ(stored_paths(store), (std::vector<std::string>{"dump1.json", "renamed.json"}));
+  auto writer = StoreWriter::append(store);
+  ASSERT_TRUE(writer.ok()) << writer.error().message;
+  auto loaded = testing::load_text(kMemprofDump);
+  ASSERT_TRUE(writer->add("dump3.json", loaded.graph.value(), loaded.report).ok());
+  Status s = writer->finish(true);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(stored_paths(store),
+            (std::vector<std::string>{"dump1.json", "renamed.json", "dump3.json"}));
+  expect_nothing_beside(store);
+  LoadReport report;
+  auto graph = read_store(store, 3, report);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  expect_same_graph(loaded.graph.value(), *graph);
+}
+
+TEST_F(Store, AReplacedStoreLeavesNothingOfItsOwnBeside) {
+  for (bool wal : {true, false}) {
+    SCOPED_TRACE(wal ? "wal" : "journal");
+    const std::string store = write_store({testing::kSmallDump, testing::kSmallDump, kMemprofDump});
+    if (wal)
+      change_in_wal(store, "DELETE FROM dumps WHERE id = 3");
+    else
+      leave_hot_journal(store);
+    for (bool append : {false, true}) {
+      auto writer = append ? StoreWriter::append(store) : StoreWriter::create(store);
+      ASSERT_TRUE(writer.ok()) << writer.error().message;
+      auto loaded = testing::load_text(testing::kSmallDump);
+      ASSERT_TRUE(writer->add("new.json", loaded.graph.value(), loaded.report).ok());
+      Status s = writer->finish(true);
+      ASSERT_TRUE(s.ok()) << s.error().message;
+    }
+    EXPECT_EQ(stored_paths(store), (std::vector<std::string>{"new.json", "new.json"}));
+    expect_nothing_beside(store);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      std::filesystem::remove(store + suffix);
+  }
+}
+
 TEST_F(Store, StoreReferences) {
   std::string store = write_store({testing::kSmallDump});
   EXPECT_EQ(parse_store_ref(store).file, store);

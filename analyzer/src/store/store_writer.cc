@@ -416,6 +416,20 @@ int rename_no_replace(const char* from, const char* to) {
   return 0;
 }
 
+// What SQLite keeps beside a database belongs to the file it was made for: left beside the new
+// store, the old store's -wal would be read as part of it, and a hot -journal rolled back onto
+// it. They go once the new file is complete, just before the rename: a reader that has the old
+// store open keeps its own descriptors; one that opens it in between sees it as of its last
+// checkpoint. None sees the new file with the old store's pages.
+Status remove_sidecars(const std::string& path) {
+  for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+    const std::string sidecar = path + suffix;
+    if (::unlink(sidecar.c_str()) != 0 && errno != ENOENT)
+      return io_error(sidecar + ": cannot remove: " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 std::vector<std::string> StoreWriter::stale_temp_paths(const std::string& path) {
@@ -444,10 +458,14 @@ Status StoreWriter::finish(bool replace) {
   if (!s) return w.under_final_name(s.error());
   w.db = Database();
   if (Status synced = sync_file(w.temp_path, false); !synced) return synced;
+  const std::string kept =
+      w.final_path + " appeared while the load ran; it is kept (pass --force to replace it)";
+  std::error_code ec;
+  if (!replace && std::filesystem::exists(w.final_path, ec)) return usage_error(kept);
+  if (Status removed = remove_sidecars(w.final_path); !removed) return removed;
   const int renamed = replace ? std::rename(w.temp_path.c_str(), w.final_path.c_str())
                               : rename_no_replace(w.temp_path.c_str(), w.final_path.c_str());
-  if (renamed != 0 && errno == EEXIST)
-    return usage_error(w.final_path + " appeared while the load ran; it is kept (pass --force to replace it)");
+  if (renamed != 0 && errno == EEXIST) return usage_error(kept);
   if (renamed != 0) return io_error(w.final_path + ": cannot write the store: " + std::strerror(errno));
   w.finished = true;
   std::string dir = std::filesystem::path(w.final_path).parent_path().string();
