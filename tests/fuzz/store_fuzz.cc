@@ -1,7 +1,9 @@
-// libFuzzer target: a store edited by a stranger (heapq sql --write, a hex editor) is read back
-// and analysed, which must give an answer or a "damaged store" error, never crash or hang.
+// libFuzzer target: a store edited by a stranger (heapq sql --write, a hex editor) is read back,
+// analysed, queried and appended to, which must give an answer or an error, never crash or hang,
+// and never run what the store holds as heapq's SQL.
 // The input is a list of edits (table, column, row, value) applied to a store of a small dump;
 // the store itself is made once. Build and run with tests/fuzz/run.sh (needs clang).
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "heapq/dominators.h"
 #include "heapq/load.h"
@@ -72,10 +75,15 @@ const std::string& pristine() {
 }
 
 std::string edited() { return pristine() + ".edit"; }
+// What a schema object's name writes if heapq ever runs it as SQL.
+std::string trap() {
+  return pristine() + ".trap";
+}
 
 void remove_stores() {
   std::error_code ignored;
-  for (const std::string& p : {pristine(), edited(), edited() + "-journal"}) std::filesystem::remove(p, ignored);
+  for (const std::string& p : {pristine(), edited(), edited() + "-journal", trap()})
+    std::filesystem::remove(p, ignored);
 }
 
 std::string hex(const uint8_t* p, size_t n) {
@@ -85,10 +93,53 @@ std::string hex(const uint8_t* p, size_t n) {
   return out;
 }
 
-// One edit per 12 bytes: column, row, kind of value, then the value.
-std::string edits(const uint8_t* data, size_t size) {
-  std::string sql;
+std::string quoted(const char* format, const std::string& text) {
+  char* sql = sqlite3_mprintf(format, text.c_str());
+  std::string out = sql ? sql : "";
+  sqlite3_free(sql);
+  return out;
+}
+
+// An edit whose first byte is 0xf0 or more makes the store a stranger's, or queries it read-only
+// (added to `queries`): byte 1 picks what, bytes 4-11 fill it in. Each ends, whatever the bytes.
+std::string stranger_edit(const uint8_t* e, std::string& queries) {
+  const std::string payload = hex(e + 4, 8);
+  // A name that runs VACUUM INTO where pasted into SQL unquoted.
+  std::string name = "x\"; COMMIT; VACUUM INTO '" + trap() + "'; BEGIN; --";
+  for (int i = 4; i < 12 && e[i]; ++i) name += static_cast<char>(e[i]);
+  switch (e[1] % 6) {
+    case 0:
+      return quoted("CREATE INDEX \"%w\" ON objects (id);", name);
+    case 1:
+      return quoted("CREATE VIEW \"%w\" AS SELECT 1;", name);
+    case 2:
+      return "CREATE TRIGGER t AFTER INSERT ON dumps BEGIN SELECT fts3_tokenizer('simple', X'" +
+             payload + "'); END;";
+    case 3:
+      return "CREATE VIRTUAL TABLE t USING fts3(x);INSERT INTO t VALUES ('a b c');";
+    case 4:
+      return "DELETE FROM graph_columns;DROP TABLE objects;CREATE VIEW objects AS WITH RECURSIVE "
+             "r(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM r) SELECT 1 AS dump_id, x AS id, x AS "
+             "address, 5 AS type, NULL AS class_id, 40 AS memsize, NULL AS site_id, 0 AS "
+             "generation, NULL AS idom, 40 AS retained_bytes, 1 AS retained_count, NULL AS "
+             "distance FROM r;";
+    default:
+      queries +=
+          "SELECT fts3_tokenizer('simple', X'" + payload + "');SELECT * FROM t WHERE t MATCH 'a';";
+      return "";
+  }
+}
+
+// One edit per 12 bytes: column, row, kind of value, then the value (or a stranger's edit, as
+// above). Each is run on its own:
+// one that fails (a constraint) leaves the others applied.
+std::vector<std::string> edits(const uint8_t* data, size_t size, std::string& queries) {
+  std::vector<std::string> sql;
   for (size_t at = 0; at + 12 <= size && at < 12 * 8; at += 12) {
+    if (data[at] >= 0xf0) {
+      sql.push_back(stranger_edit(data + at, queries));
+      continue;
+    }
     const Column& c = kColumns[data[at] % std::size(kColumns)];
     const int row = data[at + 1] % 16;
     int64_t v;
@@ -105,10 +156,10 @@ std::string edits(const uint8_t* data, size_t size) {
     const std::string pick = std::string("(SELECT ") + c.column + " FROM " + c.table + " LIMIT 1 OFFSET " +
                              std::to_string(row) + ")";
     if (data[at + 3] % 5 == 0)
-      sql += std::string("DELETE FROM ") + c.table + " WHERE " + c.column + " IS " + pick + ";";
+      sql.push_back(std::string("DELETE FROM ") + c.table + " WHERE " + c.column + " IS " + pick);
     else
-      sql += std::string("UPDATE OR IGNORE ") + c.table + " SET " + c.column + " = " + value + " WHERE " + c.column +
-             " IS " + pick + ";";
+      sql.push_back(std::string("UPDATE OR IGNORE ") + c.table + " SET " + c.column + " = " +
+                    value + " WHERE " + c.column + " IS " + pick);
   }
   return sql;
 }
@@ -118,12 +169,9 @@ std::string edits(const uint8_t* data, size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string store = edited();
   std::filesystem::copy_file(pristine(), store, std::filesystem::copy_options::overwrite_existing);
-  // Each statement on its own: one that fails (a constraint) leaves the others applied.
-  const std::string sql = edits(data, size);
-  for (size_t at = 0, end; at < sql.size(); at = end + 1) {
-    end = sql.find(';', at);
-    (void)heapq::run_sql(store, sql.substr(at, end - at), true);
-  }
+  std::string queries;
+  for (const std::string& sql : edits(data, size, queries)) (void)heapq::run_sql(store, sql, true);
+  (void)heapq::run_sql(store, queries, false);
   for (bool references : {false, true}) {
     heapq::LoadReport report;
     auto graph = heapq::read_store(store, size % 3, report, nullptr, references);
@@ -136,5 +184,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
     for (uint32_t i = 0; i < g.object_count(); ++i) tree.path_to(g, heapq::ObjectId(i));
   }
+  if (auto writer = heapq::StoreWriter::append(store)) {
+    heapq::LoadReport report;
+    auto input = heapq::memory_input(kDump, "fuzz.json");
+    auto graph = heapq::load_dump(*input, {}, report);
+    if (!graph) std::abort();
+    if (writer->add("fuzz.json", *graph, report)) (void)writer->finish(true);
+  }
+  if (std::filesystem::exists(trap())) std::abort();  // a name in the store ran as SQL
   return 0;
 }
