@@ -184,6 +184,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
     for (uint32_t i = 0; i < g.object_count(); ++i) tree.path_to(g, heapq::ObjectId(i));
   }
+  // Appending builds every index again: only where the store was made a stranger's (an edit's
+  // first byte 0xf0 or more), so that the plain edits keep their pace.
+  bool strange = false;
+  for (size_t at = 0; at + 12 <= size && at < 12 * 8; at += 12) strange |= data[at] >= 0xf0;
+  if (!strange) return 0;
   if (auto writer = heapq::StoreWriter::append(store)) {
     heapq::LoadReport report;
     auto input = heapq::memory_input(kDump, "fuzz.json");
