@@ -87,6 +87,76 @@ TEST(DumpMatch, WithoutTracingByAddressAndClass) {
   EXPECT_FALSE(m.existed_before(id(after, 0x200)));
 }
 
+// Memprof.stop; Memprof.start between two dumps: the objects of the first lose their seq in the
+// second, and are still the same objects (matched by address, type and class).
+TEST(DumpMatch, TrackingRestartedBetweenDumpsKeepsTheFirstDumpsObjects) {
+  const std::string meta = R"({"type":"META", "format":"memprof", "version":1})" "\n";
+  std::string before = meta + kClasses, after = meta + kClasses;
+  std::vector<uint64_t> first, second;
+  for (int i = 0; i < 100; ++i) {
+    first.push_back(0x10000 + 0x28 * i);
+    const std::string seq = R"("seq":)" + std::to_string(1 + i) + ", ";
+    before += record(first.back(), "OBJECT", 0x30, {}, 40, (traced("a.rb", 1, 3) + seq).c_str());
+    after += record(first.back(), "OBJECT", 0x30, {}, 40);  // no seq since the restart
+  }
+  for (int i = 0; i < 200; ++i) {
+    second.push_back(0x20000 + 0x28 * i);
+    const std::string seq = R"("seq":)" + std::to_string(201 + i) + ", ";
+    after += record(second.back(), "OBJECT", 0x30, {}, 40, (traced("a.rb", 1, 9) + seq).c_str());
+  }
+  // An object of another class at the address of one of the first dump is a new one.
+  before += record(0x30000, "OBJECT", 0x30, {}, 40, R"("seq":150, )");
+  after += record(0x30000, "OBJECT", 0x50, {}, 40);
+  std::vector<uint64_t> held = first;
+  held.insert(held.end(), second.begin(), second.end());
+  held.push_back(0x30000);
+  HeapGraph b = load(before + root("vm", first) + root("vm", {0x30000}));
+  HeapGraph a = load(after + root("vm", held));
+  ObjectMatcher m(b, a);
+  EXPECT_EQ(m.method(), MatchMethod::kSeq);
+  EXPECT_TRUE(m.existed_before(id(a, first[0])));
+  EXPECT_FALSE(m.existed_before(id(a, 0x30000)));
+  DumpDiff diff(b, a);
+  EXPECT_EQ(diff.born(), 201u);
+  EXPECT_EQ(diff.freed(), 1u);
+
+  HeapDominators dom = HeapDominators::compute(a);
+  LeakReport r = find_growing_leaks({&b, &a}, dom, LeakOptions());
+  ASSERT_FALSE(r.suspects.empty());
+  EXPECT_EQ(r.suspects[0].group.cls, "Item");
+  EXPECT_EQ(r.suspects[0].count, 200u) << "the first dump's Items were there before";
+}
+
+// An anonymous class assigned to a constant between two dumps is the same class: its kept
+// instances are kept, under the name it has now, and the rows add up to the header.
+TEST(Diff, AClassNamedBetweenDumpsIsOneClass) {
+  const std::string anonymous = R"({"address":"0x70", "type":"CLASS", "references":[], "memsize":0})" "\n";
+  const std::string named = R"({"address":"0x70", "type":"CLASS", "name":"Widget", "references":[], "memsize":0})" "\n";
+  std::string kept;
+  for (uint64_t a : {0x1000, 0x1028, 0x1050}) kept += record(a, "OBJECT", 0x70, {}, 40);
+  HeapGraph before = load(kClasses + anonymous + root("vm", {0x1000, 0x1028, 0x1050}) + kept);
+  HeapGraph after = load(kClasses + named + root("vm", {0x1000, 0x1028, 0x1050, 0x2000, 0x2028}) + kept +
+                         record(0x2000, "OBJECT", 0x70, {}, 40) + record(0x2028, "OBJECT", 0x70, {}, 40));
+  ASSERT_EQ(before.class_name(before.class_of(id(before, 0x1000))), "#<Class:0x70>");
+  DumpDiff diff(before, after);
+  EXPECT_EQ(diff.born(), 2u);
+  EXPECT_EQ(diff.freed(), 0u);
+  for (GroupTable::By by : {GroupTable::By::kClass, GroupTable::By::kClassAndSite}) {
+    const std::vector<DiffRow> rows = diff.by(by);
+    ASSERT_EQ(rows.size(), 1u) << "one class, under the name it has now";
+    EXPECT_EQ(rows[0].group.cls, "Widget");
+    EXPECT_EQ(rows[0].before_count, 3u);
+    EXPECT_EQ(rows[0].after_count, 5u);
+    EXPECT_EQ(rows[0].born, 2u);
+    EXPECT_EQ(rows[0].freed, 0u);
+  }
+  // Named classes keep their own names: a class is never merged into another by address.
+  const std::string other = R"({"address":"0x70", "type":"CLASS", "name":"Gadget", "references":[], "memsize":0})" "\n";
+  HeapGraph reused = load(kClasses + other + root("vm", {0x1000}) + record(0x1000, "OBJECT", 0x70, {}, 40));
+  DumpDiff apart(after, reused);
+  EXPECT_EQ(apart.by(GroupTable::By::kClass).size(), 2u);
+}
+
 // Dump d of a process: a Cache whose Hash gains `leaked` Items per dump (a.rb:1), an Array that
 // a warm-up fills once between dumps 1 and 2 (b.rb:2), and a bounded Hash of Sessions that is
 // replaced whole every time (c.rb:3: churn).

@@ -12,7 +12,8 @@
 namespace heapq {
 
 enum class MatchMethod {
-  kSeq,         // memprof's allocation sequence numbers: exact, even where an address is reused
+  kSeq,  // memprof's allocation sequence numbers: exact, even where an address is reused; an object
+         // without one (allocated while tracking was off) by address, type and class
   kGeneration,  // address, type, class and GC generation (dumps with allocation tracing)
   kAddress,     // address, type and class only: a reused address passes for the old object
 };
@@ -34,9 +35,11 @@ class ObjectMatcher {
   std::vector<uint64_t> before_seqs_;  // sorted, with kSeq
 };
 
-// Groups of objects by class name and allocation site (file, line, method; for a Proc, where its
+// Groups of objects by class and allocation site (file, line, method; for a Proc, where its
 // block is written when the dump says: HeapGraph::source_site), numbered the same across every
-// dump given to it.
+// dump given to it. A class is known by its name, and by its address while its name is one
+// Ruby makes up for an anonymous class: assigned to a constant since, it is the same class under
+// its new name, the name of the last dump given.
 class GroupTable {
  public:
   static constexpr uint32_t kNoGroup = UINT32_MAX;
@@ -54,19 +57,23 @@ class GroupTable {
   template <typename Counted>
   std::vector<uint32_t> assign(const HeapGraph& g, Counted counted);
   size_t size() const { return groups_.size(); }
-  const Group& group(uint32_t id) const { return groups_[id]; }
+  Group group(uint32_t id) const;
 
  private:
   // Per graph: each ClassId's (then "no class"'s) and SiteId's group key parts.
   void map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys, std::vector<uint32_t>& site_keys);
   uint32_t group_for(uint32_t class_key, uint32_t site_key);
 
+  uint32_t key_of_class(std::string_view name, uint64_t address);
+
   By by_;
   std::unordered_map<std::string, uint32_t> class_ids_, site_ids_;
+  std::unordered_map<uint64_t, uint32_t> class_at_;  // class key by the class's address
   std::vector<std::string> class_names_;
   std::vector<Group> site_parts_;  // file, line, method (or the gem as file) per site key
   std::unordered_map<uint64_t, uint32_t> index_;
-  std::vector<Group> groups_;
+  std::vector<Group> groups_;         // without the class name, which may change
+  std::vector<uint32_t> group_class_;  // class key of each group, or kNoGroup
 };
 
 template <typename Counted>

@@ -31,6 +31,11 @@ struct Site {
 // How the name of a profiler's own objects ends ("ObjectTracing/allocation_info_tracer ...").
 inline constexpr std::string_view kProfilerSuffix = " (profiler overhead)";
 
+// Whether a class name is one made up for a class that has no name (yet): an anonymous class
+// ("#<Class:0x...>", "#<Module:0x...>", a singleton class of one) or one the dump lacks
+// ("(unknown class 0x...)").
+bool is_made_up_class_name(std::string_view name);
+
 // A class as objects refer to it. Pseudo classes (for objects that have none, such as IMEMO
 // records) have address 0 and no object.
 struct ClassInfo {

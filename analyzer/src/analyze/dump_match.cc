@@ -46,24 +46,41 @@ ObjectMatcher::ObjectMatcher(const HeapGraph& before, const HeapGraph& after) : 
 }
 
 bool ObjectMatcher::existed_before(ObjectId o) const {
-  // Objects allocated before tracking started have no seq: they are matched by address.
   if (method_ == MatchMethod::kSeq && after_.seq(o) != 0)
     return std::binary_search(before_seqs_.begin(), before_seqs_.end(), after_.seq(o));
+  // An object without seq was allocated while tracking was off: before it started, or before it
+  // was stopped and started again, when the earlier dump may have known it with a seq. It is
+  // matched by address, type and class, and by GC generation where both dumps have it.
   const std::optional<ObjectId> b = before_.find(after_.address(o));
   if (!b || before_.type(*b) != after_.type(o) || !same_class(before_, *b, after_, o)) return false;
-  if (method_ == MatchMethod::kSeq) return before_.seq(*b) == 0;
-  return method_ == MatchMethod::kAddress || before_.generation(*b) == after_.generation(o);
+  if (method_ == MatchMethod::kAddress) return true;
+  const uint32_t was = before_.generation(*b), is = after_.generation(o);
+  return method_ == MatchMethod::kGeneration ? was == is : was == 0 || is == 0 || was == is;
+}
+
+uint32_t GroupTable::key_of_class(std::string_view name, uint64_t address) {
+  if (address != 0) {
+    if (auto at = class_at_.find(address); at != class_at_.end()) {
+      std::string& known = class_names_[at->second];
+      if (known == name) return at->second;
+      if (is_made_up_class_name(known)) {  // named since
+        known = name;
+        class_ids_.try_emplace(std::string(name), at->second);
+        return at->second;
+      }
+    }
+  }
+  auto [it, added] = class_ids_.try_emplace(std::string(name), static_cast<uint32_t>(class_names_.size()));
+  if (added) class_names_.emplace_back(name);
+  if (address != 0) class_at_[address] = it->second;
+  return it->second;
 }
 
 void GroupTable::map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys, std::vector<uint32_t>& site_keys) {
-  auto class_key = [&](std::string_view name) {
-    auto [it, added] = class_ids_.try_emplace(std::string(name), static_cast<uint32_t>(class_names_.size()));
-    if (added) class_names_.emplace_back(name);
-    return it->second;
-  };
   class_keys.clear();
-  for (uint32_t c = 0; c < g.class_count(); ++c) class_keys.push_back(class_key(g.class_name(ClassId(c))));
-  class_keys.push_back(class_key(g.class_name(ClassId::none())));
+  for (uint32_t c = 0; c < g.class_count(); ++c)
+    class_keys.push_back(key_of_class(g.class_name(ClassId(c)), g.class_info(ClassId(c)).address));
+  class_keys.push_back(key_of_class(g.class_name(ClassId::none()), 0));
 
   site_keys.clear();
   for (uint32_t s = 0; s < g.site_count(); ++s) {
@@ -91,10 +108,16 @@ uint32_t GroupTable::group_for(uint32_t class_key, uint32_t site_key) {
   if (added) {
     Group grp = site_key == kNoGroup ? Group() : site_parts_[site_key];
     if (by_ == By::kGem && site_key == kNoGroup) grp.file = "(unknown)";
-    if (class_key != kNoGroup) grp.cls = class_names_[class_key];
     groups_.push_back(std::move(grp));
+    group_class_.push_back(class_key);
   }
   return it->second;
+}
+
+GroupTable::Group GroupTable::group(uint32_t id) const {
+  Group grp = groups_[id];
+  if (group_class_[id] != kNoGroup) grp.cls = class_names_[group_class_[id]];
+  return grp;
 }
 
 }  // namespace heapq

@@ -14,6 +14,11 @@
 
 namespace heapq {
 
+bool is_made_up_class_name(std::string_view name) {
+  // No constant path has ":0x": a constant starts with a capital letter.
+  return name.find(":0x") != std::string_view::npos || name.starts_with("(unknown class 0x");
+}
+
 namespace {
 
 std::string hex_name(const char* prefix, uint64_t address, const char* suffix) {
