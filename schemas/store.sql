@@ -14,7 +14,7 @@
 -- not reachable from the roots.
 
 PRAGMA application_id = 1751474545;  -- 'heaq'
-PRAGMA user_version = 2;             -- the version of this schema (2: sites.gem_id, gems)
+PRAGMA user_version = 3;             -- the version of this schema (2: sites.gem_id, gems; 3: dumps.pid)
 
 -- One row per dump, with what its load met (LoadReport): counts of skipped and repaired input.
 CREATE TABLE dumps (
@@ -40,7 +40,10 @@ CREATE TABLE dumps (
   weak_holders INTEGER NOT NULL,  -- objects whose references do not retain (weak maps)
   reachable_bytes INTEGER NOT NULL,
   unreachable_objects INTEGER NOT NULL,  -- garbage not yet swept: retains nothing
-  unreachable_bytes INTEGER NOT NULL
+  unreachable_bytes INTEGER NOT NULL,
+  pid INTEGER,                    -- the process dumped (memprof's META), NULL when unknown
+  dumped_at TEXT,                 -- when, ISO 8601 as the dump wrote it, NULL when unknown
+  gc_count INTEGER                -- GC.count when dumped, NULL when unknown
 );
 
 -- The first few problems of each kind, as the load reported them.

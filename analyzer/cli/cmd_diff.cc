@@ -15,6 +15,7 @@ namespace {
 constexpr OptionSpec kOptions[] = {
     {"by", "GROUP", "rows: class (default), site (file:line, class) or gem"},
     {"top", "N", "rows to list, largest growth first (default 20; 0: all)"},
+    kAsGivenOption,
 };
 
 Result<GroupTable::By> get_grouping(const ParsedArgs& args) {
@@ -111,6 +112,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!before) return report_error(before.error());
   auto after = load_input(paths->back(), global, Needs::kObjectsOnly);
   if (!after) return report_error(after.error());
+  if (Status s = check_one_process({&*before, &*after}, args.has("as-given")); !s) return report_error(s.error());
   const DumpDiff diff(before->graph, after->graph);
 
   if (global.format == OutputFormat::kJson) {

@@ -17,6 +17,7 @@ constexpr OptionSpec kOptions[] = {
     {"min-growth", "N", "objects a group gains, first to last dump, at least (10)"},
     {"threshold", "PCT", "one dump: % of the heap a suspect retains at least (10)"},
     {"max-depth", "D", "steps shown of a path, its middle elided past them (64)"},
+    kAsGivenOption,
 };
 
 std::string site_of(const GroupTable::Group& g) {
@@ -150,7 +151,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto threshold = get_count(args, "threshold", 10);
   if (!threshold) return report_error(threshold.error());
   if (*threshold == 0 || *threshold > 100) return report_error(usage_error("--threshold expects a percentage from 1 to 100"));
-  auto loaded = load_dumps_over_time(args.positional(), global);
+  auto loaded = load_dumps_over_time(args.positional(), global, args.has("as-given"));
   if (!loaded) return report_error(loaded.error());
   const std::vector<LoadedDump>& dumps = *loaded;
   const HeapGraph& last = dumps.back().graph;

@@ -23,6 +23,7 @@ constexpr OptionSpec kOptions[] = {
     {"top", "N", "rows of each table (default 50)"},
     {"suspects", "N", "leak suspects shown, each with its retention tree (default 5)"},
     {"nodes", "N", "objects of the dominator tree drawn in the icicle (default 2000)"},
+    kAsGivenOption,
 };
 
 viz::Cell number(uint64_t n, std::string text) {
@@ -132,7 +133,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!suspects) return report_error(suspects.error());
   auto nodes = get_count(args, "nodes", 2000);
   if (!nodes) return report_error(nodes.error());
-  auto loaded = load_dumps_over_time(args.positional(), global);
+  auto loaded = load_dumps_over_time(args.positional(), global, args.has("as-given"));
   if (!loaded) return report_error(loaded.error());
   const std::vector<LoadedDump>& dumps = *loaded;
   const HeapGraph& g = dumps.back().graph;

@@ -3,8 +3,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "cli/terminal_text.h"
 #include "heapq/store.h"
@@ -122,8 +124,75 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
   return out;
 }
 
+namespace {
+
+// Seconds since 1970 of an ISO 8601 time with a UTC offset as memprof writes it
+// ("2026-11-24T10:00:00+00:00"; a fraction of a second is ignored, "Z" is UTC).
+std::optional<int64_t> epoch_seconds(std::string_view t) {
+  auto field = [&](size_t at, size_t digits) -> std::optional<int> {
+    int v = 0;
+    if (at + digits > t.size()) return std::nullopt;
+    auto [end, ec] = std::from_chars(t.data() + at, t.data() + at + digits, v);
+    if (ec != std::errc() || end != t.data() + at + digits) return std::nullopt;
+    return v;
+  };
+  auto y = field(0, 4), mo = field(5, 2), d = field(8, 2), h = field(11, 2), mi = field(14, 2), sec = field(17, 2);
+  if (!y || !mo || !d || !h || !mi || !sec || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != ' ') ||
+      t[13] != ':' || t[16] != ':')
+    return std::nullopt;
+  const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(unsigned(*mo)),
+                                         std::chrono::day(unsigned(*d))};
+  if (!date.ok() || *h > 23 || *mi > 59 || *sec > 60) return std::nullopt;
+  size_t at = 19;
+  while (at < t.size() && (t[at] == '.' || (t[at] >= '0' && t[at] <= '9'))) ++at;
+  int64_t offset = 0;
+  if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
+    auto oh = field(at + 1, 2), om = field(at + 4, 2);
+    if (!oh || !om || at + 6 != t.size() || t[at + 3] != ':') return std::nullopt;
+    offset = (t[at] == '-' ? -1 : 1) * (*oh * 3600 + *om * 60);
+  } else if (!(at + 1 == t.size() && t[at] == 'Z')) {
+    return std::nullopt;
+  }
+  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+  return days * 86400 + *h * 3600 + *mi * 60 + *sec - offset;
+}
+
+std::string pid_text(const LoadedDump& d) { return std::to_string(d.report.origin.pid); }
+
+}  // namespace
+
+Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given) {
+  if (as_given) return Ok{};
+  const char* const kHint = " (--as-given compares them all the same)";
+  const LoadedDump* first_known = nullptr;
+  for (const LoadedDump* d : dumps) {
+    if (d->report.origin.pid == 0) continue;
+    if (!first_known) first_known = d;
+    if (d->report.origin.pid != first_known->report.origin.pid)
+      return usage_error(first_known->name + " is a dump of process " + pid_text(*first_known) + ", " + d->name +
+                         " of process " + pid_text(*d) +
+                         ": objects of different processes never match, so every one would count as born or "
+                         "freed; give dumps of one process" + kHint);
+  }
+  // Oldest first: each dump no older than the one given before it (by time, then by GC count).
+  for (size_t i = 1; i < dumps.size(); ++i) {
+    const DumpOrigin &a = dumps[i - 1]->report.origin, &b = dumps[i]->report.origin;
+    const std::optional<int64_t> ta = epoch_seconds(a.time), tb = epoch_seconds(b.time);
+    std::string why;
+    if (ta && tb && *tb < *ta)
+      why = "at " + b.time + ", the other at " + a.time;
+    else if ((!ta || !tb || *ta == *tb) && a.pid != 0 && a.pid == b.pid && a.gc_count >= 0 && b.gc_count >= 0 &&
+             b.gc_count < a.gc_count)
+      why = "after " + std::to_string(b.gc_count) + " GC runs, the other after " + std::to_string(a.gc_count);
+    if (!why.empty())
+      return usage_error(dumps[i]->name + " was dumped before " + dumps[i - 1]->name + " (" + why +
+                         "), yet given after it: give the dumps oldest first" + kHint);
+  }
+  return Ok{};
+}
+
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
-                                                     const GlobalOptions& global) {
+                                                     const GlobalOptions& global, bool as_given) {
   auto expanded = dumps_over_time(paths);
   if (!expanded) return expanded.error();
   std::vector<LoadedDump> dumps;
@@ -131,6 +200,10 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
     auto dump = load_input((*expanded)[i], global, i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
     if (!dump) return dump.error();
     dumps.push_back(std::move(*dump));
+    // Checked as they come: a refusal need not wait for the rest to load.
+    std::vector<const LoadedDump*> so_far;
+    for (const LoadedDump& d : dumps) so_far.push_back(&d);
+    if (Status s = check_one_process(so_far, as_given); !s) return s.error();
   }
   return dumps;
 }

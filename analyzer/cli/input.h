@@ -34,9 +34,18 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
 Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths);
 
 // Loads those dumps, oldest first: the last one whole, the earlier ones without their references
-// (they are only counted and matched, never followed).
+// (they are only counted and matched, never followed). Checked with check_one_process.
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
-                                                     const GlobalOptions& global);
+                                                     const GlobalOptions& global, bool as_given);
+
+// Dumps compared over time must be of one process and given oldest first, where they say
+// (memprof's META: pid, time, GC count): a usage error names two that are not, unless
+// as_given (--as-given). Dumps that do not say (ObjectSpace's) are taken as given.
+Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given);
+
+// The option that lets dumps of several processes, or out of time order, be compared.
+inline constexpr OptionSpec kAsGivenOption = {"as-given", "",
+                                              "compare the dumps as given, even of different processes or out of time order"};
 
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);

@@ -155,11 +155,13 @@ module Memprof
       # until the fork, and the child writes it as a "fork_parent:thread" ROOT record.
       others = Thread.list.select { |thread| thread.alive? && !thread.equal?(Thread.current) }
       gc_was_disabled = GC.disable
+      parent = Process.pid
       begin
         _capture_roots(others) unless others.empty?
         Process.fork do # GC stays off: the objects only other threads held must stay
           status = 0
           begin
+            _heap_of(parent) # the dump's META names the process whose heap it is
             dump_all(path_or_io, strings: strings, compress: compress)
           rescue Exception => e # rubocop:disable Lint/RescueException
             status = 1

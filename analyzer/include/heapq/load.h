@@ -38,6 +38,13 @@ struct LineIssue {
   std::string message;
 };
 
+// Which process a dump is of and when it was taken, where the dump says (memprof's META).
+struct DumpOrigin {
+  uint64_t pid = 0;       // 0: unknown
+  std::string time;       // ISO 8601 as written; empty: unknown
+  int64_t gc_count = -1;  // GC.count when the dump was taken; -1: unknown
+};
+
 // What a load met on its way; nothing in here stopped it.
 struct LoadReport {
   DumpFormat format = DumpFormat::kObjectSpace;
@@ -62,6 +69,7 @@ struct LoadReport {
   std::string damage;          // how the data ended badly (a truncated gzip stream), if it did
   bool missing_end = false;    // a memprof dump without its END record: truncated
   int64_t end_records = -1;    // what the END record announced, -1 without one
+  DumpOrigin origin;
 
   static constexpr size_t kIssuesKept = 5;
 };

@@ -209,6 +209,7 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
     report.roots += c->roots.size();
     memprof = memprof || c->memprof_meta;
     if (c->end_records) report.end_records = *c->end_records;
+    if (c->origin) report.origin = *c->origin;
   }
   report.format = memprof ? DumpFormat::kMemprof : DumpFormat::kObjectSpace;
   // Damage first: a truncated stream also leaves a broken last line, which is its symptom.

@@ -88,6 +88,7 @@ struct ParsedChunk {
   uint64_t skipped_records = 0;
   std::optional<int64_t> end_records;  // memprof END record
   bool memprof_meta = false;
+  std::optional<DumpOrigin> origin;  // from a META record
   uint64_t bad_lines = 0;
   std::vector<LineIssue> first_bad_lines;  // line numbers relative to the chunk (1-based)
   uint64_t repaired_strings = 0;

@@ -2,7 +2,9 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -40,6 +42,9 @@ enum class Field : uint8_t {
   kStruct,
   kSeq,
   kBlock,
+  kPid,      // META
+  kTime,     // META
+  kGcCount,  // META
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -49,10 +54,14 @@ Field classify(const char* s, size_t n) {
   switch (n) {
     case 3:
       if (s[0] == 's') HEAPQ_KEY("seq", Field::kSeq);
+      if (s[0] == 'p') HEAPQ_KEY("pid", Field::kPid);
       break;
     case 4:
       switch (s[0]) {
-        case 't': HEAPQ_KEY("type", Field::kType); break;
+        case 't':
+          HEAPQ_KEY("type", Field::kType);
+          HEAPQ_KEY("time", Field::kTime);
+          break;
         case 'f': HEAPQ_KEY("file", Field::kFile); break;
         case 'l': HEAPQ_KEY("line", Field::kLine); break;
         case 'n': HEAPQ_KEY("name", Field::kName); break;
@@ -74,6 +83,9 @@ Field classify(const char* s, size_t n) {
         case 'm': HEAPQ_KEY("memsize", Field::kMemsize); break;
         case 'r': HEAPQ_KEY("records", Field::kRecords); break;
       }
+      break;
+    case 8:
+      if (s[0] == 'g') HEAPQ_KEY("gc_count", Field::kGcCount);
       break;
     case 9:
       if (s[0] == 's') HEAPQ_KEY("singleton", Field::kSingleton);
@@ -136,6 +148,9 @@ struct Record {
   bool has_seq = false;
   std::string_view block_file;  // memprof: where a Proc's block is written
   uint64_t block_line = 0;
+  uint64_t pid = 0;  // META
+  std::string_view time;
+  int64_t gc_count = -1;
   bool singleton = false;
   uint64_t superclass = 0;
   int64_t records = -1;
@@ -235,6 +250,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kClassName: rec_.class_name = {s, n}; break;
       case Field::kFormat: rec_.format = {s, n}; break;
       case Field::kStruct: rec_.struct_name = {s, n}; break;
+      case Field::kTime: rec_.time = {s, n}; break;
       case Field::kReferences:
       case Field::kReferenceNames: return fail("\"" + field_name() + "\" must be an array");
       case Field::kMemsize:
@@ -298,6 +314,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kGeneration: rec_.generation = v; break;
       case Field::kSeq: rec_.seq = v; rec_.has_seq = true; break;
       case Field::kRecords: rec_.records = static_cast<int64_t>(v); break;
+      case Field::kPid: rec_.pid = v; break;
+      case Field::kGcCount: rec_.gc_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX)); break;
       case Field::kAddress:
       case Field::kClass:
       case Field::kSuperclass: return fail("\"" + field_name() + "\" is not a hex address");
@@ -347,6 +365,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kRecords: return "records";
       case Field::kStruct: return "struct";
       case Field::kBlock: return "block";
+      case Field::kPid: return "pid";
+      case Field::kTime: return "time";
+      case Field::kGcCount: return "gc_count";
       case Field::kOther: break;
     }
     return "?";
@@ -432,6 +453,7 @@ bool RecordHandler::commit() {
     ++out_.shapes;
   } else if (t == "META") {
     if (rec_.format == "memprof") out_.memprof_meta = true;
+    out_.origin = DumpOrigin{rec_.pid, std::string(rec_.time), rec_.gc_count};
   } else if (t == "END") {
     out_.end_records = rec_.records;
   } else if (t == "NONE" || t == "MOVED") {

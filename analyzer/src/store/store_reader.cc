@@ -32,7 +32,7 @@ Result<Database> open_store(const std::string& path) {
 
 // PRAGMA application_id and user_version in schemas/store.sql.
 constexpr int64_t kApplicationId = 1751474545;
-constexpr int64_t kSchemaVersion = 2;
+constexpr int64_t kSchemaVersion = 3;
 
 StringId string_or_none(const Statement& s, int col) {
   return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));
@@ -81,7 +81,7 @@ Status StoreReader::read_report(LoadReport& r) {
       db_,
       "SELECT format, lines, objects, roots, shapes, skipped_records, bad_lines, repaired_strings,"
       " dangling_references, dangling_classes, duplicate_addresses, damage, missing_end,"
-      " end_records, edges, named_refs FROM dumps WHERE id = ?",
+      " end_records, edges, named_refs, pid, dumped_at, gc_count FROM dumps WHERE id = ?",
       dump_);
   if (!st) return st.error();
   if (st->step() != SQLITE_ROW) return damaged(db_, "no dump " + std::to_string(dump_));
@@ -104,6 +104,9 @@ Status StoreReader::read_report(LoadReport& r) {
   const int64_t edges = st->int64(14);
   edge_count_ = edges < 0 || edges > UINT32_MAX ? 0 : static_cast<size_t>(edges);
   names_ = st->int64(15) != 0;
+  r.origin.pid = st->is_null(16) || st->int64(16) < 0 ? 0 : static_cast<uint64_t>(st->int64(16));
+  r.origin.time = std::string(st->text(17));
+  r.origin.gc_count = st->is_null(18) || st->int64(18) < 0 ? -1 : st->int64(18);
   return each_row(
       db_,
       select(db_,

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -136,7 +137,7 @@ class StoreWriter::Impl {
 
 Status StoreWriter::Impl::add_dump_row(int64_t id, const std::string& source, const HeapGraph& g,
                                        const LoadReport& r, const Analysis& a) {
-  auto st = db.prepare("INSERT INTO dumps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto st = db.prepare("INSERT INTO dumps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st) return st.error();
   Statement& s = *st;
   int i = 0;
@@ -163,6 +164,12 @@ Status StoreWriter::Impl::add_dump_row(int64_t id, const std::string& source, co
   s.bind(++i, static_cast<int64_t>(a.dom.retained_bytes(g.virtual_root())));
   s.bind(++i, static_cast<int64_t>(a.dom.unreachable_count()));
   s.bind(++i, static_cast<int64_t>(a.dom.unreachable_bytes()));
+  s.bind_or_null(++i, static_cast<int64_t>(std::min<uint64_t>(r.origin.pid, INT64_MAX)), 0);
+  if (r.origin.time.empty())
+    s.bind_null(++i);
+  else
+    s.bind_text(++i, r.origin.time);
+  s.bind_or_null(++i, r.origin.gc_count, -1);
   if (Status done = s.run(); !done) return db.error(done.error().message);
   return Ok{};
 }

@@ -102,7 +102,7 @@ void HeapDumper::WriteMeta() {
   sink_.Key("ruby_version");
   sink_.String(ruby_version);  // not the constant RUBY_VERSION, which can be removed or replaced
   sink_.Key("pid");
-  sink_.Unsigned(static_cast<uint64_t>(getpid()));
+  sink_.Unsigned(static_cast<uint64_t>(options_.pid != 0 ? options_.pid : getpid()));
   sink_.Key("time");
   sink_.String(when);
   sink_.Key("gc_count");

@@ -31,6 +31,7 @@ struct DumpOptions {
   long string_limit = 1024;             // most bytes of a String's value written; < 0: no values
   bool gzip = false;                    // the sink compresses (dump_all only)
   const ParentRoots* parent = nullptr;  // a child of fork: true, when the parent had threads
+  long pid = 0;                         // META's: the process whose heap this is
 };
 
 // Ruby context, GC disabled: what the given Thread objects hold (stacks, locals), as

@@ -1,0 +1,111 @@
+# Dumps compared over time (diff, leaks, report) are of one process, oldest first: memprof's
+# META says which process and when, and tracking stopped and started again between two dumps
+# leaves the objects of the first the same objects.
+require_relative "helper"
+
+class TestDumpsOverTime < Test::Unit::TestCase
+  include E2E
+
+  # Three dumps of one process: 1 and 2 with tracking stopped and started again between them,
+  # and an anonymous class named Widget; 3 written by a child of fork: true. Prints the pid.
+  PROGRAM = <<~RUBY
+    require "memprof"
+    class Kept; end
+    class Added; end
+    dir = ARGV[0]
+    Memprof.start
+    $kept = Array.new(100) { Kept.new }
+    $anonymous = Class.new
+    $widgets = Array.new(30) { $anonymous.new }
+    GC.start
+    Memprof.dump_all(File.join(dir, "1.jsonl"))
+    Memprof.stop
+    Memprof.start
+    $added = Array.new(200) { Added.new }
+    Widget = $anonymous
+    $widgets.concat(Array.new(20) { Widget.new })
+    GC.start
+    Memprof.dump_all(File.join(dir, "2.jsonl"))
+    GC.start
+    Process.wait(Memprof.dump_all(File.join(dir, "3.jsonl"), fork: true))
+    puts Process.pid
+  RUBY
+
+  def run_program(name)
+    ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
+    dir = File.join(@tmp, name)
+    Dir.mkdir(dir)
+    path = File.join(@tmp, "program.rb")
+    File.write(path, PROGRAM)
+    out, err, status = Open3.capture3(RbConfig.ruby, "-I", ext, path, dir)
+    assert(status.success?, "program failed: #{err}")
+    [dir, Integer(out)]
+  end
+
+  def meta(dump) = JSON.parse(File.open(dump, &:readline))
+
+  def test_tracking_restarted_keeps_the_first_dumps_objects
+    dir, = run_program("a")
+    result = heapq_json("diff", "#{dir}/1.jsonl", "#{dir}/2.jsonl")
+    assert_equal("seq", result["matched_by"])
+    kept = result["by_class"].find { |row| row["class"] == "Kept" }
+    assert_nil(kept, "the Kept objects neither came nor went: #{kept}")
+    added = result["by_class"].find { |row| row["class"] == "Added" }
+    assert_equal(200, added["born"], added.to_s)
+
+    out, err, code = heapq("leaks", "#{dir}/1.jsonl", "#{dir}/2.jsonl")
+    assert_equal(0, code, err)
+    assert_no_match(/Kept/, out, "no object of the first dump is a suspect")
+  end
+
+  def test_a_class_named_between_dumps_is_one_class
+    dir, = run_program("a")
+    result = heapq_json("diff", "#{dir}/1.jsonl", "#{dir}/2.jsonl")
+    widget = result["by_class"].find { |row| row["class"] == "Widget" }
+    assert_equal([30, 50, 20, 0], [widget["before"]["count"], widget["after"]["count"], widget["born"], widget["freed"]],
+                 widget.to_s)
+    anonymous = result["by_class"].select { |row| row["class"].start_with?("#<Class:0x") }
+    assert_empty(anonymous, "the Widgets of the first dump are not freed under their old name")
+    assert_equal(result["born"], result["by_class"].sum { |row| row["born"] }, "the rows add up")
+    assert_equal(result["freed"], result["by_class"].sum { |row| row["freed"] }, "the rows add up")
+  end
+
+  def test_a_forked_dump_is_of_the_process_that_forked
+    dir, pid = run_program("a")
+    assert_equal([pid, pid], [meta("#{dir}/1.jsonl")["pid"], meta("#{dir}/3.jsonl")["pid"]])
+    assert_operator(meta("#{dir}/3.jsonl")["gc_count"], :>, meta("#{dir}/2.jsonl")["gc_count"])
+    heapq_json("diff", "#{dir}/1.jsonl", "#{dir}/3.jsonl")
+    _out, err, code = heapq("leaks", "#{dir}/1.jsonl", "#{dir}/2.jsonl", "#{dir}/3.jsonl")
+    assert_equal(0, code, err)
+  end
+
+  def test_dumps_of_different_processes_are_refused
+    a, pid_a = run_program("a")
+    b, pid_b = run_program("b")
+    [%w[diff], %w[leaks], ["report", "-o", File.join(@tmp, "r.html")]].each do |command|
+      out, err, code = heapq(*command, "#{a}/1.jsonl", "#{b}/2.jsonl")
+      assert_equal(1, code, "#{command.first}: #{out}#{err}")
+      assert_match(/process #{pid_a}.* process #{pid_b}.*--as-given/m, err, command.first)
+    end
+    refute(File.exist?(File.join(@tmp, "r.html")), "no report of a refused comparison")
+    heapq_json("diff", "--as-given", "#{a}/1.jsonl", "#{b}/2.jsonl")
+
+    # A store keeps which process each dump is of.
+    store = File.join(@tmp, "mixed.db")
+    _out, err, code = heapq("load", "#{a}/1.jsonl", "#{b}/2.jsonl", "-o", store)
+    assert_equal(0, code, err)
+    _out, err, code = heapq("leaks", store)
+    assert_equal(1, code, err)
+    assert_match(/#{Regexp.escape(store)}#1 is a dump of process #{pid_a}/, err)
+  end
+
+  def test_dumps_out_of_time_order_are_refused
+    dir, = run_program("a")
+    _out, err, code = heapq("diff", "#{dir}/2.jsonl", "#{dir}/1.jsonl")
+    assert_equal(1, code, err)
+    assert_match(%r{1\.jsonl was dumped .*before .*2\.jsonl.*oldest first}m, err)
+    _out, err, code = heapq("leaks", "#{dir}/1.jsonl", "#{dir}/3.jsonl", "#{dir}/2.jsonl")
+    assert_equal(1, code, err)
+    heapq_json("diff", "--as-given", "#{dir}/2.jsonl", "#{dir}/1.jsonl")
+  end
+end
