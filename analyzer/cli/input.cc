@@ -180,7 +180,7 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
     const std::optional<int64_t> ta = epoch_seconds(a.time), tb = epoch_seconds(b.time);
     std::string why;
     if (ta && tb && *tb < *ta)
-      why = "at " + b.time + ", the other at " + a.time;
+      why = "at " + b.time.substr(0, 40) + ", the other at " + a.time.substr(0, 40);
     else if ((!ta || !tb || *ta == *tb) && a.pid != 0 && a.pid == b.pid && a.gc_count >= 0 && b.gc_count >= 0 &&
              b.gc_count < a.gc_count)
       why = "after " + std::to_string(b.gc_count) + " GC runs, the other after " + std::to_string(a.gc_count);
