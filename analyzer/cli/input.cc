@@ -157,27 +157,24 @@ std::optional<int64_t> epoch_seconds(std::string_view t) {
   return days * 86400 + *h * 3600 + *mi * 60 + *sec - offset;
 }
 
-std::string pid_text(const LoadedDump& d) { return std::to_string(d.report.origin.pid); }
-
 }  // namespace
 
 Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given) {
-  if (as_given) return Ok{};
+  if (as_given || dumps.empty()) return Ok{};
   const char* const kHint = " (--as-given compares them all the same)";
-  const LoadedDump* first_known = nullptr;
-  for (const LoadedDump* d : dumps) {
-    if (d->report.origin.pid == 0) continue;
-    if (!first_known) first_known = d;
-    if (d->report.origin.pid != first_known->report.origin.pid)
-      return usage_error(first_known->name + " is a dump of process " + pid_text(*first_known) + ", " + d->name +
-                         " of process " + pid_text(*d) +
+  const LoadedDump& last = *dumps.back();
+  const DumpOrigin& b = last.report.origin;
+  const std::optional<int64_t> tb = epoch_seconds(b.time);
+  for (size_t j = 0; j + 1 < dumps.size(); ++j) {
+    const DumpOrigin& a = dumps[j]->report.origin;
+    if (a.pid != 0 && b.pid != 0 && a.pid != b.pid)
+      return usage_error(dumps[j]->name + " is a dump of process " + std::to_string(a.pid) + ", " + last.name +
+                         " of process " + std::to_string(b.pid) +
                          ": objects of different processes never match, so every one would count as born or "
                          "freed; give dumps of one process" + kHint);
-  }
-  // Oldest first: each dump no older than the one given before it (by time, then by GC count).
-  for (size_t i = 1; i < dumps.size(); ++i) {
-    const DumpOrigin &a = dumps[i - 1]->report.origin, &b = dumps[i]->report.origin;
-    const std::optional<int64_t> ta = epoch_seconds(a.time), tb = epoch_seconds(b.time);
+    // Oldest first: by time, else by GC count. Every earlier dump, not only the one before: a
+    // dump that says nothing may stand between two that do.
+    const std::optional<int64_t> ta = epoch_seconds(a.time);
     std::string why;
     if (ta && tb && *tb < *ta)
       why = "at " + b.time.substr(0, 40) + ", the other at " + a.time.substr(0, 40);
@@ -185,7 +182,7 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
              b.gc_count < a.gc_count)
       why = "after " + std::to_string(b.gc_count) + " GC runs, the other after " + std::to_string(a.gc_count);
     if (!why.empty())
-      return usage_error(dumps[i]->name + " was dumped before " + dumps[i - 1]->name + " (" + why +
+      return usage_error(last.name + " was dumped before " + dumps[j]->name + " (" + why +
                          "), yet given after it: give the dumps oldest first" + kHint);
   }
   return Ok{};
@@ -200,7 +197,7 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
     auto dump = load_input((*expanded)[i], global, i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
     if (!dump) return dump.error();
     dumps.push_back(std::move(*dump));
-    // Checked as they come: a refusal need not wait for the rest to load.
+    // Each checked against those before it as it comes: a refusal need not wait for the rest.
     std::vector<const LoadedDump*> so_far;
     for (const LoadedDump& d : dumps) so_far.push_back(&d);
     if (Status s = check_one_process(so_far, as_given); !s) return s.error();

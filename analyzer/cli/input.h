@@ -39,8 +39,9 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
                                                      const GlobalOptions& global, bool as_given);
 
 // Dumps compared over time must be of one process and given oldest first, where they say
-// (memprof's META: pid, time, GC count): a usage error names two that are not, unless
-// as_given (--as-given). Dumps that do not say (ObjectSpace's) are taken as given.
+// (memprof's META: pid, time, GC count): a usage error when the last of dumps is of another
+// process than one before it, or older, unless as_given (--as-given). Dumps that do not say
+// (ObjectSpace's) are taken as given.
 Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given);
 
 // The option that lets dumps of several processes, or out of time order, be compared.

@@ -217,6 +217,32 @@ TEST_F(Cli, RetainersPathsZeroMeansAll) {
   EXPECT_EQ(counted + d["unreachable"].GetUint64(), d["target"]["instances"].GetUint64());
 }
 
+// Times with different UTC offsets are compared as instants; a dump whose META says nothing of
+// its time or process is taken as given.
+TEST_F(Cli, DumpsOverTimeAreOrderedByTheInstantTheirMetaNames) {
+  auto dump = [&](const char* name, const std::string& meta) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << meta << "\n" << testing::kSmallDump;
+    return path;
+  };
+  const std::string head = R"({"type":"META", "format":"objectspace-like", "pid":7, )";
+  const std::string early = dump("early.json", head + R"("time":"2026-01-01T10:00:00+02:00", "gc_count":9})");
+  const std::string late = dump("late.json", head + R"("time":"2026-01-01T09:30:00Z", "gc_count":3})");
+  const std::string silent = dump("silent.json", R"({"type":"META", "format":"objectspace-like"})");
+  const std::string other = dump("other.json", R"({"type":"META", "pid":8, "time":"2027-01-01T00:00:00+00:00"})");
+  EXPECT_EQ(run({"diff", early, late}), 0) << err_;
+  EXPECT_EQ(run({"diff", late, early}), 1);
+  EXPECT_NE(err_.find("early.json was dumped before"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("late.json (at 2026-01-01T10:00:00+02:00, the other at 2026-01-01T09:30:00Z)"),
+            std::string::npos) << err_;
+  EXPECT_EQ(run({"diff", late, silent}), 0) << err_;
+  EXPECT_EQ(run({"leaks", silent, late, early}), 1) << "the dumps that say are out of order";
+  EXPECT_EQ(run({"leaks", late, silent, early}), 1) << "a dump that does not say hides nothing";
+  EXPECT_EQ(run({"leaks", early, other}), 1);
+  EXPECT_NE(err_.find("process 7, " + other + " of process 8"), std::string::npos) << err_;
+  EXPECT_EQ(run({"leaks", "--as-given", early, other}), 0) << err_;
+}
+
 TEST_F(Cli, TextOutput) {
   ASSERT_EQ(run({"stats", dump_}), 0);
   EXPECT_NE(out_.find("9 objects"), std::string::npos) << out_;
