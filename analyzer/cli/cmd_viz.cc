@@ -65,7 +65,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const PictureLimits limits{*max_nodes, *depth};
   viz::Picture picture;
   if (dominators) {
-    picture = dominators_picture(g, dom, *top, *depth);
+    picture = dominators_picture(g, dom, *top, limits);
   } else if (target->object) {
     picture = object_picture(g, dom, *target->object, limits);
   } else {
@@ -103,7 +103,8 @@ const Command kVizCommand = {
     "--max-nodes collapse into \"+ N more\" boxes; the object that holds most of a class's\n"
     "instances (the deepest that dominates more than half, else the one that references\n"
     "most; as heapq leaks names it) is drawn in red.\n"
-    "--dominators draws the top of the dominator tree instead.\n"
+    "--dominators draws the top of the dominator tree instead: --top children of each box,\n"
+    "--depth levels, --max-nodes boxes at most, breadth first.\n"
     "DOT goes to stdout unless -o is given (heapq viz app.json Foo | dot -Tpng > foo.png);\n"
     "--format svg lays it out with graphviz's dot program.\n",
     kOptions,

@@ -203,32 +203,33 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
 }
 
 viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top,
-                                size_t depth) {
+                                const PictureLimits& limits) {
   viz::Picture p;
   p.left_to_right = true;
   p.caption = "dominator tree: " + format_bytes(dom.retained_bytes(g.virtual_root())) +
               " reachable; each object retains what it points to";
   add_box(p, BoxKind::kRoots, "GC roots", {format_bytes(dom.retained_bytes(g.virtual_root()))});
-  // Breadth first: boxes come in the order of their levels.
+  // Breadth first, so that boxes come in the order of their levels and the budget goes to the
+  // top of the tree: each drawn box's children, `top` at most, while it lasts; the children
+  // left out of a box are one "+ N more" box.
   struct Item {
     ObjectId node;
     size_t box, depth;
   };
-  std::queue<Item> queue;
-  queue.push({g.virtual_root(), 0, 0});
-  while (!queue.empty()) {
-    const Item it = queue.front();
-    queue.pop();
-    if (it.depth >= depth) continue;
+  std::vector<Item> drawn = {{g.virtual_root(), 0, 0}};
+  const size_t budget = std::max<size_t>(limits.max_boxes, 2);
+  for (size_t next = 0; next < drawn.size(); ++next) {
+    const Item it = drawn[next];
+    if (it.depth >= limits.depth) continue;
     const std::vector<ObjectId> kids = dom.children(it.node);
-    const size_t shown = std::min(top, kids.size());
-    for (size_t i = 0; i < shown; ++i) {
-      std::vector<std::string> lines = object_lines(g, dom, kids[i], false);
+    size_t shown = 0;
+    for (; shown < std::min(top, kids.size()) && p.boxes.size() < budget; ++shown) {
+      std::vector<std::string> lines = object_lines(g, dom, kids[shown], false);
       lines.insert(lines.begin() + 1,
-                   format_count(dom.retained_count(kids[i])) + " objects retained");
-      const size_t b = add_box(p, BoxKind::kObject, describe(g, kids[i]), std::move(lines));
+                   format_count(dom.retained_count(kids[shown])) + " objects retained");
+      const size_t b = add_box(p, BoxKind::kObject, describe(g, kids[shown]), std::move(lines));
       p.arrows.push_back(Arrow{it.box, b, ""});
-      queue.push({kids[i], b, it.depth + 1});
+      drawn.push_back({kids[shown], b, it.depth + 1});
     }
     if (kids.size() > shown) {
       uint64_t bytes = 0;

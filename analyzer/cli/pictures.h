@@ -27,9 +27,10 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
 viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target,
                             const PictureLimits& limits);
 
-// The top of the dominator tree: `top` children per box, `depth` levels.
+// The top of the dominator tree: `top` children per box, limits.depth levels, limits.max_boxes
+// object boxes at most (the children left out of each drawn box are one "+ N more" box).
 viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, size_t top,
-                                size_t depth);
+                                const PictureLimits& limits);
 
 // The top of the dominator tree for the report's icicle: the `budget` objects retaining the
 // most (each under its dominator), every box's other children summed into one "more" node.

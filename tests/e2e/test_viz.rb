@@ -87,6 +87,15 @@ class TestViz < Test::Unit::TestCase
     assert_equal("GC roots", lines(nodes.first["label"]).first)
     assert_equal(2, edges.count { |e| e[0].equal?(nodes.first) && !e[1]["label"].start_with?("+ ") })
     assert(nodes.any? { |n| n["label"] =~ /\A\+ [\d,]+ more\\nretaining / })
+
+    # --max-nodes bounds the dominator tree too: the boxes left out are "+ N more" boxes.
+    out, err, code = heapq("--quiet", "viz", "--dominators", "--top", "6", "--depth", "4", "--max-nodes", "10", dump)
+    assert_equal(0, code, err)
+    nodes, = read_dot(out)
+    more = nodes.count { |n| n["label"].start_with?("+ ") }
+    assert_operator(nodes.size - more, :<=, 10, nodes.map { |n| n["label"] }.inspect)
+    assert_operator(nodes.size, :<=, 2 * 10, "one \"+ N more\" box at most per box drawn")
+    assert_operator(more, :>, 0)
   end
 
   def test_output_file_and_usage_errors
