@@ -136,8 +136,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
 
   const std::vector<DiffRow> rows = diff.by(*by);
-  std::string text = before->path + " -> " + after->path + ":\n" + format_count(after->graph.object_count()) +
-                     " objects (" + signed_count(static_cast<int64_t>(after->graph.object_count() -
+  std::string text = before->path + " -> " + after->path + ":\n" + counted(after->graph.object_count(), "object", "objects") + " (" + signed_count(static_cast<int64_t>(after->graph.object_count() -
                                                                         before->graph.object_count())) +
                      "), " + format_count(diff.born()) + " born, " + format_count(diff.freed()) + " freed\n";
   if (diff.match() == MatchMethod::kAddress)

@@ -56,7 +56,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
             : s.growing ? " (grows, though not between every two dumps)"
                         : " (grew, then stopped: a warm-up?)") +
            "\n";
-      t += "   " + format_count(s.count) + " born after the first dump, still alive: " + format_bytes(s.bytes) +
+      t += "   " + counted(s.count, "object", "objects") + " born after the first dump, still alive: " + format_bytes(s.bytes) +
            ", retaining " + format_bytes(s.retained_bytes) + "\n";
     } else {
       t += "   " + (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") + ": " +
@@ -79,8 +79,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
     } else if (s.holder.valid()) {
       t += "   held by " + describe_text(g, s.holder) + " " + hex_address(g.address(s.holder)) +
            (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + name_text(edge) + ")") + ", which " +
-           (s.holder_share == s.count ? "holds all " : "holds " + format_count(s.holder_share) + " of ") +
-           "of them\n";
+           (s.holder_share == s.count ? "holds all of them\n" : "holds " + format_count(s.holder_share) + " of them\n");
       t += "   " + path_text(g, path) + "\n";
     } else {
       t += "   no single object holds most of them\n";
@@ -190,8 +189,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     json_key(w, "groups_growing");
     w.Uint64(report.groups_growing);
     out.text = format_count(dumps.size()) + " dumps, " + dumps.front().path + " to " + dumps.back().path + ":\n" +
-               format_count(report.born) + " objects of the last were born after the first; " +
-               format_count(report.groups_growing) + " groups\n(class, allocation site) are growing.\n";
+               counted(report.born, "object", "objects") + " of the last " + (report.born == 1 ? "was" : "were") +
+               " born after the first; " + counted(report.groups_growing, "group", "groups") +
+               "\n(class, allocation site) " + (report.groups_growing == 1 ? "is" : "are") + " growing.\n";
     switch (report.match) {
       case MatchMethod::kSeq: break;
       case MatchMethod::kGeneration:

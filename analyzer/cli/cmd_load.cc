@@ -123,7 +123,7 @@ std::string render(const std::string& store, const std::vector<Loaded>& loaded,
     std::string out;
     for (const Loaded& l : loaded)
       out += dump_line(store, "#" + std::to_string(l.id), l.path,
-                       ", " + format_count(l.objects) + " objects, " + format_count(l.edges) + " references") + "\n";
+                       ", " + counted(l.objects, "object", "objects") + ", " + counted(l.edges, "reference", "references")) + "\n";
     return out + store + ": " + format_bytes(size) + "\n";
   }
   rapidjson::StringBuffer buffer;

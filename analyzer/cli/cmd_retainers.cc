@@ -171,11 +171,12 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
   }
   w.EndArray();
   if (merged.groups.size() > shown)
-    text += "(" + format_count(merged.groups.size() - shown) + " more shapes; --paths N shows more)\n";
+    text += "(" + counted(merged.groups.size() - shown, "more shape", "more shapes") + "; --paths N shows more)\n";
   json_key(w, "unreachable");
   w.Uint64(merged.unreachable);
   if (merged.unreachable)
-    text += format_count(merged.unreachable) + " instances are not reachable from the roots (garbage not yet swept)\n";
+    text += counted(merged.unreachable, "instance is", "instances are") +
+            " not reachable from the roots (garbage not yet swept)\n";
   if (!want_referrers) return;
 
   text += "referenced by (class, reference, count):\n";

@@ -25,6 +25,10 @@ std::string format_count(uint64_t n) {
   return out;
 }
 
+std::string counted(uint64_t n, std::string_view one, std::string_view many) {
+  return format_count(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string format_bytes(uint64_t n) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   if (n < 1024) return std::to_string(n) + " B";

@@ -32,9 +32,10 @@ size_t add_box(viz::Picture& p, BoxKind kind, std::string title,
   return p.boxes.size() - 1;
 }
 
-Box more_box(uint64_t hidden, std::string_view what, uint64_t targets, uint64_t bytes) {
-  Box box{BoxKind::kMore, "+ " + format_count(hidden) + " more " + std::string(what), {}};
-  if (targets) box.lines.push_back(format_count(targets) + " targets, " + format_bytes(bytes));
+// "+ N more WHAT", WHAT one or many as N says.
+Box more_box(uint64_t hidden, std::string_view one, std::string_view many, uint64_t targets, uint64_t bytes) {
+  Box box{BoxKind::kMore, "+ " + counted(hidden, "more " + std::string(one), "more " + std::string(many)), {}};
+  if (targets) box.lines.push_back(counted(targets, "target", "targets") + ", " + format_bytes(bytes));
   return box;
 }
 
@@ -77,7 +78,7 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
   viz::Picture p;
   uint64_t bytes = 0;
   for (ObjectId t : targets) bytes += g.memsize(t);
-  p.caption = what + ": " + format_count(targets.size()) + " objects, " + format_bytes(bytes) +
+  p.caption = what + ": " + counted(targets.size(), "object", "objects") + ", " + format_bytes(bytes) +
               "; shortest paths from the GC roots merged by shape";
   if (merged.unreachable)
     p.caption += " (" + format_count(merged.unreachable) + " unreachable, not drawn)";
@@ -114,7 +115,7 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
     const BoxKind kind = holds ? BoxKind::kHolder : s.count ? BoxKind::kTarget : BoxKind::kObject;
     std::vector<std::string> lines;
     if (s.count)
-      lines.push_back(format_count(s.count) + " targets end here, " + format_bytes(s.bytes));
+      lines.push_back(counted(s.count, "target ends", "targets end") + " here, " + format_bytes(s.bytes));
     const bool many = s.count > 1;
     for (std::string& l : object_lines(g, dom, s.example, many)) lines.push_back(std::move(l));
     // The holder dominates most of the targets: freeing it would free them.
@@ -141,7 +142,7 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
         ++hidden, count += merged.nodes[c].total_count, hidden_bytes += merged.nodes[c].total_bytes;
     if (!hidden) continue;
     p.boxes.push_back(
-        more_box(hidden, hidden == 1 ? "path shape" : "path shapes", count, hidden_bytes));
+        more_box(hidden, "path shape", "path shapes", count, hidden_bytes));
     p.arrows.push_back(Arrow{box_of[parent], p.boxes.size() - 1, ""});
   }
   return p;
@@ -185,7 +186,7 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
       from = to;
       if (path.elided && i + 1 == path.elided_after) {
         const size_t gap =
-            add_box(p, BoxKind::kMore, "\u2026 " + format_count(path.elided) + " steps \u2026");
+            add_box(p, BoxKind::kMore, "\u2026 " + counted(path.elided, "step", "steps") + " \u2026");
         arrow(from, gap, "");
         from = gap;
       }
@@ -196,7 +197,7 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
   std::sort(sources.begin(), sources.end());
   const size_t referrer_count = std::unique(sources.begin(), sources.end()) - sources.begin();
   if (referrer_count > shown) {
-    p.boxes.push_back(more_box(referrer_count - shown, "referrers", 0, 0));
+    p.boxes.push_back(more_box(referrer_count - shown, "referrer", "referrers", 0, 0));
     p.arrows.push_back(Arrow{p.boxes.size() - 1, box_of[target.value()], ""});
   }
   return p;
@@ -226,7 +227,7 @@ viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, s
     for (; shown < std::min(top, kids.size()) && p.boxes.size() < budget; ++shown) {
       std::vector<std::string> lines = object_lines(g, dom, kids[shown], false);
       lines.insert(lines.begin() + 1,
-                   format_count(dom.retained_count(kids[shown])) + " objects retained");
+                   counted(dom.retained_count(kids[shown]), "object", "objects") + " retained");
       const size_t b = add_box(p, BoxKind::kObject, describe(g, kids[shown]), std::move(lines));
       p.arrows.push_back(Arrow{it.box, b, ""});
       drawn.push_back({kids[shown], b, it.depth + 1});

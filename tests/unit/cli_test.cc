@@ -243,6 +243,48 @@ TEST_F(Cli, DumpsOverTimeAreOrderedByTheInstantTheirMetaNames) {
   EXPECT_EQ(run({"leaks", "--as-given", early, other}), 0) << err_;
 }
 
+// Counts of one read as one: "1 object", "1 group ... is growing", "holds 1 of them".
+TEST_F(Cli, CountsOfOneAreSingular) {
+  using testing::record;
+  using testing::root;
+  const std::string classes =
+      R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})" "\n"
+      R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})" "\n";
+  auto write = [&](const char* name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string before = write("before.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {}, 40) +
+                                                      record(0x300, "HASH", 0x20, {}, 40));
+  // One Item born, then two, each in a Hash of its own: no holder holds more than one.
+  const std::string one = write("one.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {0x400}, 40) +
+                                                record(0x300, "HASH", 0x20, {}, 40) + record(0x400, "OBJECT", 0x30, {}, 40));
+  const std::string two =
+      write("two.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {0x400}, 40) +
+                            record(0x300, "HASH", 0x20, {0x500}, 40) + record(0x400, "OBJECT", 0x30, {}, 40) +
+                            record(0x500, "OBJECT", 0x30, {}, 40));
+  ASSERT_EQ(run({"--quiet", "leaks", "--min-growth", "1", before, one}), 0) << err_;
+  EXPECT_NE(out_.find("1 object of the last was born after the first; 1 group\n(class, allocation site) is growing."),
+            std::string::npos) << out_;
+  EXPECT_NE(out_.find("1 object born after the first dump"), std::string::npos) << out_;
+  ASSERT_EQ(run({"--quiet", "leaks", "--min-growth", "1", before, two}), 0) << err_;
+  EXPECT_NE(out_.find("which holds 1 of them\n"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("of of"), std::string::npos) << out_;
+  ASSERT_EQ(run({"--quiet", "viz", one, "Item"}), 0) << err_;
+  EXPECT_NE(out_.find("Item: 1 object, 40 B"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("1 target ends here"), std::string::npos) << out_;
+  ASSERT_EQ(run({"--quiet", "viz", "--dominators", one}), 0) << err_;
+  EXPECT_NE(out_.find("1 object retained"), std::string::npos) << out_;
+  const std::string html = (dir_ / "one.html").string();
+  ASSERT_EQ(run({"--quiet", "report", "-o", html, "--as-given", before, one}), 0) << err_;
+  std::stringstream page;
+  page << std::ifstream(html).rdbuf();
+  EXPECT_NE(page.str().find("1 object of the last dump was born after the first; "), std::string::npos);
+  for (const char* wrong : {"1 objects", "1 groups", "1 targets", "of of"})
+    EXPECT_EQ(page.str().find(wrong), std::string::npos) << wrong;
+}
+
 TEST_F(Cli, TextOutput) {
   ASSERT_EQ(run({"stats", dump_}), 0);
   EXPECT_NE(out_.find("9 objects"), std::string::npos) << out_;
