@@ -43,7 +43,13 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const
       if (i + 1 >= args.size()) return usage_error("option --" + name + " needs a value (" + std::string(spec->value_name) + ")");
       value = args[++i];
     }
-    out.values_[name] = value;
+    // A value given twice is a mistake to point out, not to settle by taking the last one.
+    auto [it, added] = out.values_.try_emplace(name, value);
+    if (!added && !spec->value_name.empty()) {
+      const std::string dashes = name.size() == 1 ? "-" : "--";
+      return usage_error("option " + dashes + name + " is given twice (\"" + it->second + "\" and \"" + value +
+                         "\"): give it once");
+    }
   }
   return out;
 }

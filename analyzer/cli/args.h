@@ -29,7 +29,8 @@ class ParsedArgs {
   std::vector<std::string> positional_;
 };
 
-// Accepts "--name VALUE", "--name=VALUE", "-h" for --help, and "--" to end options.
+// Accepts "--name VALUE", "--name=VALUE", "-h" for --help, and "--" to end options. An option
+// that takes a value may be given once (a usage error otherwise); a flag any number of times.
 Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs);
 
 // An unsigned integer option; a usage error names the option when the value is not one.

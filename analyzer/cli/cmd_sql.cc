@@ -127,9 +127,12 @@ class JsonSink : public StreamingSink {
   std::string pending_;
 };
 
-// RFC 4180: fields with a comma, a quote or a line break are quoted, quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+// RFC 4180: fields with a comma or a quote are quoted, quotes doubled. Control characters are
+// escaped as in text output (\n, \e, \xhh, ...): CSV is data, yet often read on a terminal,
+// which a dump's strings must not drive.
+std::string csv_field(const std::string& raw) {
+  const std::string s = escape_controls(raw);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -189,7 +192,9 @@ const Command kSqlCommand = {
     "heapq sql [--format text|json|csv] [--write] STORE \"SELECT ...\"",
     "Runs the SQL on the store and prints the rows: an aligned table (text, NULL shown as NULL),\n"
     "a JSON array of row objects (--format json; an infinite or NaN real is null there), or CSV\n"
-    "with a header line (--format csv).\n"
+    "with a header line (--format csv). Control characters of text values are escaped in text\n"
+    "and CSV as \\n, \\t, \\e, \\xhh or \\uhhhh (a dump's strings never drive the terminal); JSON\n"
+    "has them exactly.\n"
     "Several statements may be given, separated by ';': the rows of each one that returns rows\n"
     "are printed in turn, as SQLite produces them (the text table waits for its last row). The\n"
     "store is opened read-only: a statement that would change it is refused (exit status 1)\n"

@@ -80,7 +80,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
   std::string text = viz::to_dot(picture);
   if (global.format == OutputFormat::kSvg) {
-    auto svg = viz::dot_to_svg(text);
+    auto svg = viz::dot_to_svg(text, "use --format dot");
     if (!svg) return report_error(svg.error());
     text = std::move(*svg);
   }

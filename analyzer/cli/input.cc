@@ -98,6 +98,9 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
   if (r.dangling_classes)
     w.push_back(p + ": " + std::to_string(r.dangling_classes) +
                 " object(s) whose class is not in the dump (shown as \"(unknown class 0x...)\")");
+  if (r.roots == 0)
+    w.push_back(p + ": no GC roots (ROOT records) in the dump: nothing is reachable, so every object counts as "
+                    "unreachable garbage and retains nothing");
   if (r.duplicate_addresses)
     w.push_back(p + ": " + std::to_string(r.duplicate_addresses) +
                 " record(s) repeat an address seen before (references go to the first)");

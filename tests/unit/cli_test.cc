@@ -285,6 +285,56 @@ TEST_F(Cli, CountsOfOneAreSingular) {
     EXPECT_EQ(page.str().find(wrong), std::string::npos) << wrong;
 }
 
+// CSV is data, yet read on terminals: control characters of values are escaped as in text.
+TEST_F(Cli, CsvEscapesControlCharacters) {
+  const std::string store = (dir_ / "small.db").string();
+  ASSERT_EQ(run({"--quiet", "load", dump_, "-o", store}), 0) << err_;
+  ASSERT_EQ(run({"--format", "csv", "sql", store,
+                 "SELECT char(27) || '[2J' AS clear, 'a' || char(10) || 'b,c' AS lines, '\"q\"' AS quote"}),
+            0)
+      << err_;
+  EXPECT_EQ(out_, "clear,lines,quote\r\n\\e[2J,\"a\\nb,c\",\"\"\"q\"\"\"\r\n");
+}
+
+TEST_F(Cli, SmallOnesOfUse) {
+  // An option with a value, given twice: which one was meant is not guessed.
+  EXPECT_EQ(run({"stats", "--top", "1", "--top", "2", dump_}), 1);
+  EXPECT_NE(err_.find("option --top is given twice (\"1\" and \"2\"): give it once"), std::string::npos) << err_;
+  EXPECT_EQ(run({"viz", "-o", (dir_ / "a.svg").string(), "-o=" + (dir_ / "b.svg").string(), dump_, "Foo"}), 1);
+  EXPECT_NE(err_.find("option -o is given twice"), std::string::npos) << err_;
+  EXPECT_EQ(run({"--quiet", "stats", "--quiet", dump_}), 0) << "a flag twice is the flag: " << err_;
+
+  // A dump without ROOT records says so: every object is unreachable in it.
+  const std::string rootless = (dir_ / "rootless.json").string();
+  {
+    std::string text = testing::kSmallDump;
+    std::ofstream(rootless) << text.substr(text.find('\n') + 1);
+  }
+  ASSERT_EQ(run({"stats", rootless}), 0) << err_;
+  EXPECT_NE(err_.find("rootless.json: no GC roots (ROOT records) in the dump"), std::string::npos) << err_;
+  ASSERT_EQ(run({"stats", dump_}), 0) << err_;
+  EXPECT_EQ(err_.find("no GC roots"), std::string::npos) << err_;
+
+  // Without graphviz, the report says to install it and suggests no option it does not have.
+  const std::string empty_dir = (dir_ / "no-programs").string();
+  std::filesystem::create_directories(empty_dir);
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", empty_dir.c_str(), 1);
+  const std::string html = (dir_ / "report.html").string();
+  const int report = run({"--quiet", "report", "-o", html, dump_});
+  const int viz = run({"--quiet", "viz", "--format", "svg", dump_, "Foo"});
+  const std::string viz_err = err_;
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_EQ(report, 0) << err_;
+  std::stringstream page;
+  page << std::ifstream(html).rdbuf();
+  EXPECT_NE(page.str().find("install graphviz (apt-get install graphviz))"), std::string::npos);
+  EXPECT_EQ(page.str().find("--format dot"), std::string::npos);
+  EXPECT_EQ(viz, 3);
+  EXPECT_NE(viz_err.find("install graphviz (apt-get install graphviz), or use --format dot"), std::string::npos)
+      << viz_err;
+}
+
 TEST_F(Cli, TextOutput) {
   ASSERT_EQ(run({"stats", dump_}), 0);
   EXPECT_NE(out_.find("9 objects"), std::string::npos) << out_;

@@ -41,8 +41,9 @@ struct Picture {
 // the heap. O(boxes + arrows).
 std::string to_dot(const Picture& picture);
 
-// SVG laid out by graphviz's dot program (run as a child, the DOT on its stdin); an error that
-// says to install graphviz when dot is missing.
-Result<std::string> dot_to_svg(std::string_view dot);
+// SVG laid out by graphviz's dot program (run as a child, the DOT on its stdin); when dot is
+// missing, an error that says to install graphviz or, if given, what the caller offers instead
+// ("use --format dot").
+Result<std::string> dot_to_svg(std::string_view dot, std::string_view instead = {});
 
 }  // namespace heapq::viz
