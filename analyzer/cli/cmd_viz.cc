@@ -72,10 +72,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     const ShortestPathTree tree = ShortestPathTree::compute(g);
     // The holder as heapq leaks names it, so that both draw the same object in red.
     std::vector<bool> in_set(g.object_count(), false);
-    uint64_t reachable = 0;
     for (ObjectId o : target->instances)
-      if (dom.reachable(o)) in_set[o.value()] = true, ++reachable;
-    const ObjectId holder = find_holder(g, dom, in_set, reachable).first;
+      if (dom.reachable(o)) in_set[o.value()] = true;
+    const ObjectId holder = find_holder(g, dom, in_set).first;
     picture = shapes_picture(g, tree, dom, target->instances, target->label, holder, limits);
   }
   std::string text = viz::to_dot(picture);

@@ -52,19 +52,36 @@ class HeapDominators {
   // passes through the group (Eclipse MAT's retained heap of a set). Two objects that share a
   // String only they hold retain it together, though neither dominates it. key(o) returns a
   // dense index below key_count, or UINT32_MAX to leave o out; only the keys in `wanted` are
-  // computed (all when it is empty), others are 0. Each costs one walk of the dominator
-  // subtree of the group's common dominator: O(V + E) at worst, so ask for the rows you show.
+  // computed (all when it is empty), others are 0. One pass over the references, then for each
+  // group a walk of what it references, within its common dominator's subtree (as much as the
+  // subtree at worst: O(V + E); ask for the rows you show).
   template <typename KeyFn>
   std::vector<uint64_t> retained_by(const HeapGraph& graph, size_t key_count, KeyFn key,
                                     std::span<const uint32_t> wanted = {}) const;
+
+  // For each group of objects (key(o) as for retained_by), the deepest node that dominates more
+  // than half of the group's reachable members with no member above it (from the roots down,
+  // the tree is followed while one child holds the majority and is not a member), and how many
+  // members it dominates; the virtual root when not even one child of it does (the count is
+  // then every reachable member). For every key in one walk of the tree: O(nodes + members *
+  // log(depth) * log(members)).
+  struct Majority {
+    ObjectId node;
+    uint64_t members = 0;
+  };
+  template <typename KeyFn>
+  std::vector<Majority> majority_dominators(const HeapGraph& graph, size_t key_count, KeyFn key) const;
 
  private:
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
   std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                          size_t key_count, std::span<const uint32_t> wanted) const;
-  uint64_t retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members) const;
+  uint64_t retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members,
+                           const std::vector<uint32_t>& in_degree, std::vector<uint32_t>& from_inside) const;
   std::vector<uint64_t> dominated_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                           size_t key_count) const;
+  std::vector<Majority> majority_dominators_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
+                                                 size_t key_count) const;
   void build_children() const;
   void build_ranges() const;
 
@@ -89,6 +106,14 @@ std::vector<uint64_t> HeapDominators::retained_by(const HeapGraph& graph, size_t
   std::vector<uint32_t> keys(graph.object_count());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
   return retained_by_keys(graph, keys, key_count, wanted);
+}
+
+template <typename KeyFn>
+std::vector<HeapDominators::Majority> HeapDominators::majority_dominators(const HeapGraph& graph, size_t key_count,
+                                                                         KeyFn key) const {
+  std::vector<uint32_t> keys(graph.object_count());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
+  return majority_dominators_keys(graph, keys, key_count);
 }
 
 template <typename KeyFn>

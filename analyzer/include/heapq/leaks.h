@@ -39,7 +39,7 @@ struct LeakSuspect {
 };
 
 struct LeakOptions {
-  size_t top = 10;           // suspects to return (the work per suspect is linear in the heap)
+  size_t top = 10;           // suspects to return
   uint64_t min_growth = 10;  // several dumps: objects a group gains from the first to the last at least
   double threshold = 0.10;   // one dump: the share of the heap a suspect retains at least
   double dominant = 0.80;    // one dump: the share of its parent a child keeps to be followed
@@ -63,12 +63,16 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
 // One dump: where its memory accumulates.
 LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom, const LeakOptions& options);
 
-// The object that holds most of a set (in_set: by object; members: how many): the deepest node
-// of the dominator tree that dominates more than half of it, not itself a member; else the
-// object that references most members. Returns the holder (none when nothing references a
-// member) and how many members it dominates or references. O(objects + references).
-std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
-                                          const std::vector<bool>& in_set, uint64_t members);
+// The object that holds most of a set (in_set: by object; its reachable objects count): the
+// deepest node of the dominator tree that dominates more than half of it, with no member above
+// it; else the object that references most members. Returns the holder (none when nothing
+// references a member) and how many members it dominates or references. O(objects + references).
+std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom, const std::vector<bool>& in_set);
+
+// The same for many sets at once, in the same time: group_of[o] is o's set (below groups), or
+// UINT32_MAX; the answer is by set.
+std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g, const HeapDominators& dom,
+                                                        const std::vector<uint32_t>& group_of, size_t groups);
 
 
 }  // namespace heapq

@@ -125,6 +125,70 @@ std::vector<uint64_t> HeapDominators::dominated_by_keys(const HeapGraph& g, cons
   return total;
 }
 
+// A node dominating more than half of a group's members has in its subtree (a range of the
+// depth-first order) the group's median member in that order. So the answer lies on the median's
+// path from the root, where the members below each node only decrease going down: a binary
+// search of the path, open on the walk's stack when the walk reaches the median, each step
+// counting the members in a subtree by two binary searches of the group's sorted positions.
+std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(const HeapGraph& g,
+                                                                               const std::vector<uint32_t>& keys,
+                                                                               size_t key_count) const {
+  build_ranges();
+  const uint32_t n = static_cast<uint32_t>(g.object_count());
+  auto key_of = [&](uint32_t v) { return v < n ? keys[v] : UINT32_MAX; };
+  // The reachable members of each key by their depth-first positions, ascending (CSR by key).
+  std::vector<uint32_t> begin(key_count + 1, 0);
+  for (uint32_t v : order_)
+    if (uint32_t k = key_of(v); k != UINT32_MAX) ++begin[k + 1];
+  for (size_t k = 0; k < key_count; ++k) begin[k + 1] += begin[k];
+  std::vector<uint32_t> positions(begin.back()), fill(begin.begin(), begin.end() - 1);
+  for (uint32_t pos = 0; pos < order_.size(); ++pos)
+    if (uint32_t k = key_of(order_[pos]); k != UINT32_MAX) positions[fill[k]++] = pos;
+  auto members = [&](uint32_t k) { return uint64_t(begin[k + 1] - begin[k]); };
+  auto members_under = [&](uint32_t k, uint32_t node) {
+    const auto first = positions.begin() + begin[k], last = positions.begin() + begin[k + 1];
+    return uint64_t(std::lower_bound(first, last, end_[node]) - std::lower_bound(first, last, pre_[node]));
+  };
+
+  std::vector<Majority> out(key_count);
+  for (uint32_t k = 0; k < key_count; ++k) out[k] = {ObjectId(root_), members(k)};
+  // Depth of the shallowest member of each key on the current path (UINT32_MAX: none).
+  std::vector<uint32_t> shallowest(key_count, UINT32_MAX);
+  struct Frame {
+    uint32_t node, next_child;
+  };
+  std::vector<Frame> stack{{root_, child_begin_[root_]}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next_child == child_begin_[f.node + 1]) {
+      if (uint32_t k = key_of(f.node); k != UINT32_MAX && shallowest[k] == stack.size() - 1)
+        shallowest[k] = UINT32_MAX;
+      stack.pop_back();
+      continue;
+    }
+    const uint32_t child = child_[f.next_child++];
+    stack.push_back({child, child_begin_[child]});
+    const uint32_t k = key_of(child);
+    if (k == UINT32_MAX) continue;
+    const uint32_t depth = static_cast<uint32_t>(stack.size() - 1);
+    if (shallowest[k] == UINT32_MAX) shallowest[k] = depth;
+    if (positions[begin[k] + (members(k) - 1) / 2] != pre_[child]) continue;  // not the median
+    // The deepest node of the path holding a majority (the root holds every member).
+    uint32_t lo = 0, hi = depth;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo + 1) / 2;
+      if (members_under(k, stack[mid].node) * 2 > members(k))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    // No deeper than above the first member on the way down.
+    const uint32_t at = std::min(lo, shallowest[k] - 1);
+    out[k] = {ObjectId(stack[at].node), members_under(k, stack[at].node)};
+  }
+  return out;
+}
+
 // The dominator tree's depth-first order, with an explicit stack.
 void HeapDominators::build_ranges() const {
   if (!pre_.empty()) return;
@@ -159,10 +223,20 @@ void HeapDominators::build_ranges() const {
 // the members' lowest common dominator L (a path from the roots that avoids L avoids every
 // member), and every path into that subtree enters through L and stays inside it. So: walk
 // from L within its subtree without passing through a member; what the walk misses is freed.
-uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uint32_t> members) const {
+// Two ways, the cheaper for the set. The subtree of the members' common dominator holds all they
+// retain: what a walk from it that never passes a member cannot reach. Or from the members'
+// side: of what the members reach within that subtree (C), a node is retained unless a path
+// from the roots reaches it without passing a member, entering C through a reference from
+// outside the members and C (a node's references in all, in_degree, against those from the
+// members and C) and going on inside C. A leak's group reaches little beside itself and sits
+// in a big container; a class reaches its class, and through it most of the heap: the walk
+// from the members stops when C grows past half the subtree, and the other way is taken.
+uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uint32_t> members,
+                                         const std::vector<uint32_t>& in_degree,
+                                         std::vector<uint32_t>& from_inside) const {
   if (members.empty()) return 0;
-  epoch_ += 2;
-  const uint32_t member = epoch_, visited = epoch_ + 1;
+  epoch_ += 4;
+  const uint32_t member = epoch_, closure = epoch_ + 1, entered = epoch_ + 2, visited = epoch_ + 3;
   uint32_t lca = members[0];
   auto inside = [&](uint32_t top, uint32_t v) { return pre_[top] <= pre_[v] && pre_[v] < end_[top]; };
   for (uint32_t m : members) {
@@ -170,24 +244,63 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
     while (!inside(lca, m)) lca = idom_[lca];  // climbs at most the tree's depth in all
   }
   if (mark_[lca] == member) return retained_bytes_[lca];
-  const uint32_t n = static_cast<uint32_t>(g.object_count());
-  std::vector<uint32_t> queue{lca};
-  mark_[lca] = visited;
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t v = queue[head];
-    if (v < n && g.holds_weakly(ObjectId(v))) continue;
+
+  std::vector<uint32_t> reached;  // C
+  const size_t budget = (end_[lca] - pre_[lca]) / 2;
+  auto follow = [&](uint32_t v) {
+    if (!g.retains_from(v)) return;
     for (ObjectId t : g.references(ObjectId(v))) {
       const uint32_t w = t.value();
-      if (mark_[w] == member || mark_[w] == visited || !inside(lca, w)) continue;
-      mark_[w] = visited;
-      queue.push_back(w);
+      if (mark_[w] == member || !inside(lca, w)) continue;
+      ++from_inside[w];
+      if (mark_[w] != closure) {
+        mark_[w] = closure;
+        reached.push_back(w);
+      }
+    }
+  };
+  for (size_t i = 0; i < members.size() && reached.size() <= budget; ++i) follow(members[i]);
+  for (size_t i = 0; i < reached.size() && reached.size() <= budget; ++i) follow(reached[i]);
+  uint64_t freed = 0;
+  if (reached.size() <= budget) {
+    std::vector<uint32_t> queue;
+    for (uint32_t v : reached)
+      if (in_degree[v] > from_inside[v]) {
+        mark_[v] = entered;
+        queue.push_back(v);
+      }
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t v = queue[head];
+      if (!g.retains_from(v)) continue;
+      for (ObjectId t : g.references(ObjectId(v)))
+        if (mark_[t.value()] == closure) {
+          mark_[t.value()] = entered;
+          queue.push_back(t.value());
+        }
+    }
+    for (uint32_t m : members) add_saturating(freed, g.memsize(ObjectId(m)));
+    for (uint32_t v : reached)
+      if (mark_[v] == closure) add_saturating(freed, g.memsize(ObjectId(v)));
+  } else {
+    const uint32_t n = static_cast<uint32_t>(g.object_count());
+    std::vector<uint32_t> queue{lca};
+    mark_[lca] = visited;
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t v = queue[head];
+      if (!g.retains_from(v)) continue;
+      for (ObjectId t : g.references(ObjectId(v))) {
+        const uint32_t w = t.value();
+        if (mark_[w] == member || mark_[w] == visited || !inside(lca, w)) continue;
+        mark_[w] = visited;
+        queue.push_back(w);
+      }
+    }
+    for (uint32_t pos = pre_[lca]; pos < end_[lca]; ++pos) {
+      const uint32_t v = order_[pos];
+      if (mark_[v] != visited && v < n) add_saturating(freed, g.memsize(ObjectId(v)));
     }
   }
-  uint64_t freed = 0;
-  for (uint32_t pos = pre_[lca]; pos < end_[lca]; ++pos) {
-    const uint32_t v = order_[pos];
-    if (mark_[v] != visited && v < n) add_saturating(freed, g.memsize(ObjectId(v)));
-  }
+  for (uint32_t v : reached) from_inside[v] = 0;
   return freed;
 }
 
@@ -213,9 +326,16 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g, const
   std::vector<uint32_t> members(begin.back()), fill(begin.begin(), begin.end() - 1);
   for (uint32_t o = 0; o < keys.size(); ++o)
     if (uint32_t s = slot_of(o); s != UINT32_MAX) members[fill[s]++] = o;
+  // References into each node from the nodes the roots reach, the roots' own included.
+  std::vector<uint32_t> in_degree(idom_.size(), 0), from_inside(idom_.size(), 0);
+  for (uint32_t v : order_)
+    if (g.retains_from(v))
+      for (ObjectId t : g.references(ObjectId(v)))
+        if (pre_[t.value()] != UINT32_MAX) ++in_degree[t.value()];
   std::vector<uint64_t> total(key_count, 0);
   for (size_t i = 0; i < wanted.size(); ++i)
-    total[wanted[i]] = retained_by_set(g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]));
+    total[wanted[i]] = retained_by_set(g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]),
+                                       in_degree, from_inside);
   return total;
 }
 

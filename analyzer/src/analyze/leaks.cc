@@ -24,32 +24,44 @@ std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table
 
 }  // namespace
 
-std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
-                                          const std::vector<bool>& in_set, uint64_t members) {
+std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g, const HeapDominators& dom,
+                                                        const std::vector<uint32_t>& group_of, size_t groups) {
+  std::vector<std::pair<ObjectId, uint64_t>> out(groups, {ObjectId::none(), 0});
+  const std::vector<HeapDominators::Majority> majority =
+      dom.majority_dominators(g, groups, [&](ObjectId o) { return group_of[o.value()]; });
+  std::vector<bool> by_references(groups, false);
+  for (uint32_t k = 0; k < groups; ++k) {
+    if (majority[k].node != g.virtual_root())
+      out[k] = {majority[k].node, majority[k].members};
+    else
+      by_references[k] = majority[k].members > 0;
+  }
+  // No single dominator: the object that references the most members (the first, in object
+  // order, of those that reference as many), every group in one pass over the references.
+  std::vector<uint64_t> refs_to(groups, 0);
+  std::vector<uint32_t> touched;
   const uint32_t n = static_cast<uint32_t>(g.object_count());
-  std::vector<uint64_t> weight(n + 1, 0);
-  for (uint32_t i = 0; i < n; ++i) weight[i] = in_set[i];
-  const std::vector<uint64_t> sums = dom.subtree_sums(std::move(weight));
-  ObjectId v = g.virtual_root();
-  for (;;) {
-    ObjectId best;
-    for (ObjectId c : dom.unordered_children(v))
-      if (!best.valid() || sums[c.value()] > sums[best.value()]) best = c;
-    if (!best.valid() || in_set[best.value()] || sums[best.value()] * 2 <= members) break;
-    v = best;
-  }
-  if (v != g.virtual_root()) return {v, sums[v.value()]};
-
-  // No single dominator: count the members each object references directly.
-  std::vector<uint32_t> refs_to_members(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    if (in_set[i] || !g.retains_from(i) || !dom.reachable(ObjectId(i))) continue;
-    for (ObjectId t : g.references(ObjectId(i)))
-      if (in_set[t.value()]) ++refs_to_members[i];
+    if (!g.retains_from(i) || !dom.reachable(ObjectId(i))) continue;
+    for (ObjectId t : g.references(ObjectId(i))) {
+      const uint32_t k = group_of[t.value()];
+      if (k == UINT32_MAX || k == group_of[i] || !by_references[k]) continue;
+      if (refs_to[k]++ == 0) touched.push_back(k);
+    }
+    for (uint32_t k : touched) {
+      if (refs_to[k] > out[k].second) out[k] = {ObjectId(i), refs_to[k]};
+      refs_to[k] = 0;
+    }
+    touched.clear();
   }
-  auto it = std::max_element(refs_to_members.begin(), refs_to_members.end());
-  if (it == refs_to_members.end() || *it == 0) return {ObjectId::none(), 0};
-  return {ObjectId(static_cast<uint32_t>(it - refs_to_members.begin())), *it};
+  return out;
+}
+
+std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom, const std::vector<bool>& in_set) {
+  std::vector<uint32_t> group_of(g.object_count(), UINT32_MAX);
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (in_set[i]) group_of[i] = 0;
+  return find_holders(g, dom, group_of, 1)[0];
 }
 
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
@@ -116,7 +128,24 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   });
   if (candidates.size() > options.top) candidates.resize(options.top);
 
+  // What each suspect needs, for all of them at once: the work is linear in the heap however
+  // many there are (--top 0), and each group's retained set is walked once.
+  std::vector<uint32_t> slot(table.size(), UINT32_MAX), wanted;
   for (const Candidate& c : candidates) {
+    slot[c.group] = static_cast<uint32_t>(wanted.size());
+    wanted.push_back(c.group);
+  }
+  std::vector<std::vector<ObjectId>> members(candidates.size());
+  for (uint32_t i = 0; i < n; ++i)
+    if (born_group[i] != GroupTable::kNoGroup && slot[born_group[i]] != UINT32_MAX)
+      members[slot[born_group[i]]].push_back(ObjectId(i));
+  const std::vector<uint64_t> retained =
+      wanted.empty() ? std::vector<uint64_t>()
+                     : dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted);
+  const std::vector<std::pair<ObjectId, uint64_t>> holders = find_holders(last, dom, born_group, table.size());
+
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
     LeakSuspect s;
     s.group = table.group(c.group);
     s.count = born_count[c.group];
@@ -124,17 +153,10 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     for (const auto& per_dump : counts) s.growth.push_back(per_dump[c.group]);
     s.growing = c.growing;
     s.steady = c.steady;
-    std::vector<bool> in_set(n, false);
-    for (uint32_t i = 0; i < n; ++i)
-      if (born_group[i] == c.group) {
-        in_set[i] = true;
-        s.members.push_back(ObjectId(i));
-      }
+    s.members = std::move(members[i]);
     s.example = s.members.front();
-    const uint32_t wanted[] = {c.group};
-    s.retained_bytes =
-        dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted)[c.group];
-    std::tie(s.holder, s.holder_share) = find_holder(last, dom, in_set, s.count);
+    s.retained_bytes = retained[c.group];
+    std::tie(s.holder, s.holder_share) = holders[c.group];
     report.suspects.push_back(std::move(s));
   }
   return report;
