@@ -56,7 +56,7 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
             : s.growing ? " (grows, though not between every two dumps)"
                         : " (grew, then stopped: a warm-up?)") +
            "\n";
-      t += "   " + counted(s.count, "object", "objects") + " born after the first dump, still alive: " + format_bytes(s.bytes) +
+      t += "   " + format_count(s.count) + " born after the first dump, still alive: " + format_bytes(s.bytes) +
            ", retaining " + format_bytes(s.retained_bytes) + "\n";
     } else {
       t += "   " + (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") + ": " +

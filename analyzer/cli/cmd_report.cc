@@ -87,7 +87,7 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
                                : s.growing ? " (grows)"
                                            : " (grew, then stopped)"));
       section.facts.push_back(
-          counted(s.count, "object", "objects") + " born after the first dump and still alive: " +
+          format_count(s.count) + " born after the first dump and still alive: " +
           format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
     } else {
       section.facts.push_back((s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") +
