@@ -101,9 +101,14 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
   if (r.dangling_classes)
     w.push_back(p + ": " + counted(r.dangling_classes, "object", "objects") +
                 " whose class is not in the dump (shown as \"(unknown class 0x...)\")");
-  if (r.roots == 0)
-    w.push_back(p + ": no GC roots (ROOT records) in the dump: nothing is reachable, so every object counts as "
-                    "unreachable garbage and retains nothing");
+  // Without a root edge nothing is reachable, whether ROOT records are missing or point
+  // nowhere (a dump cut short, say): every object would read as garbage without a word.
+  if (d.graph.roots().empty())
+    w.push_back(p +
+                (r.roots == 0 ? ": no GC roots (ROOT records) in the dump"
+                              : ": no GC root (ROOT record) references an object of the dump") +
+                ": nothing is reachable, so every object counts as unreachable garbage and retains "
+                "nothing");
   if (r.duplicate_addresses)
     w.push_back(p + ": " + counted(r.duplicate_addresses, "record repeats", "records repeat") +
                 " an address seen before (references go to the first)");
