@@ -139,7 +139,8 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
 
   const ShortestPathTree tree = ShortestPathTree::compute(g);
   const MergedPaths merged = merge_paths(g, tree, instances, max_depth);
-  text = name_text(target.label) + ": " + format_count(instances.size()) + " instances, " + format_bytes(bytes) +
+  text = name_text(target.label) + ": " + counted(instances.size(), "instance", "instances") +
+         ", " + format_bytes(bytes) +
          "\nshortest paths from the GC roots, merged by shape (count, bytes, an example):\n";
   const size_t shown = std::min(merged.groups.size(), max_paths);
   std::vector<RetentionPath> examples;

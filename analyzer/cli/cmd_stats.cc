@@ -34,7 +34,8 @@ std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t t
   }
   out += classes.render();
   if (top < stats.by_class.size())
-    out += "(" + format_count(stats.by_class.size() - top) + " more classes; --top 0 lists all)\n";
+    out += "(" + counted(stats.by_class.size() - top, "more class", "more classes") +
+           "; --top 0 lists all)\n";
   return out;
 }
 

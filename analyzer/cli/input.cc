@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "cli/output.h"
 #include "cli/terminal_text.h"
 #include "heapq/store.h"
 
@@ -82,28 +83,35 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
   std::vector<std::string> w;
   const std::string& p = d.path;
   if (r.bad_lines)
-    w.push_back(p + ": " + std::to_string(r.bad_lines) + " bad line(s) skipped" + first_lines(r.first_bad_lines));
+    w.push_back(p + ": " + counted(r.bad_lines, "bad line", "bad lines") + " skipped" +
+                first_lines(r.first_bad_lines));
   if (r.repaired_strings)
-    w.push_back(p + ": " + std::to_string(r.repaired_strings) +
-                " string(s) with bytes that are not UTF-8 kept with U+FFFD in their place" +
+    w.push_back(p + ": " + counted(r.repaired_strings, "string", "strings") +
+                " with bytes that are not UTF-8 kept with U+FFFD in their place" +
                 first_lines(r.first_repaired_strings));
   if (!r.damage.empty()) w.push_back(p + ": " + r.damage + "; read what came before it");
   if (r.missing_end) w.push_back(p + ": the memprof dump has no END record: it is truncated");
   if (r.end_records >= 0 && static_cast<uint64_t>(r.end_records) + 1 != r.lines)
-    w.push_back(p + ": the END record announces " + std::to_string(r.end_records) + " records but " +
-                std::to_string(r.lines - 1) + " lines precede it");
+    w.push_back(p + ": the END record announces " +
+                counted(static_cast<uint64_t>(r.end_records), "record", "records") + " but " +
+                counted(r.lines - 1, "line precedes", "lines precede") + " it");
   if (r.dangling_references)
-    w.push_back(p + ": " + std::to_string(r.dangling_references) +
-                " reference(s) to addresses that are not in the dump ignored");
+    w.push_back(p + ": " + counted(r.dangling_references, "reference", "references") +
+                " to addresses that are not in the dump ignored");
   if (r.dangling_classes)
-    w.push_back(p + ": " + std::to_string(r.dangling_classes) +
-                " object(s) whose class is not in the dump (shown as \"(unknown class 0x...)\")");
-  if (r.roots == 0)
-    w.push_back(p + ": no GC roots (ROOT records) in the dump: nothing is reachable, so every object counts as "
-                    "unreachable garbage and retains nothing");
+    w.push_back(p + ": " + counted(r.dangling_classes, "object", "objects") +
+                " whose class is not in the dump (shown as \"(unknown class 0x...)\")");
+  // Without a root edge nothing is reachable, whether ROOT records are missing or point
+  // nowhere (a dump cut short, say): every object would read as garbage without a word.
+  if (d.graph.roots().empty())
+    w.push_back(p +
+                (r.roots == 0 ? ": no GC roots (ROOT records) in the dump"
+                              : ": no GC root (ROOT record) references an object of the dump") +
+                ": nothing is reachable, so every object counts as unreachable garbage and retains "
+                "nothing");
   if (r.duplicate_addresses)
-    w.push_back(p + ": " + std::to_string(r.duplicate_addresses) +
-                " record(s) repeat an address seen before (references go to the first)");
+    w.push_back(p + ": " + counted(r.duplicate_addresses, "record repeats", "records repeat") +
+                " an address seen before (references go to the first)");
   return w;
 }
 
@@ -183,7 +191,8 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
       why = "at " + b.time.substr(0, 40) + ", the other at " + a.time.substr(0, 40);
     else if ((!ta || !tb || *ta == *tb) && a.pid != 0 && a.pid == b.pid && a.gc_count >= 0 && b.gc_count >= 0 &&
              b.gc_count < a.gc_count)
-      why = "after " + std::to_string(b.gc_count) + " GC runs, the other after " + std::to_string(a.gc_count);
+      why = "after " + counted(static_cast<uint64_t>(b.gc_count), "GC run", "GC runs") +
+            ", the other after " + format_count(static_cast<uint64_t>(a.gc_count));
     if (!why.empty())
       return usage_error(last.name + " was dumped before " + dumps[j]->name + " (" + why +
                          "), yet given after it: give the dumps oldest first" + kHint);

@@ -1,5 +1,6 @@
-// Dump strings in the command line's output: text shows them escaped (a newline in a file name
-// or a root category stays on its line), JSON gives them back exactly as the dump has them.
+// Dump strings in the command line's output: text and sql's CSV show them escaped (a newline in
+// a file name or a root category stays on its line), JSON gives them back exactly as the dump
+// has them.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -86,6 +87,20 @@ TEST_F(CliEscaping, GroupedReferrersInJsonAreExact) {
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("  Evil\\e[31mAAA"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find(std::string(150, 'A')), std::string::npos) << text.out;  // cut for text
+}
+
+// sql --format csv is data, yet read on terminals: a class name's ESC sequence and a file
+// name's newline come out escaped as in text, never raw.
+TEST_F(CliEscaping, SqlCsvEscapesDumpStrings) {
+  const std::string store = (dir_ / "newlines.db").string();
+  ASSERT_EQ(run_cli({"--quiet", "load", "-o", store, dump_}).status, 0);
+  auto csv = run_cli(
+      {"--format", "csv", "sql", store,
+       "SELECT s.value AS name, count(*) AS n FROM strings s "
+       "WHERE s.value LIKE 'Evil%' OR s.value LIKE 'a%b.rb' GROUP BY s.value ORDER BY name"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.find('\x1b'), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out, "name,n\r\nEvil\\e[31m" + std::string(150, 'A') + ",1\r\na\\nb.rb,1\r\n");
 }
 
 }  // namespace
