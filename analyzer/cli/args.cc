@@ -47,8 +47,8 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const
     auto [it, added] = out.values_.try_emplace(name, value);
     if (!added && !spec->value_name.empty()) {
       const std::string dashes = name.size() == 1 ? "-" : "--";
-      return usage_error("option " + dashes + name + " is given twice (\"" + it->second + "\" and \"" + value +
-                         "\"): give it once");
+      return usage_error("option " + dashes + name + " is given twice (\"" + it->second +
+                         "\" and \"" + value + "\"): give it once");
     }
   }
   return out;

@@ -112,7 +112,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!before) return report_error(before.error());
   auto after = load_input(paths->back(), global, Needs::kObjectsOnly);
   if (!after) return report_error(after.error());
-  if (Status s = check_one_process({&*before, &*after}, args.has("as-given")); !s) return report_error(s.error());
+  if (Status s = check_one_process({&*before, &*after}, args.has("as-given")); !s)
+    return report_error(s.error());
   const DumpDiff diff(before->graph, after->graph);
 
   if (global.format == OutputFormat::kJson) {
@@ -136,9 +137,12 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   }
 
   const std::vector<DiffRow> rows = diff.by(*by);
-  std::string text = before->path + " -> " + after->path + ":\n" + counted(after->graph.object_count(), "object", "objects") + " (" + signed_count(static_cast<int64_t>(after->graph.object_count() -
-                                                                        before->graph.object_count())) +
-                     "), " + format_count(diff.born()) + " born, " + format_count(diff.freed()) + " freed\n";
+  std::string text =
+      before->path + " -> " + after->path + ":\n" +
+      counted(after->graph.object_count(), "object", "objects") + " (" +
+      signed_count(
+          static_cast<int64_t>(after->graph.object_count() - before->graph.object_count())) +
+      "), " + format_count(diff.born()) + " born, " + format_count(diff.freed()) + " freed\n";
   if (diff.match() == MatchMethod::kAddress)
     text += "(no allocation tracing: objects matched by address and class; a reused address\n"
             "passes for the old object)\n";

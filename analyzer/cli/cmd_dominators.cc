@@ -44,18 +44,21 @@ std::vector<ObjectId> top_objects(const HeapGraph& g, const HeapDominators& dom,
 
 std::string object_line(const Analysis& a, ObjectId o) {
   std::string line = format_bytes(a.dom.retained_bytes(o)) + " in " +
-                     counted(a.dom.retained_count(o), "object", "objects") + ": " + describe_text(a.g, o) + " " + hex_address(a.g.address(o));
+                     counted(a.dom.retained_count(o), "object", "objects") + ": " +
+                     describe_text(a.g, o) + " " + hex_address(a.g.address(o));
   if (std::string site = site_name_text(a.g, o); !site.empty()) line += " (" + site + ")";
   return line;
 }
 
 std::string render_text(const LoadedDump& dump, const Analysis& a, const std::vector<ObjectId>& top) {
   const HeapGraph& g = a.g;
-  std::string out = dump.name + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) + " in " +
-                    counted(a.dom.retained_count(g.virtual_root()) - 1, "object", "objects") + " reachable from the roots";
+  std::string out = dump.name + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) +
+                    " in " +
+                    counted(a.dom.retained_count(g.virtual_root()) - 1, "object", "objects") +
+                    " reachable from the roots";
   if (a.dom.unreachable_count())
-    out += "; " + counted(a.dom.unreachable_count(), "unreachable object", "unreachable objects") + " (" +
-           format_bytes(a.dom.unreachable_bytes()) + ", garbage not yet swept) left out";
+    out += "; " + counted(a.dom.unreachable_count(), "unreachable object", "unreachable objects") +
+           " (" + format_bytes(a.dom.unreachable_bytes()) + ", garbage not yet swept) left out";
   out += "\n\n";
   for (size_t i = 0; i < top.size(); ++i) {
     out += std::to_string(i + 1) + ". " + object_line(a, top[i]) + "\n";

@@ -78,8 +78,11 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       t += "   " + path_text(g, path) + "\n";
     } else if (s.holder.valid()) {
       t += "   held by " + describe_text(g, s.holder) + " " + hex_address(g.address(s.holder)) +
-           (edge.empty() || s.holder == path.steps.front().object ? "" : " (" + name_text(edge) + ")") + ", which " +
-           (s.holder_share == s.count ? "holds all of them\n" : "holds " + format_count(s.holder_share) + " of them\n");
+           (edge.empty() || s.holder == path.steps.front().object ? ""
+                                                                  : " (" + name_text(edge) + ")") +
+           ", which " +
+           (s.holder_share == s.count ? "holds all of them\n"
+                                      : "holds " + format_count(s.holder_share) + " of them\n");
       t += "   " + path_text(g, path) + "\n";
     } else {
       t += "   no single object holds most of them\n";
@@ -188,10 +191,11 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     w.Uint64(report.born);
     json_key(w, "groups_growing");
     w.Uint64(report.groups_growing);
-    out.text = format_count(dumps.size()) + " dumps, " + dumps.front().path + " to " + dumps.back().path + ":\n" +
-               counted(report.born, "object", "objects") + " of the last " + (report.born == 1 ? "was" : "were") +
-               " born after the first; " + counted(report.groups_growing, "group", "groups") +
-               "\n(class, allocation site) " + (report.groups_growing == 1 ? "is" : "are") + " growing.\n";
+    out.text = format_count(dumps.size()) + " dumps, " + dumps.front().path + " to " +
+               dumps.back().path + ":\n" + counted(report.born, "object", "objects") +
+               " of the last " + (report.born == 1 ? "was" : "were") + " born after the first; " +
+               counted(report.groups_growing, "group", "groups") + "\n(class, allocation site) " +
+               (report.groups_growing == 1 ? "is" : "are") + " growing.\n";
     switch (report.match) {
       case MatchMethod::kSeq: break;
       case MatchMethod::kGeneration:

@@ -123,7 +123,9 @@ std::string render(const std::string& store, const std::vector<Loaded>& loaded,
     std::string out;
     for (const Loaded& l : loaded)
       out += dump_line(store, "#" + std::to_string(l.id), l.path,
-                       ", " + counted(l.objects, "object", "objects") + ", " + counted(l.edges, "reference", "references")) + "\n";
+                       ", " + counted(l.objects, "object", "objects") + ", " +
+                           counted(l.edges, "reference", "references")) +
+             "\n";
     return out + store + ": " + format_bytes(size) + "\n";
   }
   rapidjson::StringBuffer buffer;

@@ -90,9 +90,9 @@ std::vector<viz::SuspectSection> suspect_sections(const HeapGraph& g, const Heap
           format_count(s.count) + " born after the first dump and still alive: " +
           format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
     } else {
-      section.facts.push_back((s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") +
-                              ": " + format_bytes(s.bytes) +
-                              ", retaining " + format_bytes(s.retained_bytes));
+      section.facts.push_back(
+          (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") +
+          ": " + format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
     }
     viz::Picture picture =
         shapes_picture(g, tree, dom, s.members, section.heading + ", in the last dump", s.holder,
@@ -162,8 +162,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   r.summary.push_back(
       {"objects", format_count(stats.objects) + " (" + format_bytes(stats.bytes) + ")"});
   r.summary.push_back({"reachable from the GC roots",
-                       counted(dom.retained_count(g.virtual_root()) - 1, "object", "objects") + ", " +
-                           format_bytes(dom.retained_bytes(g.virtual_root()))});
+                       counted(dom.retained_count(g.virtual_root()) - 1, "object", "objects") +
+                           ", " + format_bytes(dom.retained_bytes(g.virtual_root()))});
   if (dom.unreachable_count())
     r.summary.push_back({"unreachable (garbage not yet swept)",
                          counted(dom.unreachable_count(), "object", "objects") + ", " +
@@ -175,9 +175,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (several) {
     r.summary.push_back({"objects matched across dumps by", match_method_name(leaks.match)});
     r.suspects_note =
-        counted(leaks.born, "object", "objects") + " of the last dump " + (leaks.born == 1 ? "was" : "were") +
-        " born after the first; " + counted(leaks.groups_growing, "group", "groups") +
-        " (class, allocation site) " + (leaks.groups_growing == 1 ? "is" : "are") + " growing. " +
+        counted(leaks.born, "object", "objects") + " of the last dump " +
+        (leaks.born == 1 ? "was" : "were") + " born after the first; " +
+        counted(leaks.groups_growing, "group", "groups") + " (class, allocation site) " +
+        (leaks.groups_growing == 1 ? "is" : "are") + " growing. " +
         (leaks.suspects.empty()
              ? "No group gained enough to be a suspect."
              : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");

@@ -172,7 +172,8 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
   }
   w.EndArray();
   if (merged.groups.size() > shown)
-    text += "(" + counted(merged.groups.size() - shown, "more shape", "more shapes") + "; --paths N shows more)\n";
+    text += "(" + counted(merged.groups.size() - shown, "more shape", "more shapes") +
+            "; --paths N shows more)\n";
   json_key(w, "unreachable");
   w.Uint64(merged.unreachable);
   if (merged.unreachable)

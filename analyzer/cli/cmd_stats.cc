@@ -17,7 +17,8 @@ constexpr OptionSpec kOptions[] = {
 
 std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t top) {
   std::string out = dump.name + ": " + counted(stats.objects, "object", "objects") + ", " +
-                    format_bytes(stats.bytes) + " (" + counted(stats.bytes, "byte", "bytes") + ")\n\n";
+                    format_bytes(stats.bytes) + " (" + counted(stats.bytes, "byte", "bytes") +
+                    ")\n\n";
   TextTable types({"type", "count", "bytes"}, {false, true, true});
   for (const TypeTotals& t : stats.by_type)
     types.add({std::string(object_type_name(t.type)), format_count(t.count), format_bytes(t.bytes)});

@@ -147,9 +147,10 @@ std::optional<int64_t> epoch_seconds(std::string_view t) {
     if (ec != std::errc() || end != t.data() + at + digits) return std::nullopt;
     return v;
   };
-  auto y = field(0, 4), mo = field(5, 2), d = field(8, 2), h = field(11, 2), mi = field(14, 2), sec = field(17, 2);
-  if (!y || !mo || !d || !h || !mi || !sec || t[4] != '-' || t[7] != '-' || (t[10] != 'T' && t[10] != ' ') ||
-      t[13] != ':' || t[16] != ':')
+  auto y = field(0, 4), mo = field(5, 2), d = field(8, 2), h = field(11, 2), mi = field(14, 2),
+       sec = field(17, 2);
+  if (!y || !mo || !d || !h || !mi || !sec || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':')
     return std::nullopt;
   const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(unsigned(*mo)),
                                          std::chrono::day(unsigned(*d))};
@@ -179,18 +180,20 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
   for (size_t j = 0; j + 1 < dumps.size(); ++j) {
     const DumpOrigin& a = dumps[j]->report.origin;
     if (a.pid != 0 && b.pid != 0 && a.pid != b.pid)
-      return usage_error(dumps[j]->name + " is a dump of process " + std::to_string(a.pid) + ", " + last.name +
-                         " of process " + std::to_string(b.pid) +
-                         ": objects of different processes never match, so every one would count as born or "
-                         "freed; give dumps of one process" + kHint);
+      return usage_error(
+          dumps[j]->name + " is a dump of process " + std::to_string(a.pid) + ", " + last.name +
+          " of process " + std::to_string(b.pid) +
+          ": objects of different processes never match, so every one would count as born or "
+          "freed; give dumps of one process" +
+          kHint);
     // Oldest first: by time, else by GC count. Every earlier dump, not only the one before: a
     // dump that says nothing may stand between two that do.
     const std::optional<int64_t> ta = epoch_seconds(a.time);
     std::string why;
     if (ta && tb && *tb < *ta)
       why = "at " + b.time.substr(0, 40) + ", the other at " + a.time.substr(0, 40);
-    else if ((!ta || !tb || *ta == *tb) && a.pid != 0 && a.pid == b.pid && a.gc_count >= 0 && b.gc_count >= 0 &&
-             b.gc_count < a.gc_count)
+    else if ((!ta || !tb || *ta == *tb) && a.pid != 0 && a.pid == b.pid && a.gc_count >= 0 &&
+             b.gc_count >= 0 && b.gc_count < a.gc_count)
       why = "after " + counted(static_cast<uint64_t>(b.gc_count), "GC run", "GC runs") +
             ", the other after " + format_count(static_cast<uint64_t>(a.gc_count));
     if (!why.empty())

@@ -45,8 +45,8 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
 Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given);
 
 // The option that lets dumps of several processes, or out of time order, be compared.
-inline constexpr OptionSpec kAsGivenOption = {"as-given", "",
-                                              "compare the dumps as given, even of different processes or out of time order"};
+inline constexpr OptionSpec kAsGivenOption = {
+    "as-given", "", "compare the dumps as given, even of different processes or out of time order"};
 
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);

@@ -26,7 +26,8 @@ std::string describe_text(const HeapGraph& g, ObjectId o) {
 std::string path_text(const HeapGraph& g, const RetentionPath& path) {
   std::string out = "ROOT(" + name_text(g.string(path.root)) + ")";
   for (size_t i = 0; i < path.steps.size(); ++i) {
-    if (path.elided && i == path.elided_after) out += " -> ... (" + counted(path.elided, "step", "steps") + ") ...";
+    if (path.elided && i == path.elided_after)
+      out += " -> ... (" + counted(path.elided, "step", "steps") + ") ...";
     out += " -> " + describe_text(g, path.steps[i].object);
     if (i + 1 < path.steps.size()) {
       std::string_view edge = g.string(path.steps[i + 1].edge);

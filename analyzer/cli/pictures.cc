@@ -33,9 +33,13 @@ size_t add_box(viz::Picture& p, BoxKind kind, std::string title,
 }
 
 // "+ N more WHAT", WHAT one or many as N says.
-Box more_box(uint64_t hidden, std::string_view one, std::string_view many, uint64_t targets, uint64_t bytes) {
-  Box box{BoxKind::kMore, "+ " + counted(hidden, "more " + std::string(one), "more " + std::string(many)), {}};
-  if (targets) box.lines.push_back(counted(targets, "target", "targets") + ", " + format_bytes(bytes));
+Box more_box(uint64_t hidden, std::string_view one, std::string_view many, uint64_t targets,
+             uint64_t bytes) {
+  Box box{BoxKind::kMore,
+          "+ " + counted(hidden, "more " + std::string(one), "more " + std::string(many)),
+          {}};
+  if (targets)
+    box.lines.push_back(counted(targets, "target", "targets") + ", " + format_bytes(bytes));
   return box;
 }
 
@@ -78,8 +82,8 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
   viz::Picture p;
   uint64_t bytes = 0;
   for (ObjectId t : targets) bytes += g.memsize(t);
-  p.caption = what + ": " + counted(targets.size(), "object", "objects") + ", " + format_bytes(bytes) +
-              "; shortest paths from the GC roots merged by shape";
+  p.caption = what + ": " + counted(targets.size(), "object", "objects") + ", " +
+              format_bytes(bytes) + "; shortest paths from the GC roots merged by shape";
   if (merged.unreachable)
     p.caption += " (" + format_count(merged.unreachable) + " unreachable, not drawn)";
   const size_t roots = add_box(p, BoxKind::kRoots, "GC roots");
@@ -115,7 +119,8 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
     const BoxKind kind = holds ? BoxKind::kHolder : s.count ? BoxKind::kTarget : BoxKind::kObject;
     std::vector<std::string> lines;
     if (s.count)
-      lines.push_back(counted(s.count, "target ends", "targets end") + " here, " + format_bytes(s.bytes));
+      lines.push_back(counted(s.count, "target ends", "targets end") + " here, " +
+                      format_bytes(s.bytes));
     const bool many = s.count > 1;
     for (std::string& l : object_lines(g, dom, s.example, many)) lines.push_back(std::move(l));
     // The holder dominates most of the targets: freeing it would free them.
@@ -141,8 +146,7 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
       if (box_of[c] == SIZE_MAX)
         ++hidden, count += merged.nodes[c].total_count, hidden_bytes += merged.nodes[c].total_bytes;
     if (!hidden) continue;
-    p.boxes.push_back(
-        more_box(hidden, "path shape", "path shapes", count, hidden_bytes));
+    p.boxes.push_back(more_box(hidden, "path shape", "path shapes", count, hidden_bytes));
     p.arrows.push_back(Arrow{box_of[parent], p.boxes.size() - 1, ""});
   }
   return p;
@@ -185,8 +189,8 @@ viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, Objec
       arrow(from, to, std::string(g.string(i == 0 ? path.root : step.edge)));
       from = to;
       if (path.elided && i + 1 == path.elided_after) {
-        const size_t gap =
-            add_box(p, BoxKind::kMore, "\u2026 " + counted(path.elided, "step", "steps") + " \u2026");
+        const size_t gap = add_box(p, BoxKind::kMore,
+                                   "\u2026 " + counted(path.elided, "step", "steps") + " \u2026");
         arrow(from, gap, "");
         from = gap;
       }

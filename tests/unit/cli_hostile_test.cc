@@ -60,7 +60,8 @@ TEST_F(CliHostile, DeepDominatorTreesPrintInLinearSpace) {
   auto text = run_cli({"--quiet", "dominators", "--depth", "100000", chain});
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_LT(text.out.size(), size_t(kDepth) * 120);
-  EXPECT_NE(text.out.find("[20000] 40 B in 1 object: "), std::string::npos) << text.out.substr(text.out.size() - 300);
+  EXPECT_NE(text.out.find("[20000] 40 B in 1 object: "), std::string::npos)
+      << text.out.substr(text.out.size() - 300);
   auto json = run_cli({"--quiet", "--format", "json", "dominators", "--depth", "100000", chain});
   ASSERT_EQ(json.status, 0) << json.err;
   EXPECT_LT(json.out.size(), size_t(kDepth) * 250);

@@ -226,15 +226,20 @@ TEST_F(Cli, DumpsOverTimeAreOrderedByTheInstantTheirMetaNames) {
     return path;
   };
   const std::string head = R"({"type":"META", "format":"objectspace-like", "pid":7, )";
-  const std::string early = dump("early.json", head + R"("time":"2026-01-01T10:00:00+02:00", "gc_count":9})");
-  const std::string late = dump("late.json", head + R"("time":"2026-01-01T09:30:00Z", "gc_count":3})");
+  const std::string early =
+      dump("early.json", head + R"("time":"2026-01-01T10:00:00+02:00", "gc_count":9})");
+  const std::string late =
+      dump("late.json", head + R"("time":"2026-01-01T09:30:00Z", "gc_count":3})");
   const std::string silent = dump("silent.json", R"({"type":"META", "format":"objectspace-like"})");
-  const std::string other = dump("other.json", R"({"type":"META", "pid":8, "time":"2027-01-01T00:00:00+00:00"})");
+  const std::string other =
+      dump("other.json", R"({"type":"META", "pid":8, "time":"2027-01-01T00:00:00+00:00"})");
   EXPECT_EQ(run({"diff", early, late}), 0) << err_;
   EXPECT_EQ(run({"diff", late, early}), 1);
   EXPECT_NE(err_.find("early.json was dumped before"), std::string::npos) << err_;
-  EXPECT_NE(err_.find("late.json (at 2026-01-01T10:00:00+02:00, the other at 2026-01-01T09:30:00Z)"),
-            std::string::npos) << err_;
+  EXPECT_NE(
+      err_.find("late.json (at 2026-01-01T10:00:00+02:00, the other at 2026-01-01T09:30:00Z)"),
+      std::string::npos)
+      << err_;
   EXPECT_EQ(run({"diff", late, silent}), 0) << err_;
   EXPECT_EQ(run({"leaks", silent, late, early}), 1) << "the dumps that say are out of order";
   EXPECT_EQ(run({"leaks", late, silent, early}), 1) << "a dump that does not say hides nothing";
@@ -248,25 +253,32 @@ TEST_F(Cli, CountsOfOneAreSingular) {
   using testing::record;
   using testing::root;
   const std::string classes =
-      R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})" "\n"
-      R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})" "\n";
+      R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})"
+      "\n"
+      R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})"
+      "\n";
   auto write = [&](const char* name, const std::string& text) {
     const std::string path = (dir_ / name).string();
     std::ofstream(path) << text;
     return path;
   };
-  const std::string before = write("before.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {}, 40) +
+  const std::string before = write("before.json", classes + root("vm", {0x200, 0x300}) +
+                                                      record(0x200, "HASH", 0x20, {}, 40) +
                                                       record(0x300, "HASH", 0x20, {}, 40));
   // One Item born, then two, each in a Hash of its own: no holder holds more than one.
-  const std::string one = write("one.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {0x400}, 40) +
-                                                record(0x300, "HASH", 0x20, {}, 40) + record(0x400, "OBJECT", 0x30, {}, 40));
+  const std::string one = write(
+      "one.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {0x400}, 40) +
+                      record(0x300, "HASH", 0x20, {}, 40) + record(0x400, "OBJECT", 0x30, {}, 40));
   const std::string two =
-      write("two.json", classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {0x400}, 40) +
-                            record(0x300, "HASH", 0x20, {0x500}, 40) + record(0x400, "OBJECT", 0x30, {}, 40) +
-                            record(0x500, "OBJECT", 0x30, {}, 40));
+      write("two.json",
+            classes + root("vm", {0x200, 0x300}) + record(0x200, "HASH", 0x20, {0x400}, 40) +
+                record(0x300, "HASH", 0x20, {0x500}, 40) + record(0x400, "OBJECT", 0x30, {}, 40) +
+                record(0x500, "OBJECT", 0x30, {}, 40));
   ASSERT_EQ(run({"--quiet", "leaks", "--min-growth", "1", before, one}), 0) << err_;
-  EXPECT_NE(out_.find("1 object of the last was born after the first; 1 group\n(class, allocation site) is growing."),
-            std::string::npos) << out_;
+  EXPECT_NE(out_.find("1 object of the last was born after the first; 1 group\n(class, allocation "
+                      "site) is growing."),
+            std::string::npos)
+      << out_;
   EXPECT_NE(out_.find("\n   1 born after the first dump, still alive"), std::string::npos) << out_;
   ASSERT_EQ(run({"--quiet", "leaks", "--min-growth", "1", before, two}), 0) << err_;
   EXPECT_NE(out_.find("which holds 1 of them\n"), std::string::npos) << out_;
@@ -280,7 +292,8 @@ TEST_F(Cli, CountsOfOneAreSingular) {
   ASSERT_EQ(run({"--quiet", "report", "-o", html, "--as-given", before, one}), 0) << err_;
   std::stringstream page;
   page << std::ifstream(html).rdbuf();
-  EXPECT_NE(page.str().find("1 object of the last dump was born after the first; "), std::string::npos);
+  EXPECT_NE(page.str().find("1 object of the last dump was born after the first; "),
+            std::string::npos);
   for (const char* wrong : {"1 objects", "1 groups", "1 targets", "of of"})
     EXPECT_EQ(page.str().find(wrong), std::string::npos) << wrong;
 }
@@ -290,7 +303,8 @@ TEST_F(Cli, CsvEscapesControlCharacters) {
   const std::string store = (dir_ / "small.db").string();
   ASSERT_EQ(run({"--quiet", "load", dump_, "-o", store}), 0) << err_;
   ASSERT_EQ(run({"--format", "csv", "sql", store,
-                 "SELECT char(27) || '[2J' AS clear, 'a' || char(10) || 'b,c' AS lines, '\"q\"' AS quote"}),
+                 "SELECT char(27) || '[2J' AS clear, 'a' || char(10) || 'b,c' AS lines, '\"q\"' AS "
+                 "quote"}),
             0)
       << err_;
   EXPECT_EQ(out_, "clear,lines,quote\r\n\\e[2J,\"a\\nb,c\",\"\"\"q\"\"\"\r\n");
@@ -299,8 +313,12 @@ TEST_F(Cli, CsvEscapesControlCharacters) {
 TEST_F(Cli, SmallOnesOfUse) {
   // An option with a value, given twice: which one was meant is not guessed.
   EXPECT_EQ(run({"stats", "--top", "1", "--top", "2", dump_}), 1);
-  EXPECT_NE(err_.find("option --top is given twice (\"1\" and \"2\"): give it once"), std::string::npos) << err_;
-  EXPECT_EQ(run({"viz", "-o", (dir_ / "a.svg").string(), "-o=" + (dir_ / "b.svg").string(), dump_, "Foo"}), 1);
+  EXPECT_NE(err_.find("option --top is given twice (\"1\" and \"2\"): give it once"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(run({"viz", "-o", (dir_ / "a.svg").string(), "-o=" + (dir_ / "b.svg").string(), dump_,
+                 "Foo"}),
+            1);
   EXPECT_NE(err_.find("option -o is given twice"), std::string::npos) << err_;
   EXPECT_EQ(run({"--quiet", "stats", "--quiet", dump_}), 0) << "a flag twice is the flag: " << err_;
 
@@ -314,7 +332,8 @@ TEST_F(Cli, SmallOnesOfUse) {
                                   << text.substr(text.find('\n') + 1);
   }
   ASSERT_EQ(run({"stats", rootless}), 0) << err_;
-  EXPECT_NE(err_.find("rootless.json: no GC roots (ROOT records) in the dump"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("rootless.json: no GC roots (ROOT records) in the dump"), std::string::npos)
+      << err_;
   // ROOT records that lead out of the dump leave nothing reachable either.
   ASSERT_EQ(run({"stats", dangling_roots}), 0) << err_;
   EXPECT_NE(
@@ -341,7 +360,8 @@ TEST_F(Cli, SmallOnesOfUse) {
   EXPECT_NE(page.str().find("install graphviz (apt-get install graphviz))"), std::string::npos);
   EXPECT_EQ(page.str().find("--format dot"), std::string::npos);
   EXPECT_EQ(viz, 3);
-  EXPECT_NE(viz_err.find("install graphviz (apt-get install graphviz), or use --format dot"), std::string::npos)
+  EXPECT_NE(viz_err.find("install graphviz (apt-get install graphviz), or use --format dot"),
+            std::string::npos)
       << viz_err;
 }
 

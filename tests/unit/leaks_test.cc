@@ -90,7 +90,8 @@ TEST(DumpMatch, WithoutTracingByAddressAndClass) {
 // Memprof.stop; Memprof.start between two dumps: the objects of the first lose their seq in the
 // second, and are still the same objects (matched by address, type and class).
 TEST(DumpMatch, TrackingRestartedBetweenDumpsKeepsTheFirstDumpsObjects) {
-  const std::string meta = R"({"type":"META", "format":"memprof", "version":1})" "\n";
+  const std::string meta = R"({"type":"META", "format":"memprof", "version":1})"
+                           "\n";
   std::string before = meta + kClasses, after = meta + kClasses;
   std::vector<uint64_t> first, second;
   for (int i = 0; i < 100; ++i) {
@@ -130,13 +131,18 @@ TEST(DumpMatch, TrackingRestartedBetweenDumpsKeepsTheFirstDumpsObjects) {
 // An anonymous class assigned to a constant between two dumps is the same class: its kept
 // instances are kept, under the name it has now, and the rows add up to the header.
 TEST(Diff, AClassNamedBetweenDumpsIsOneClass) {
-  const std::string anonymous = R"({"address":"0x70", "type":"CLASS", "references":[], "memsize":0})" "\n";
-  const std::string named = R"({"address":"0x70", "type":"CLASS", "name":"Widget", "references":[], "memsize":0})" "\n";
+  const std::string anonymous =
+      R"({"address":"0x70", "type":"CLASS", "references":[], "memsize":0})"
+      "\n";
+  const std::string named =
+      R"({"address":"0x70", "type":"CLASS", "name":"Widget", "references":[], "memsize":0})"
+      "\n";
   std::string kept;
   for (uint64_t a : {0x1000, 0x1028, 0x1050}) kept += record(a, "OBJECT", 0x70, {}, 40);
   HeapGraph before = load(kClasses + anonymous + root("vm", {0x1000, 0x1028, 0x1050}) + kept);
-  HeapGraph after = load(kClasses + named + root("vm", {0x1000, 0x1028, 0x1050, 0x2000, 0x2028}) + kept +
-                         record(0x2000, "OBJECT", 0x70, {}, 40) + record(0x2028, "OBJECT", 0x70, {}, 40));
+  HeapGraph after =
+      load(kClasses + named + root("vm", {0x1000, 0x1028, 0x1050, 0x2000, 0x2028}) + kept +
+           record(0x2000, "OBJECT", 0x70, {}, 40) + record(0x2028, "OBJECT", 0x70, {}, 40));
   ASSERT_EQ(before.class_name(before.class_of(id(before, 0x1000))), "#<Class:0x70>");
   DumpDiff diff(before, after);
   EXPECT_EQ(diff.born(), 2u);
@@ -151,8 +157,11 @@ TEST(Diff, AClassNamedBetweenDumpsIsOneClass) {
     EXPECT_EQ(rows[0].freed, 0u);
   }
   // Named classes keep their own names: a class is never merged into another by address.
-  const std::string other = R"({"address":"0x70", "type":"CLASS", "name":"Gadget", "references":[], "memsize":0})" "\n";
-  HeapGraph reused = load(kClasses + other + root("vm", {0x1000}) + record(0x1000, "OBJECT", 0x70, {}, 40));
+  const std::string other =
+      R"({"address":"0x70", "type":"CLASS", "name":"Gadget", "references":[], "memsize":0})"
+      "\n";
+  HeapGraph reused =
+      load(kClasses + other + root("vm", {0x1000}) + record(0x1000, "OBJECT", 0x70, {}, 40));
   DumpDiff apart(after, reused);
   EXPECT_EQ(apart.by(GroupTable::By::kClass).size(), 2u);
 }
@@ -458,7 +467,8 @@ TEST(Leaks, HoldersOfManyGroupsAreEachGroupsOwn) {
   std::mt19937 random(7);
   int by_dominator = 0, by_references = 0;
   for (int round = 0; round < 40; ++round) {
-    const int objects = 30 + static_cast<int>(random() % 300), groups = 1 + static_cast<int>(random() % 12);
+    const int objects = 30 + static_cast<int>(random() % 300),
+              groups = 1 + static_cast<int>(random() % 12);
     std::string text = kClasses;
     std::vector<uint64_t> roots;
     // Mostly a tree (each object's parent a few numbers below it), with some sharing, cycles
@@ -469,14 +479,16 @@ TEST(Leaks, HoldersOfManyGroupsAreEachGroupsOwn) {
       if (random() % 5 == 0) refs[random() % objects].push_back(0x1000 + 0x28 * i);
       if (random() % 40 == 0) roots.push_back(0x1000 + 0x28 * i);
     }
-    for (int i = 0; i < objects; ++i) text += record(0x1000 + 0x28 * i, "OBJECT", 0x30, refs[i], 40 + random() % 100);
+    for (int i = 0; i < objects; ++i)
+      text += record(0x1000 + 0x28 * i, "OBJECT", 0x30, refs[i], 40 + random() % 100);
     roots.push_back(0x1000);
     HeapGraph g = load(text + root("vm", roots));
     const HeapDominators dom = HeapDominators::compute(g);
     std::vector<uint32_t> group_of(g.object_count(), UINT32_MAX);
     for (uint32_t i = 0; i < g.object_count(); ++i)
       if (dom.reachable(ObjectId(i)) && random() % 3 != 0)  // near objects mostly in one group
-        group_of[i] = random() % 4 ? i * groups / g.object_count() : static_cast<uint32_t>(random() % groups);
+        group_of[i] =
+            random() % 4 ? i * groups / g.object_count() : static_cast<uint32_t>(random() % groups);
     const auto holders = find_holders(g, dom, group_of, static_cast<size_t>(groups));
     for (uint32_t k = 0; k < static_cast<uint32_t>(groups); ++k) {
       std::vector<uint64_t> weight(g.object_count() + 1, 0);
@@ -488,7 +500,8 @@ TEST(Leaks, HoldersOfManyGroupsAreEachGroupsOwn) {
         ObjectId best;
         for (ObjectId c : dom.unordered_children(v))
           if (!best.valid() || sums[c.value()] > sums[best.value()]) best = c;
-        if (!best.valid() || group_of[best.value()] == k || sums[best.value()] * 2 <= members) break;
+        if (!best.valid() || group_of[best.value()] == k || sums[best.value()] * 2 <= members)
+          break;
         v = best;
       }
       std::pair<ObjectId, uint64_t> expected{ObjectId::none(), 0};

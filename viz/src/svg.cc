@@ -59,8 +59,8 @@ void exchange(int to_child, int from_child, int errors_from_child, std::string_v
 }  // namespace
 
 Result<std::string> dot_to_svg(std::string_view dot, std::string_view instead) {
-  const std::string install =
-      "install graphviz (apt-get install graphviz)" + (instead.empty() ? "" : ", or " + std::string(instead));
+  const std::string install = "install graphviz (apt-get install graphviz)" +
+                              (instead.empty() ? "" : ", or " + std::string(instead));
   int input[2], output[2], errors[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0)
     return io_error("cannot start graphviz: no socket");
@@ -81,7 +81,8 @@ Result<std::string> dot_to_svg(std::string_view dot, std::string_view instead) {
   close(input[1]), close(output[1]), close(errors[1]);
   if (spawned != 0) {
     close(input[0]), close(output[0]), close(errors[0]);
-    return io_error(std::string("graphviz's dot cannot run (") + std::strerror(spawned) + "): " + install);
+    return io_error(std::string("graphviz's dot cannot run (") + std::strerror(spawned) +
+                    "): " + install);
   }
   std::string svg, messages;
   exchange(input[0], output[0], errors[0], dot, svg, messages);

@@ -70,17 +70,20 @@ class HeapDominators {
     uint64_t members = 0;
   };
   template <typename KeyFn>
-  std::vector<Majority> majority_dominators(const HeapGraph& graph, size_t key_count, KeyFn key) const;
+  std::vector<Majority> majority_dominators(const HeapGraph& graph, size_t key_count,
+                                            KeyFn key) const;
 
  private:
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
   std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                          size_t key_count, std::span<const uint32_t> wanted) const;
   uint64_t retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members,
-                           const std::vector<uint32_t>& in_degree, std::vector<uint32_t>& from_inside) const;
+                           const std::vector<uint32_t>& in_degree,
+                           std::vector<uint32_t>& from_inside) const;
   std::vector<uint64_t> dominated_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                           size_t key_count) const;
-  std::vector<Majority> majority_dominators_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
+  std::vector<Majority> majority_dominators_keys(const HeapGraph& graph,
+                                                 const std::vector<uint32_t>& keys,
                                                  size_t key_count) const;
   void build_children() const;
   void build_ranges() const;
@@ -109,8 +112,9 @@ std::vector<uint64_t> HeapDominators::retained_by(const HeapGraph& graph, size_t
 }
 
 template <typename KeyFn>
-std::vector<HeapDominators::Majority> HeapDominators::majority_dominators(const HeapGraph& graph, size_t key_count,
-                                                                         KeyFn key) const {
+std::vector<HeapDominators::Majority> HeapDominators::majority_dominators(const HeapGraph& graph,
+                                                                          size_t key_count,
+                                                                          KeyFn key) const {
   std::vector<uint32_t> keys(graph.object_count());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
   return majority_dominators_keys(graph, keys, key_count);

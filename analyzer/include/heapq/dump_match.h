@@ -72,7 +72,7 @@ class GroupTable {
   std::vector<std::string> class_names_;
   std::vector<Group> site_parts_;  // file, line, method (or the gem as file) per site key
   std::unordered_map<uint64_t, uint32_t> index_;
-  std::vector<Group> groups_;         // without the class name, which may change
+  std::vector<Group> groups_;          // without the class name, which may change
   std::vector<uint32_t> group_class_;  // class key of each group, or kNoGroup
 };
 

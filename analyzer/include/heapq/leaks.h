@@ -67,12 +67,14 @@ LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom,
 // deepest node of the dominator tree that dominates more than half of it, with no member above
 // it; else the object that references most members. Returns the holder (none when nothing
 // references a member) and how many members it dominates or references. O(objects + references).
-std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom, const std::vector<bool>& in_set);
+std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
+                                          const std::vector<bool>& in_set);
 
 // The same for many sets at once, in the same time: group_of[o] is o's set (below groups), or
 // UINT32_MAX; the answer is by set.
-std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g, const HeapDominators& dom,
-                                                        const std::vector<uint32_t>& group_of, size_t groups);
-
+std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g,
+                                                        const HeapDominators& dom,
+                                                        const std::vector<uint32_t>& group_of,
+                                                        size_t groups);
 
 }  // namespace heapq

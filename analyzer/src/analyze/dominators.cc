@@ -130,9 +130,8 @@ std::vector<uint64_t> HeapDominators::dominated_by_keys(const HeapGraph& g, cons
 // path from the root, where the members below each node only decrease going down: a binary
 // search of the path, open on the walk's stack when the walk reaches the median, each step
 // counting the members in a subtree by two binary searches of the group's sorted positions.
-std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(const HeapGraph& g,
-                                                                               const std::vector<uint32_t>& keys,
-                                                                               size_t key_count) const {
+std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(
+    const HeapGraph& g, const std::vector<uint32_t>& keys, size_t key_count) const {
   build_ranges();
   const uint32_t n = static_cast<uint32_t>(g.object_count());
   auto key_of = [&](uint32_t v) { return v < n ? keys[v] : UINT32_MAX; };
@@ -147,7 +146,8 @@ std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(c
   auto members = [&](uint32_t k) { return uint64_t(begin[k + 1] - begin[k]); };
   auto members_under = [&](uint32_t k, uint32_t node) {
     const auto first = positions.begin() + begin[k], last = positions.begin() + begin[k + 1];
-    return uint64_t(std::lower_bound(first, last, end_[node]) - std::lower_bound(first, last, pre_[node]));
+    return uint64_t(std::lower_bound(first, last, end_[node]) -
+                    std::lower_bound(first, last, pre_[node]));
   };
 
   std::vector<Majority> out(key_count);
@@ -334,8 +334,8 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g, const
         if (pre_[t.value()] != UINT32_MAX) ++in_degree[t.value()];
   std::vector<uint64_t> total(key_count, 0);
   for (size_t i = 0; i < wanted.size(); ++i)
-    total[wanted[i]] = retained_by_set(g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]),
-                                       in_degree, from_inside);
+    total[wanted[i]] = retained_by_set(
+        g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]), in_degree, from_inside);
   return total;
 }
 

@@ -70,13 +70,15 @@ uint32_t GroupTable::key_of_class(std::string_view name, uint64_t address) {
       }
     }
   }
-  auto [it, added] = class_ids_.try_emplace(std::string(name), static_cast<uint32_t>(class_names_.size()));
+  auto [it, added] =
+      class_ids_.try_emplace(std::string(name), static_cast<uint32_t>(class_names_.size()));
   if (added) class_names_.emplace_back(name);
   if (address != 0) class_at_[address] = it->second;
   return it->second;
 }
 
-void GroupTable::map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys, std::vector<uint32_t>& site_keys) {
+void GroupTable::map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys,
+                           std::vector<uint32_t>& site_keys) {
   class_keys.clear();
   for (uint32_t c = 0; c < g.class_count(); ++c)
     class_keys.push_back(key_of_class(g.class_name(ClassId(c)), g.class_info(ClassId(c)).address));

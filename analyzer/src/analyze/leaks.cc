@@ -24,8 +24,10 @@ std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table
 
 }  // namespace
 
-std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g, const HeapDominators& dom,
-                                                        const std::vector<uint32_t>& group_of, size_t groups) {
+std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g,
+                                                        const HeapDominators& dom,
+                                                        const std::vector<uint32_t>& group_of,
+                                                        size_t groups) {
   std::vector<std::pair<ObjectId, uint64_t>> out(groups, {ObjectId::none(), 0});
   const std::vector<HeapDominators::Majority> majority =
       dom.majority_dominators(g, groups, [&](ObjectId o) { return group_of[o.value()]; });
@@ -57,7 +59,8 @@ std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g, cons
   return out;
 }
 
-std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom, const std::vector<bool>& in_set) {
+std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominators& dom,
+                                          const std::vector<bool>& in_set) {
   std::vector<uint32_t> group_of(g.object_count(), UINT32_MAX);
   for (uint32_t i = 0; i < g.object_count(); ++i)
     if (in_set[i]) group_of[i] = 0;
@@ -140,9 +143,12 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     if (born_group[i] != GroupTable::kNoGroup && slot[born_group[i]] != UINT32_MAX)
       members[slot[born_group[i]]].push_back(ObjectId(i));
   const std::vector<uint64_t> retained =
-      wanted.empty() ? std::vector<uint64_t>()
-                     : dom.retained_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted);
-  const std::vector<std::pair<ObjectId, uint64_t>> holders = find_holders(last, dom, born_group, table.size());
+      wanted.empty()
+          ? std::vector<uint64_t>()
+          : dom.retained_by(
+                last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted);
+  const std::vector<std::pair<ObjectId, uint64_t>> holders =
+      find_holders(last, dom, born_group, table.size());
 
   for (size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "read/parsed_chunk.h"
 #include "heapq/utf8.h"
+#include "read/parsed_chunk.h"
 
 namespace heapq {
 
@@ -250,7 +250,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kClassName: rec_.class_name = {s, n}; break;
       case Field::kFormat: rec_.format = {s, n}; break;
       case Field::kStruct: rec_.struct_name = {s, n}; break;
-      case Field::kTime: rec_.time = {s, n}; break;
+      case Field::kTime:
+        rec_.time = {s, n};
+        break;
       case Field::kReferences:
       case Field::kReferenceNames: return fail("\"" + field_name() + "\" must be an array");
       case Field::kMemsize:
@@ -314,8 +316,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kGeneration: rec_.generation = v; break;
       case Field::kSeq: rec_.seq = v; rec_.has_seq = true; break;
       case Field::kRecords: rec_.records = static_cast<int64_t>(v); break;
-      case Field::kPid: rec_.pid = v; break;
-      case Field::kGcCount: rec_.gc_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX)); break;
+      case Field::kPid:
+        rec_.pid = v;
+        break;
+      case Field::kGcCount:
+        rec_.gc_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
+        break;
       case Field::kAddress:
       case Field::kClass:
       case Field::kSuperclass: return fail("\"" + field_name() + "\" is not a hex address");
@@ -365,9 +371,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kRecords: return "records";
       case Field::kStruct: return "struct";
       case Field::kBlock: return "block";
-      case Field::kPid: return "pid";
-      case Field::kTime: return "time";
-      case Field::kGcCount: return "gc_count";
+      case Field::kPid:
+        return "pid";
+      case Field::kTime:
+        return "time";
+      case Field::kGcCount:
+        return "gc_count";
       case Field::kOther: break;
     }
     return "?";

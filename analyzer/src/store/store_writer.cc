@@ -4,10 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -137,7 +137,8 @@ class StoreWriter::Impl {
 
 Status StoreWriter::Impl::add_dump_row(int64_t id, const std::string& source, const HeapGraph& g,
                                        const LoadReport& r, const Analysis& a) {
-  auto st = db.prepare("INSERT INTO dumps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto st =
+      db.prepare("INSERT INTO dumps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st) return st.error();
   Statement& s = *st;
   int i = 0;
