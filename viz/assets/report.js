@@ -47,9 +47,10 @@
     b.textContent = n.name;
     tip.appendChild(b);
     var lines = [
-      (n.address ? n.address + ', ' : '') + 'retains ' + formatBytes(n.bytes) + ' in ' +
-          formatCount(n.count) + (n.count === 1 ? ' object' : ' objects'),
-      n.site ? 'allocated at ' + n.site : '', 'path: ' + pathText(n)
+      (n.address ? n.address + ", " : "") + "retains " + formatBytes(n.bytes) + " in " +
+        formatCount(n.count) + (n.count === 1 ? " object" : " objects"),
+      n.site ? "allocated at " + n.site : "",
+      "path: " + pathText(n)
     ];
     lines.forEach(function (line) {
       if (!line) return;
