@@ -23,7 +23,8 @@ double status_mb(const char* field) {
   char line[256];
   double kb = 0;
   while (f && std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, field, std::strlen(field)) == 0) kb = std::atof(line + std::strlen(field) + 1);
+    if (std::strncmp(line, field, std::strlen(field)) == 0)
+      kb = std::atof(line + std::strlen(field) + 1);
   if (f) std::fclose(f);
   return kb / 1024;
 }
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
   const uint32_t n = static_cast<uint32_t>(g.object_count());
 
   t0 = std::chrono::steady_clock::now();
-  heapq::DominatorTree tree = heapq::DominatorTree::compute(n + 1, g.edge_begin(), g.edge_targets(), n);
+  heapq::DominatorTree tree =
+      heapq::DominatorTree::compute(n + 1, g.edge_begin(), g.edge_targets(), n);
   const double dom_s = seconds_since(t0);
   const double dom_peak = status_mb("VmHWM:");
 
@@ -80,15 +82,20 @@ int main(int argc, char** argv) {
   const double paths_s = seconds_since(t0);
 
   const double per_object = (dom_peak - loaded_rss) * 1024 * 1024 / n;
-  std::printf("dump: %zu objects, %zu references (%s)\n", g.object_count(), g.edge_count(), argv[1]);
-  std::printf("load                      %6.3f s   peak RSS %6.0f MB, %.0f MB once loaded\n", load_s, load_peak, loaded_rss);
-  std::printf("dominator tree            %6.3f s   peak RSS %6.0f MB  (+%.1f bytes/object over the loaded graph; target <= 32)\n",
-              dom_s, dom_peak, per_object);
+  std::printf("dump: %zu objects, %zu references (%s)\n", g.object_count(), g.edge_count(),
+              argv[1]);
+  std::printf("load                      %6.3f s   peak RSS %6.0f MB, %.0f MB once loaded\n",
+              load_s, load_peak, loaded_rss);
+  std::printf(
+      "dominator tree            %6.3f s   peak RSS %6.0f MB  (+%.1f bytes/object over the loaded "
+      "graph; target <= 32)\n",
+      dom_s, dom_peak, per_object);
   std::printf("retained sizes            %6.3f s   peak RSS %6.0f MB\n", retained_s, retained_peak);
   std::printf("shortest-path tree        %6.3f s\n", paths_s);
-  std::printf("dominators + retained     %6.3f s beyond the load = %.2fx the load (target <= 1.5 s)\n",
-              dom_s + retained_s, (dom_s + retained_s) / load_s);
-  std::printf("reachable %u of %u objects; the roots retain %llu bytes\n", tree.reachable_count() - 1, n,
-              static_cast<unsigned long long>(retained.bytes[n]));
+  std::printf(
+      "dominators + retained     %6.3f s beyond the load = %.2fx the load (target <= 1.5 s)\n",
+      dom_s + retained_s, (dom_s + retained_s) / load_s);
+  std::printf("reachable %u of %u objects; the roots retain %llu bytes\n",
+              tree.reachable_count() - 1, n, static_cast<unsigned long long>(retained.bytes[n]));
   return 0;
 }

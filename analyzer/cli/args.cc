@@ -12,13 +12,15 @@ std::string ParsedArgs::get(std::string_view name, std::string fallback) const {
   return it == values_.end() ? fallback : it->second;
 }
 
-Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs) {
+Result<ParsedArgs> parse_args(std::span<const std::string> args,
+                              std::span<const OptionSpec> specs) {
   ParsedArgs out;
   bool options_done = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     // An option has no blank in it: "-- a comment\nSELECT ..." is an argument (SQL).
-    if (options_done || a == "-" || !a.starts_with("-") || a.find_first_of(" \t\r\n") != std::string::npos) {
+    if (options_done || a == "-" || !a.starts_with("-") ||
+        a.find_first_of(" \t\r\n") != std::string::npos) {
       out.positional_.push_back(a);
       continue;
     }
@@ -34,13 +36,16 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const
       name.resize(eq);
       inline_value = true;
     }
-    auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+    auto spec = std::find_if(specs.begin(), specs.end(),
+                             [&](const OptionSpec& s) { return s.name == name; });
     if (spec == specs.end()) return usage_error("unknown option " + a);
     if (spec->value_name.empty()) {
       if (inline_value) return usage_error("option --" + name + " takes no value");
       value = "1";
     } else if (!inline_value) {
-      if (i + 1 >= args.size()) return usage_error("option --" + name + " needs a value (" + std::string(spec->value_name) + ")");
+      if (i + 1 >= args.size())
+        return usage_error("option --" + name + " needs a value (" + std::string(spec->value_name) +
+                           ")");
       value = args[++i];
     }
     // A value given twice is a mistake to point out, not to settle by taking the last one.
@@ -68,7 +73,9 @@ Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t
   return *count == 0 ? SIZE_MAX : static_cast<size_t>(*count);
 }
 
-size_t help_width() { return output_width() == 0 ? SIZE_MAX : output_width(); }
+size_t help_width() {
+  return output_width() == 0 ? SIZE_MAX : output_width();
+}
 
 Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what) {
   if (args.has("o") && args.has("output"))
@@ -81,8 +88,10 @@ std::string describe_options(std::span<const OptionSpec> specs) {
   for (const OptionSpec& s : specs) {
     std::string left = (s.name.size() == 1 ? "  -" : "  --") + std::string(s.name);
     if (!s.value_name.empty()) left += " " + std::string(s.value_name);
-    if (left.size() < 22) left.resize(22, ' ');
-    else left += "  ";
+    if (left.size() < 22)
+      left.resize(22, ' ');
+    else
+      left += "  ";
     // A description is one paragraph: a newline in it would start a line at the margin.
     std::string help(s.help);
     std::replace(help.begin(), help.end(), '\n', ' ');

@@ -36,15 +36,18 @@ std::string signed_bytes(int64_t n) {
 // The label columns of a row: the class; the gem; or the site (file:line) and the class.
 std::vector<std::string> row_labels(GroupTable::By by, const GroupTable::Group& g) {
   switch (by) {
-    case GroupTable::By::kClass: return {g.cls};
-    case GroupTable::By::kGem: return {g.file};
+    case GroupTable::By::kClass:
+      return {g.cls};
+    case GroupTable::By::kGem:
+      return {g.file};
     case GroupTable::By::kClassAndSite:
       return {g.has_site() ? site_location(g.file, g.line) : "(no allocation site)", g.cls};
   }
   return {g.cls};
 }
 
-void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& rows, GroupTable::By by, size_t top) {
+void rows_json(JsonWriter& w, std::string_view key, const std::vector<DiffRow>& rows,
+               GroupTable::By by, size_t top) {
   json_key(w, key);
   w.StartArray();
   for (size_t i = 0; i < rows.size() && i < top; ++i) {
@@ -105,8 +108,11 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   auto paths = dumps_over_time(args.positional());
   if (!paths) return report_error(paths.error());
   if (paths->size() < 2)
-    return report_error(usage_error("diff takes BEFORE and AFTER, or a store holding two dumps or more (see heapq diff --help)"));
-  if (args.positional().size() > 2) return report_error(usage_error("diff takes two INPUTs: BEFORE and AFTER"));
+    return report_error(
+        usage_error("diff takes BEFORE and AFTER, or a store holding two dumps or more (see heapq "
+                    "diff --help)"));
+  if (args.positional().size() > 2)
+    return report_error(usage_error("diff takes two INPUTs: BEFORE and AFTER"));
 
   auto before = load_input(paths->front(), global, Needs::kObjectsOnly);
   if (!before) return report_error(before.error());
@@ -130,8 +136,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     json_key(w, "freed");
     w.Uint64(diff.freed());
     rows_json(w, "by_class", diff.by(GroupTable::By::kClass), GroupTable::By::kClass, n);
-    rows_json(w, "by_site", diff.by(GroupTable::By::kClassAndSite), GroupTable::By::kClassAndSite, n);
-    if (*by == GroupTable::By::kGem) rows_json(w, "by_gem", diff.by(GroupTable::By::kGem), GroupTable::By::kGem, n);
+    rows_json(w, "by_site", diff.by(GroupTable::By::kClassAndSite), GroupTable::By::kClassAndSite,
+              n);
+    if (*by == GroupTable::By::kGem)
+      rows_json(w, "by_gem", diff.by(GroupTable::By::kGem), GroupTable::By::kGem, n);
     w.EndObject();
     return emit_json(buffer) ? 0 : static_cast<int>(ExitCode::kIo);
   }
@@ -144,11 +152,13 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
           static_cast<int64_t>(after->graph.object_count() - before->graph.object_count())) +
       "), " + format_count(diff.born()) + " born, " + format_count(diff.freed()) + " freed\n";
   if (diff.match() == MatchMethod::kAddress)
-    text += "(no allocation tracing: objects matched by address and class; a reused address\n"
-            "passes for the old object)\n";
-  std::vector<std::string> header = *by == GroupTable::By::kGem     ? std::vector<std::string>{"gem"}
-                                    : *by == GroupTable::By::kClass ? std::vector<std::string>{"class"}
-                                                                    : std::vector<std::string>{"site", "class"};
+    text +=
+        "(no allocation tracing: objects matched by address and class; a reused address\n"
+        "passes for the old object)\n";
+  std::vector<std::string> header = *by == GroupTable::By::kGem ? std::vector<std::string>{"gem"}
+                                    : *by == GroupTable::By::kClass
+                                        ? std::vector<std::string>{"class"}
+                                        : std::vector<std::string>{"site", "class"};
   std::vector<bool> numeric(header.size(), false);
   for (const char* column : {"count", "change", "bytes", "change", "born", "freed"}) {
     header.push_back(column);
@@ -158,8 +168,9 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   for (size_t i = 0; i < rows.size() && i < n; ++i) {
     const DiffRow& r = rows[i];
     std::vector<std::string> cells = row_labels(*by, r.group);
-    for (std::string cell : {format_count(r.after_count), signed_count(r.count_change()), format_bytes(r.after_bytes),
-                             signed_bytes(r.bytes_change()), format_count(r.born), format_count(r.freed)})
+    for (std::string cell :
+         {format_count(r.after_count), signed_count(r.count_change()), format_bytes(r.after_bytes),
+          signed_bytes(r.bytes_change()), format_count(r.born), format_count(r.freed)})
       cells.push_back(std::move(cell));
     table.add(std::move(cells));
   }

@@ -33,7 +33,8 @@ std::vector<ObjectId> top_objects(const HeapGraph& g, const HeapDominators& dom,
   for (uint32_t i = 0; i < g.object_count(); ++i)
     if (dom.reachable(ObjectId(i))) all.push_back(ObjectId(i));
   auto larger = [&](ObjectId a, ObjectId b) {
-    if (dom.retained_bytes(a) != dom.retained_bytes(b)) return dom.retained_bytes(a) > dom.retained_bytes(b);
+    if (dom.retained_bytes(a) != dom.retained_bytes(b))
+      return dom.retained_bytes(a) > dom.retained_bytes(b);
     return a < b;
   };
   top = std::min(top, all.size());
@@ -50,7 +51,8 @@ std::string object_line(const Analysis& a, ObjectId o) {
   return line;
 }
 
-std::string render_text(const LoadedDump& dump, const Analysis& a, const std::vector<ObjectId>& top) {
+std::string render_text(const LoadedDump& dump, const Analysis& a,
+                        const std::vector<ObjectId>& top) {
   const HeapGraph& g = a.g;
   std::string out = dump.name + ": " + format_bytes(a.dom.retained_bytes(g.virtual_root())) +
                     " in " +
@@ -73,7 +75,8 @@ constexpr size_t kFlushBytes = 1 << 20;
 // make the output quadratic in the depth of a chain.
 constexpr size_t kMaxIndent = 12;  // 24 columns: a line keeps 56 of 80
 
-bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth, size_t top, std::string& out) {
+bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth, size_t top,
+               std::string& out) {
   // Iterative: an explicit stack of (node, depth), children pushed largest last.
   struct Item {
     ObjectId node;
@@ -101,7 +104,8 @@ bool tree_text(const Analysis& a, ObjectId node, size_t depth, size_t max_depth,
     if (it.depth >= max_depth) continue;
     std::vector<ObjectId> kids = a.dom.children(it.node);
     if (kids.size() > top) stack.push_back({ObjectId::none(), it.depth + 1, kids.size() - top});
-    for (size_t i = std::min(top, kids.size()); i-- > 0;) stack.push_back({kids[i], it.depth + 1, 0});
+    for (size_t i = std::min(top, kids.size()); i-- > 0;)
+      stack.push_back({kids[i], it.depth + 1, 0});
   }
   return true;
 }
@@ -127,7 +131,8 @@ struct JsonFlush {
   }
 };
 
-void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth, size_t top, JsonFlush& flush) {
+void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth, size_t top,
+               JsonFlush& flush) {
   // A tree deeper than a few levels is written without indentation: linear, not quadratic.
   if (max_depth > kMaxIndent) w.SetIndent(' ', 0);
   // Iterative pre-order with explicit closing marks, so deep trees never recurse.
@@ -163,7 +168,8 @@ void tree_json(JsonWriter& w, const Analysis& a, ObjectId root, size_t max_depth
     stack.push_back({it.node, it.depth, true});
     if (it.depth < max_depth) {
       std::vector<ObjectId> kids = a.dom.children(it.node);
-      for (size_t i = std::min(top, kids.size()); i-- > 0;) stack.push_back({kids[i], it.depth + 1, false});
+      for (size_t i = std::min(top, kids.size()); i-- > 0;)
+        stack.push_back({kids[i], it.depth + 1, false});
     }
   }
 }
@@ -213,7 +219,8 @@ bool write_json(const LoadedDump& dump, const Analysis& a, const std::vector<Obj
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1) return report_error(usage_error("dominators takes one INPUT (see heapq dominators --help)"));
+  if (args.positional().size() != 1)
+    return report_error(usage_error("dominators takes one INPUT (see heapq dominators --help)"));
   auto top = get_limit(args, "top", 10);
   if (!top) return report_error(top.error());
   std::optional<size_t> depth;

@@ -25,8 +25,10 @@ std::string site_of(const GroupTable::Group& g) {
 }
 
 void group_site_json(JsonWriter& w, const GroupTable::Group& g) {
-  if (g.has_site()) site_json(w, g.file, g.line, g.method);
-  else w.Null();
+  if (g.has_site())
+    site_json(w, g.file, g.line, g.method);
+  else
+    w.Null();
 }
 
 std::string growth_text(const std::vector<uint64_t>& growth) {
@@ -35,7 +37,8 @@ std::string growth_text(const std::vector<uint64_t>& growth) {
   return out;
 }
 
-void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_depth, bool several, Rendering& out) {
+void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_depth, bool several,
+                     Rendering& out) {
   JsonWriter& w = out.w;
   json_key(w, "suspects");
   w.StartArray();
@@ -56,22 +59,30 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
             : s.growing ? " (grows, though not between every two dumps)"
                         : " (grew, then stopped: a warm-up?)") +
            "\n";
-      t += "   " + format_count(s.count) + " born after the first dump, still alive: " + format_bytes(s.bytes) +
-           ", retaining " + format_bytes(s.retained_bytes) + "\n";
+      t += "   " + format_count(s.count) +
+           " born after the first dump, still alive: " + format_bytes(s.bytes) + ", retaining " +
+           format_bytes(s.retained_bytes) + "\n";
     } else {
-      t += "   " + (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") + ": " +
-           format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes) + "\n";
+      t += "   " +
+           (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") +
+           ": " + format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes) + "\n";
       // A group of one site has it in its heading already.
       if (!s.group.has_site())
-        for (const auto& [site, n] : s.sites) t += "   " + format_count(n) + " allocated at " + site_of(site) + "\n";
+        for (const auto& [site, n] : s.sites)
+          t += "   " + format_count(n) + " allocated at " + site_of(site) + "\n";
     }
-    const RetentionPath path = s.holder.valid() ? tree.path_to(g, s.holder, max_depth) : RetentionPath();
-    const std::string_view edge = s.holder.valid() ? g.string(tree.edge_into(g, s.holder)) : std::string_view();
-    const auto same = std::find_if(report.suspects.begin(), report.suspects.begin() + static_cast<ptrdiff_t>(i),
-                                   [&](const LeakSuspect& x) { return x.holder == s.holder; });
+    const RetentionPath path =
+        s.holder.valid() ? tree.path_to(g, s.holder, max_depth) : RetentionPath();
+    const std::string_view edge =
+        s.holder.valid() ? g.string(tree.edge_into(g, s.holder)) : std::string_view();
+    const auto same =
+        std::find_if(report.suspects.begin(), report.suspects.begin() + static_cast<ptrdiff_t>(i),
+                     [&](const LeakSuspect& x) { return x.holder == s.holder; });
     if (s.holder.valid() && same != report.suspects.begin() + static_cast<ptrdiff_t>(i)) {
-      t += "   held by the same " + describe_text(g, s.holder) + " as #" + std::to_string(same - report.suspects.begin() + 1) +
-           (s.holder_share == s.count ? "" : " (" + format_count(s.holder_share) + " of them)") + "\n";
+      t += "   held by the same " + describe_text(g, s.holder) + " as #" +
+           std::to_string(same - report.suspects.begin() + 1) +
+           (s.holder_share == s.count ? "" : " (" + format_count(s.holder_share) + " of them)") +
+           "\n";
     } else if (s.holder.valid() && s.count == 1 && s.holder == s.example) {
       // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
       t += "   its memory is its own, not its children's\n";
@@ -135,15 +146,18 @@ void render_suspects(const HeapGraph& g, const LeakReport& report, size_t max_de
       w.Null();
     }
     json_key(w, "path");
-    if (s.holder.valid()) path_json(w, g, path);
-    else w.Null();
+    if (s.holder.valid())
+      path_json(w, g, path);
+    else
+      w.Null();
     w.EndObject();
   }
   w.EndArray();
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().empty()) return report_error(usage_error("leaks takes one or more INPUTs (see heapq leaks --help)"));
+  if (args.positional().empty())
+    return report_error(usage_error("leaks takes one or more INPUTs (see heapq leaks --help)"));
   auto top = get_limit(args, "top", 5);
   if (!top) return report_error(top.error());
   auto max_depth = get_count(args, "max-depth", 64);
@@ -152,7 +166,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   if (!min_growth) return report_error(min_growth.error());
   auto threshold = get_count(args, "threshold", 10);
   if (!threshold) return report_error(threshold.error());
-  if (*threshold == 0 || *threshold > 100) return report_error(usage_error("--threshold expects a percentage from 1 to 100"));
+  if (*threshold == 0 || *threshold > 100)
+    return report_error(usage_error("--threshold expects a percentage from 1 to 100"));
   auto loaded = load_dumps_over_time(args.positional(), global, args.has("as-given"));
   if (!loaded) return report_error(loaded.error());
   const std::vector<LoadedDump>& dumps = *loaded;
@@ -197,27 +212,37 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
                counted(report.groups_growing, "group", "groups") + "\n(class, allocation site) " +
                (report.groups_growing == 1 ? "is" : "are") + " growing.\n";
     switch (report.match) {
-      case MatchMethod::kSeq: break;
+      case MatchMethod::kSeq:
+        break;
       case MatchMethod::kGeneration:
-        out.text += "Objects matched by address, class and GC generation (memprof dumps match them exactly).\n";
+        out.text +=
+            "Objects matched by address, class and GC generation (memprof dumps match them "
+            "exactly).\n";
         break;
       case MatchMethod::kAddress:
-        out.text += "The dumps have no allocation tracing: objects matched by address and class only (a reused\n"
-                    "address passes for the old object), and no allocation sites. Trace allocations\n"
-                    "(Memprof.start, or ObjectSpace.trace_object_allocations_start) to see which line leaks.\n";
+        out.text +=
+            "The dumps have no allocation tracing: objects matched by address and class only (a "
+            "reused\n"
+            "address passes for the old object), and no allocation sites. Trace allocations\n"
+            "(Memprof.start, or ObjectSpace.trace_object_allocations_start) to see which line "
+            "leaks.\n";
         break;
     }
     if (report.suspects.empty())
-      out.text += "No suspect: no group of objects born after the first dump gained " + std::to_string(*min_growth) +
-                  " or more (--min-growth).\n";
+      out.text += "No suspect: no group of objects born after the first dump gained " +
+                  std::to_string(*min_growth) + " or more (--min-growth).\n";
     else
       out.text += "Suspects, steady growth first, then by the memory they hold:\n";
   } else {
     out.text = dumps.back().path + ": " + format_bytes(report.heap_bytes) + " reachable" +
-               (report.profiler_bytes ? " (and " + format_bytes(report.profiler_bytes) + " of profiler overhead)" : "") +
+               (report.profiler_bytes
+                    ? " (and " + format_bytes(report.profiler_bytes) + " of profiler overhead)"
+                    : "") +
                ".\nWhere memory accumulates: objects retaining " + std::to_string(*threshold) +
-               "% or more, followed down to\ntheir accumulation point (several dumps of one process show what grows).\n";
-    if (report.suspects.empty()) out.text += "No object retains " + std::to_string(*threshold) + "% of the heap.\n";
+               "% or more, followed down to\ntheir accumulation point (several dumps of one "
+               "process show what grows).\n";
+    if (report.suspects.empty())
+      out.text += "No object retains " + std::to_string(*threshold) + "% of the heap.\n";
   }
   render_suspects(last, report, *max_depth, several, out);
   w.EndObject();

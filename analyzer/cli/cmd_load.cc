@@ -85,9 +85,11 @@ Result<std::string> output_path(const ParsedArgs& args) {
   if (std::filesystem::exists(out, ec) && args.has("append")) {
     if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --append adds to a store");
   } else if (std::filesystem::exists(out, ec)) {
-    if (!args.has("force")) return usage_error(out + " exists; pass --force to replace it (or --append)");
+    if (!args.has("force"))
+      return usage_error(out + " exists; pass --force to replace it (or --append)");
     // --force replaces a store, never another file, and never what this load reads.
-    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --force replaces only a store");
+    if (!is_sqlite_file(out))
+      return usage_error(out + " is not a store; --force replaces only a store");
   }
   if (Status s = refuse_output_over_inputs(out, args.positional()); !s) return s.error();
   return out;
@@ -108,7 +110,8 @@ std::string dump_line(const std::string& store, const std::string& id, const std
   const size_t fixed = id.size() + 2 + counts.size();
   if (width && display_width(s) + display_width(d) + fixed > width) {
     const size_t room = width > fixed ? width - fixed : 0;
-    const size_t store_room = std::max(room / 2, room > display_width(d) ? room - display_width(d) : size_t(0));
+    const size_t store_room =
+        std::max(room / 2, room > display_width(d) ? room - display_width(d) : size_t(0));
     s = fit_width(s, std::min(display_width(s), store_room));
     d = fit_width(d, room - display_width(s));
   }
@@ -163,7 +166,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   for (const std::string& stale : StoreWriter::stale_temp_paths(*out)) {
     std::error_code ec;
     if (std::filesystem::remove(stale, ec) && !global.quiet)
-      std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n", escape_controls(stale).c_str());
+      std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n",
+                   escape_controls(stale).c_str());
   }
   std::error_code ec;
   const bool append = args.has("append") && std::filesystem::exists(*out, ec);

@@ -54,8 +54,7 @@ viz::Table site_table(const HeapGraph& g, const SiteReport& sites, size_t top) {
   for (size_t i = 0; i < std::min(top, sites.groups.size()); ++i) {
     const SiteGroup& s = sites.groups[i];
     const uint64_t retained = s.retained_bytes.value_or(0);
-    std::string where =
-        s.file.valid() ? site_location(g.string(s.file), s.line) : "(no site)";
+    std::string where = s.file.valid() ? site_location(g.string(s.file), s.line) : "(no site)";
     t.rows.push_back({{where, {}},
                       {std::string(g.string(s.method)), {}},
                       {std::string(g.class_name(s.cls)), {}},
@@ -127,7 +126,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   const std::string out_path = std::move(*out);
   if (out_path.empty())
     return report_error(usage_error("report needs -o FILE (the HTML file to write)"));
-  if (Status s = refuse_output_over_inputs(out_path, args.positional()); !s) return report_error(s.error());
+  if (Status s = refuse_output_over_inputs(out_path, args.positional()); !s)
+    return report_error(s.error());
   auto top = get_count(args, "top", 50);
   if (!top) return report_error(top.error());
   auto suspects = get_count(args, "suspects", 5);

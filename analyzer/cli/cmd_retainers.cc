@@ -19,8 +19,9 @@ namespace {
 
 constexpr OptionSpec kOptions[] = {
     {"paths", "N", "paths to show (default 3; for a class, path shapes; 0: all)"},
-    {"max-depth", "D", "steps shown of a path, its middle elided past them; for a class, the deepest "
-                       "shape, deeper paths merged into it (default 64)"},
+    {"max-depth", "D",
+     "steps shown of a path, its middle elided past them; for a class, the deepest "
+     "shape, deeper paths merged into it (default 64)"},
     {"referrers", "", "also list the direct referrers"},
 };
 
@@ -61,7 +62,8 @@ std::string group_text(const ReferrerGroup& group) {
   return out;
 }
 
-void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth, bool want_referrers, Rendering& out) {
+void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_depth,
+                   bool want_referrers, Rendering& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   Referrers referrers = Referrers::build(g);
@@ -79,7 +81,9 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   if (std::string site = site_name_text(g, o); !site.empty()) text += ", allocated at " + site;
   text += ")\n";
   if (paths.empty())
-    text += "not reachable from the GC roots: garbage not yet swept, or held only through weak references\n";
+    text +=
+        "not reachable from the GC roots: garbage not yet swept, or held only through weak "
+        "references\n";
   else
     text += "shortest paths from the GC roots, each through a different referrer:\n";
   json_key(w, "paths");
@@ -118,8 +122,8 @@ void object_target(const HeapGraph& g, ObjectId o, size_t max_paths, size_t max_
   w.EndArray();
 }
 
-void class_target(const HeapGraph& g, const Target& target, size_t max_paths, size_t max_depth, bool want_referrers,
-                  Rendering& out) {
+void class_target(const HeapGraph& g, const Target& target, size_t max_paths, size_t max_depth,
+                  bool want_referrers, Rendering& out) {
   JsonWriter& w = out.w;
   std::string& text = out.text;
   const std::vector<ObjectId>& instances = target.instances;
@@ -154,9 +158,12 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
   w.StartArray();
   for (size_t i = 0; i < shown; ++i) {
     const ShapeNode& node = merged.nodes[merged.groups[i]];
-    text += format_count(node.count) + "  " + format_bytes(node.bytes) + "  " + path_text(g, examples[i]) + "\n";
+    text += format_count(node.count) + "  " + format_bytes(node.bytes) + "  " +
+            path_text(g, examples[i]) + "\n";
     if (node.repeats) text += "    (a chain: a step of this shape repeats, as in a linked list)\n";
-    if (node.deeper) text += "    (and paths deeper than --max-depth " + std::to_string(max_depth) + " merged here)\n";
+    if (node.deeper)
+      text +=
+          "    (and paths deeper than --max-depth " + std::to_string(max_depth) + " merged here)\n";
     w.StartObject();
     json_key(w, "count");
     w.Uint64(node.count);
@@ -199,7 +206,9 @@ void class_target(const HeapGraph& g, const Target& target, size_t max_paths, si
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 2) return report_error(usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)"));
+  if (args.positional().size() != 2)
+    return report_error(
+        usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)"));
   auto max_paths = get_limit(args, "paths", 3);
   if (!max_paths) return report_error(max_paths.error());
   auto max_depth = get_count(args, "max-depth", 64);
@@ -213,8 +222,10 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
   Rendering out;
   out.w.StartObject();
   write_input_json(out.w, *dump);
-  if (target->object) object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
-  else class_target(g, *target, *max_paths, *max_depth, args.has("referrers"), out);
+  if (target->object)
+    object_target(g, *target->object, *max_paths, *max_depth, args.has("referrers"), out);
+  else
+    class_target(g, *target, *max_paths, *max_depth, args.has("referrers"), out);
   out.w.EndObject();
   return out.emit(global.format);
 }

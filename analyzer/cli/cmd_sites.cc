@@ -35,24 +35,32 @@ std::string file_or_unknown(const HeapGraph& g, StringId file) {
 std::vector<std::string> label(const HeapGraph& g, SiteGrouping by, const SiteGroup& s) {
   switch (by) {
     case SiteGrouping::kSite:
-      return {s.file.valid() ? site_location(g.string(s.file), s.line)
-                             : file_or_unknown(g, s.file),
+      return {s.file.valid() ? site_location(g.string(s.file), s.line) : file_or_unknown(g, s.file),
               std::string(g.string(s.method)), std::string(g.class_name(s.cls))};
-    case SiteGrouping::kFile: return {file_or_unknown(g, s.file)};
-    case SiteGrouping::kMethod: return {std::string(g.string(s.method)), file_or_unknown(g, s.file)};
-    case SiteGrouping::kClass: return {std::string(g.class_name(s.cls))};
-    case SiteGrouping::kGem: return {s.gem};
+    case SiteGrouping::kFile:
+      return {file_or_unknown(g, s.file)};
+    case SiteGrouping::kMethod:
+      return {std::string(g.string(s.method)), file_or_unknown(g, s.file)};
+    case SiteGrouping::kClass:
+      return {std::string(g.class_name(s.cls))};
+    case SiteGrouping::kGem:
+      return {s.gem};
   }
   return {};
 }
 
 std::vector<std::string> header(SiteGrouping by) {
   switch (by) {
-    case SiteGrouping::kSite: return {"site", "method", "class"};
-    case SiteGrouping::kFile: return {"file"};
-    case SiteGrouping::kMethod: return {"method", "file"};
-    case SiteGrouping::kClass: return {"class"};
-    case SiteGrouping::kGem: return {"gem"};
+    case SiteGrouping::kSite:
+      return {"site", "method", "class"};
+    case SiteGrouping::kFile:
+      return {"file"};
+    case SiteGrouping::kMethod:
+      return {"method", "file"};
+    case SiteGrouping::kClass:
+      return {"class"};
+    case SiteGrouping::kGem:
+      return {"gem"};
   }
   return {};
 }
@@ -61,7 +69,8 @@ std::string render_text(const LoadedDump& dump, const SiteReport& r, SiteGroupin
   const HeapGraph& g = dump.graph;
   std::string out;
   if (r.objects_with_site == 0)
-    out += "No object in " + dump.name + " has an allocation site: dump a process that traces\n"
+    out += "No object in " + dump.name +
+           " has an allocation site: dump a process that traces\n"
            "allocations (ObjectSpace.trace_object_allocations_start, or Memprof.start).\n\n";
   const bool retained = !r.groups.empty() && r.groups[0].retained_bytes;
   std::vector<std::string> head = {"count", "bytes"};
@@ -76,13 +85,15 @@ std::string render_text(const LoadedDump& dump, const SiteReport& r, SiteGroupin
   }
   TextTable table(head, numeric);
   for (size_t i = 0; i < r.groups.size() && i < top; ++i) {
-    std::vector<std::string> row = {format_count(r.groups[i].count), format_bytes(r.groups[i].bytes)};
+    std::vector<std::string> row = {format_count(r.groups[i].count),
+                                    format_bytes(r.groups[i].bytes)};
     if (retained) row.push_back(format_bytes(*r.groups[i].retained_bytes));
     for (std::string& l : label(g, by, r.groups[i])) row.push_back(std::move(l));
     table.add(std::move(row));
   }
   out += table.render();
-  if (top < r.groups.size()) out += "(" + format_count(r.groups.size() - top) + " more; --top 0 lists all)\n";
+  if (top < r.groups.size())
+    out += "(" + format_count(r.groups.size() - top) + " more; --top 0 lists all)\n";
   return out;
 }
 
@@ -108,8 +119,10 @@ std::string render_json(const LoadedDump& dump, const SiteReport& r, SiteGroupin
     json_key(w, "method");
     json_string_or_null(w, g.string(s.method));
     json_key(w, "class");
-    if (s.cls.valid()) json_string(w, g.class_name(s.cls));
-    else w.Null();
+    if (s.cls.valid())
+      json_string(w, g.class_name(s.cls));
+    else
+      w.Null();
     if (by == SiteGrouping::kGem) {
       auto [name, version] = split_gem(s.gem);
       json_key(w, "gem");
@@ -131,21 +144,24 @@ std::string render_json(const LoadedDump& dump, const SiteReport& r, SiteGroupin
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1) return report_error(usage_error("sites takes one INPUT (see heapq sites --help)"));
+  if (args.positional().size() != 1)
+    return report_error(usage_error("sites takes one INPUT (see heapq sites --help)"));
   auto by = get_grouping(args);
   if (!by) return report_error(by.error());
   auto top = get_limit(args, "top", 20);
   if (!top) return report_error(top.error());
   auto sort = get_sort(args);
   if (!sort) return report_error(sort.error());
-  auto dump = load_input(args.positional()[0], global, args.has("retained") ? Needs::kGraph : Needs::kObjects);
+  auto dump = load_input(args.positional()[0], global,
+                         args.has("retained") ? Needs::kGraph : Needs::kObjects);
   if (!dump) return report_error(dump.error());
   std::optional<HeapDominators> dominators;
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
   size_t n = *top;
-  SiteReport report = compute_sites(dump->graph, *by, *sort, dominators ? &*dominators : nullptr, n);
+  SiteReport report =
+      compute_sites(dump->graph, *by, *sort, dominators ? &*dominators : nullptr, n);
   bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, report, *by, n))
-                                                : emit_text(render_text(*dump, report, *by, n));
+                                                 : emit_text(render_text(*dump, report, *by, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 
@@ -154,7 +170,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 const Command kSitesCommand = {
     "sites",
     "memory by allocation site: file:line, file, method, class or gem",
-    "heapq sites [--by site|file|method|class|gem] [--top N] [--sort bytes|count] [--retained] INPUT",
+    "heapq sites [--by site|file|method|class|gem] [--top N] [--sort bytes|count] [--retained] "
+    "INPUT",
     "Groups the live objects by where they were allocated, from the dump's tracing fields\n"
     "(file, line, method), and lists the groups with the most memory first. Those fields are\n"
     "there only when the process traced allocations: ObjectSpace.trace_object_allocations_start,\n"

@@ -21,7 +21,8 @@ std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t t
                     ")\n\n";
   TextTable types({"type", "count", "bytes"}, {false, true, true});
   for (const TypeTotals& t : stats.by_type)
-    types.add({std::string(object_type_name(t.type)), format_count(t.count), format_bytes(t.bytes)});
+    types.add(
+        {std::string(object_type_name(t.type)), format_count(t.count), format_bytes(t.bytes)});
   out += types.render() + "\n";
   const bool retained = !stats.by_class.empty() && stats.by_class[0].retained_bytes;
   TextTable classes(retained ? std::vector<std::string>{"class", "count", "bytes", "retained"}
@@ -29,7 +30,8 @@ std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t t
                     {false, true, true, true});
   for (size_t i = 0; i < stats.by_class.size() && i < top; ++i) {
     const ClassTotals& c = stats.by_class[i];
-    std::vector<std::string> row = {std::string(dump.graph.class_name(c.cls)), format_count(c.count), format_bytes(c.bytes)};
+    std::vector<std::string> row = {std::string(dump.graph.class_name(c.cls)),
+                                    format_count(c.count), format_bytes(c.bytes)};
     if (retained) row.push_back(format_bytes(*c.retained_bytes));
     classes.add(std::move(row));
   }
@@ -85,18 +87,21 @@ std::string render_json(const LoadedDump& dump, const HeapStats& stats, size_t t
 }
 
 int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1) return report_error(usage_error("stats takes one INPUT (see heapq stats --help)"));
+  if (args.positional().size() != 1)
+    return report_error(usage_error("stats takes one INPUT (see heapq stats --help)"));
   auto top = get_limit(args, "top", 20);
   if (!top) return report_error(top.error());
   auto sort = get_sort(args);
   if (!sort) return report_error(sort.error());
-  auto dump = load_input(args.positional()[0], global, args.has("retained") ? Needs::kGraph : Needs::kObjects);
+  auto dump = load_input(args.positional()[0], global,
+                         args.has("retained") ? Needs::kGraph : Needs::kObjects);
   if (!dump) return report_error(dump.error());
   std::optional<HeapDominators> dominators;
   if (args.has("retained")) dominators = HeapDominators::compute(dump->graph);
   size_t n = *top;
   HeapStats stats = compute_stats(dump->graph, *sort, dominators ? &*dominators : nullptr, n);
-  bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, stats, n)) : emit_text(render_text(*dump, stats, n));
+  bool ok = global.format == OutputFormat::kJson ? emit(render_json(*dump, stats, n))
+                                                 : emit_text(render_text(*dump, stats, n));
   return ok ? 0 : static_cast<int>(ExitCode::kIo);
 }
 

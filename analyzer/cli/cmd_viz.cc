@@ -50,7 +50,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 
   auto out = get_output_path(args);
   if (!out) return report_error(out.error());
-  if (Status s = refuse_output_over_inputs(*out, {args.positional()[0]}); !s) return report_error(s.error());
+  if (Status s = refuse_output_over_inputs(*out, {args.positional()[0]}); !s)
+    return report_error(s.error());
 
   auto dump = load_input(args.positional()[0], global);
   if (!dump) return report_error(dump.error());

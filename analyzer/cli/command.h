@@ -9,7 +9,13 @@
 
 namespace heapq::cli {
 
-enum class OutputFormat { kText, kJson, kCsv, kDot, kSvg };  // csv: heapq sql only; dot, svg: heapq viz only
+enum class OutputFormat {
+  kText,
+  kJson,
+  kCsv,
+  kDot,
+  kSvg
+};  // csv: heapq sql only; dot, svg: heapq viz only
 
 struct GlobalOptions {
   OutputFormat format = OutputFormat::kText;

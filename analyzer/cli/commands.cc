@@ -7,9 +7,9 @@ namespace heapq::cli {
 
 namespace {
 
-const Command* const kCommands[] = {&kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand,
-                                    &kLeaksCommand, &kDiffCommand, &kLoadCommand, &kSqlCommand,
-                                    &kVizCommand,  &kReportCommand};
+const Command* const kCommands[] = {
+    &kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand, &kLeaksCommand,
+    &kDiffCommand,  &kLoadCommand,  &kSqlCommand,       &kVizCommand,        &kReportCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
     {"format", "FORMAT", "text (default) or json; also csv for sql, dot or svg for viz"},
@@ -35,7 +35,9 @@ std::span<const Command> commands() {
   return all;
 }
 
-std::span<const OptionSpec> global_options() { return kGlobalOptions; }
+std::span<const OptionSpec> global_options() {
+  return kGlobalOptions;
+}
 
 int report_error(const Error& error) {
   std::fprintf(stderr, "heapq: %s\n", escape_controls(error.message).c_str());

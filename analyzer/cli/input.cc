@@ -37,10 +37,13 @@ class ProgressBar {
     drawn_ = true;
     char figures[64];
     if (total > 0)
-      std::snprintf(figures, sizeof figures, " %3d%% (%llu of %llu MiB)", static_cast<int>(done * 100 / total),
-                    static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20));
+      std::snprintf(figures, sizeof figures, " %3d%% (%llu of %llu MiB)",
+                    static_cast<int>(done * 100 / total),
+                    static_cast<unsigned long long>(done >> 20),
+                    static_cast<unsigned long long>(total >> 20));
     else
-      std::snprintf(figures, sizeof figures, " (%llu MiB)", static_cast<unsigned long long>(done >> 20));
+      std::snprintf(figures, sizeof figures, " (%llu MiB)",
+                    static_cast<unsigned long long>(done >> 20));
     // One line, or \r would go back to the start of its last row only: the name is cut to fit.
     const std::string_view prefix = "heapq: reading ";
     const size_t used = prefix.size() + std::string_view(figures).size() + 1;
@@ -209,7 +212,8 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
   if (!expanded) return expanded.error();
   std::vector<LoadedDump> dumps;
   for (size_t i = 0; i < expanded->size(); ++i) {
-    auto dump = load_input((*expanded)[i], global, i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
+    auto dump = load_input((*expanded)[i], global,
+                           i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
     if (!dump) return dump.error();
     dumps.push_back(std::move(*dump));
     // Each checked against those before it as it comes: a refusal need not wait for the rest.
@@ -225,8 +229,7 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
   // A store is known by SQLite's magic bytes, whatever its name.
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
     auto dump = load_store(path, ref, references);
-    if (dump && !global.quiet)
-      print_warnings(*dump);
+    if (dump && !global.quiet) print_warnings(*dump);
     return dump;
   }
   auto input = open_input(path);
@@ -247,8 +250,7 @@ Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& glob
   bar.reset();
   if (!graph) return graph.error();
   dump.graph = std::move(*graph);
-  if (!global.quiet)
-    print_warnings(dump);
+  if (!global.quiet) print_warnings(dump);
   return dump;
 }
 

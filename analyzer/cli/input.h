@@ -18,16 +18,17 @@ struct LoadedDump {
 
 // What a command reads of its INPUT.
 enum class Needs {
-  kGraph,    // objects and references
-  kObjects,  // objects only: a store opens without its references; a dump is read whole all
-             // the same, so that its load report counts the references that lead nowhere
+  kGraph,        // objects and references
+  kObjects,      // objects only: a store opens without its references; a dump is read whole all
+                 // the same, so that its load report counts the references that lead nowhere
   kObjectsOnly,  // objects only, a dump's references not even resolved (faster; its report
                  // cannot count the dangling ones)
 };
 
 // Loads and reports problems on stderr (unless --quiet); errors are returned, not printed.
 // PATH may be a store (heapq load): STORE.db reads its last dump, STORE.db#N dump N.
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, Needs needs = Needs::kGraph);
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global,
+                              Needs needs = Needs::kGraph);
 
 // The dumps of one process over time, oldest first: the paths as given, or for a single store
 // holding several dumps, each of them (STORE#1, STORE#2, ...).

@@ -66,8 +66,10 @@ std::string fit_help(std::string_view text, size_t width) {
     if (line.empty() || line.starts_with(' ')) {
       const size_t lead = line.find_first_not_of(' ');
       const size_t indent = line.starts_with("usage:") || lead == std::string_view::npos ? 0 : lead;
-      out += display_width(line) <= width ? std::string(line)
-                                          : std::string(indent, ' ') + wrap_usage(line.substr(indent), indent, indent + 10, width);
+      out += display_width(line) <= width
+                 ? std::string(line)
+                 : std::string(indent, ' ') +
+                       wrap_usage(line.substr(indent), indent, indent + 10, width);
       out += "\n";
       ++i;
       continue;
@@ -84,7 +86,8 @@ std::string fit_help(std::string_view text, size_t width) {
       continue;
     }
     // A usage line wraps under the command's first option.
-    const size_t hang = joined.starts_with("usage: ") ? std::min<size_t>(joined.find(' ', 13) + 1, 24) : 0;
+    const size_t hang =
+        joined.starts_with("usage: ") ? std::min<size_t>(joined.find(' ', 13) + 1, 24) : 0;
     out += (hang ? wrap_usage(joined, 0, hang, width) : wrap_words(joined, 0, 0, width)) + "\n";
     i = end;
   }
@@ -114,11 +117,18 @@ const Command* find_command(const std::string& name) {
 Result<GlobalOptions> get_global(const ParsedArgs& args) {
   GlobalOptions g;
   std::string format = args.get("format", "text");
-  if (format == "json") g.format = OutputFormat::kJson;
-  else if (format == "csv") g.format = OutputFormat::kCsv;
-  else if (format == "dot") g.format = OutputFormat::kDot;
-  else if (format == "svg") g.format = OutputFormat::kSvg;
-  else if (format != "text") return usage_error("--format expects text or json (or csv for sql, dot or svg for viz), not \"" + format + "\"");
+  if (format == "json")
+    g.format = OutputFormat::kJson;
+  else if (format == "csv")
+    g.format = OutputFormat::kCsv;
+  else if (format == "dot")
+    g.format = OutputFormat::kDot;
+  else if (format == "svg")
+    g.format = OutputFormat::kSvg;
+  else if (format != "text")
+    return usage_error(
+        "--format expects text or json (or csv for sql, dot or svg for viz), not \"" + format +
+        "\"");
   g.quiet = args.has("quiet");
   g.strict = args.has("strict");
   auto threads = get_count(args, "threads", 0);
@@ -127,11 +137,14 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   auto max_line = get_count(args, "max-line", g.max_line_mib);
   if (!max_line) return max_line.error();
   if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
-    return usage_error("--max-line expects MiB from 1 to 1048576, not " + std::to_string(*max_line));
+    return usage_error("--max-line expects MiB from 1 to 1048576, not " +
+                       std::to_string(*max_line));
   g.max_line_mib = *max_line;
   auto width = get_count(args, "width", kDefaultWidth);
   if (!width) return width.error();
-  if (*width != 0 && *width < 40) return usage_error("--width expects 0 (no limit) or at least 40 columns, not " + std::to_string(*width));
+  if (*width != 0 && *width < 40)
+    return usage_error("--width expects 0 (no limit) or at least 40 columns, not " +
+                       std::to_string(*width));
   set_output_width(*width);
   return g;
 }
@@ -157,7 +170,8 @@ int run_heapq(const std::vector<std::string>& args) {
     }
     if (dashes != SIZE_MAX || args[at] == "-" || !args[at].starts_with("-")) {
       command = find_command(args[at]);
-      if (!command && args[at] != "help") return report_error(usage_error("unknown command \"" + args[at] + "\" (see heapq --help)"));
+      if (!command && args[at] != "help")
+        return report_error(usage_error("unknown command \"" + args[at] + "\" (see heapq --help)"));
       break;
     }
     // A global option's value is not the command.
@@ -192,12 +206,15 @@ int run_heapq(const std::vector<std::string>& args) {
   auto global = get_global(*parsed);
   if (!global) return report_error(global.error());
   if (global->format == OutputFormat::kCsv && !command->writes_csv)
-    return report_error(usage_error("--format csv is for heapq sql; " + std::string(command->name) + " writes text or json"));
+    return report_error(usage_error("--format csv is for heapq sql; " + std::string(command->name) +
+                                    " writes text or json"));
   const bool picture = global->format == OutputFormat::kDot || global->format == OutputFormat::kSvg;
   if (picture && !command->draws)
-    return report_error(usage_error("--format dot and svg are for heapq viz; " + std::string(command->name) + " writes text or json"));
+    return report_error(usage_error("--format dot and svg are for heapq viz; " +
+                                    std::string(command->name) + " writes text or json"));
   if (command->draws && !picture && global->format != OutputFormat::kText)
-    return report_error(usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));
+    return report_error(
+        usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));
   return command->run(*global, *parsed);
 }
 

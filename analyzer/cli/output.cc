@@ -39,7 +39,11 @@ std::string format_bytes(uint64_t n) {
     ++unit;
   }
   char buf[32];
-  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, kUnits[unit]);
+  std::snprintf(buf, sizeof buf,
+                v < 10    ? "%.2f %s"
+                : v < 100 ? "%.1f %s"
+                          : "%.0f %s",
+                v, kUnits[unit]);
   return buf;
 }
 
@@ -87,11 +91,14 @@ std::string TextTable::render(size_t limit) const {
     while (total > limit) {
       size_t widest = SIZE_MAX;
       for (size_t i = 0; i < width.size(); ++i)
-        if (!numeric_[i] && width[i] > kMinTextWidth && (widest == SIZE_MAX || width[i] > width[widest])) widest = i;
+        if (!numeric_[i] && width[i] > kMinTextWidth &&
+            (widest == SIZE_MAX || width[i] > width[widest]))
+          widest = i;
       if (widest == SIZE_MAX) break;
       size_t second = kMinTextWidth;
       for (size_t i = 0; i < width.size(); ++i)
-        if (i != widest && !numeric_[i]) second = std::max(second, std::min(width[i], width[widest]));
+        if (i != widest && !numeric_[i])
+          second = std::max(second, std::min(width[i], width[widest]));
       const size_t cut = std::min(total - limit, std::max<size_t>(width[widest] - second, 1));
       width[widest] -= cut;
       total -= cut;
@@ -180,7 +187,9 @@ bool emit(std::string_view text) {
   return true;
 }
 
-bool emit_text(std::string_view text) { return emit(fit_lines(escape_controls_keep_lines(text), output_width())); }
+bool emit_text(std::string_view text) {
+  return emit(fit_lines(escape_controls_keep_lines(text), output_width()));
+}
 
 bool emit_json(const rapidjson::StringBuffer& buffer) {
   return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");
@@ -225,12 +234,14 @@ Status write_file(const std::string& path, std::string_view contents, bool quiet
       errno = error;
     }
   }
-  if (!written) return io_error("cannot write " + escape_controls(path) + ": " + std::strerror(errno));
+  if (!written)
+    return io_error("cannot write " + escape_controls(path) + ": " + std::strerror(errno));
   if (!quiet) std::fprintf(stderr, "heapq: wrote %s\n", escape_controls(path).c_str());
   return Ok{};
 }
 
-Status refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs) {
+Status refuse_output_over_inputs(const std::string& output,
+                                 const std::vector<std::string>& inputs) {
   struct stat out;
   if (output.empty() || ::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return Ok{};
   for (const std::string& input : inputs) {

@@ -48,12 +48,16 @@ void json_key(JsonWriter& w, std::string_view key);
 void json_string(JsonWriter& w, std::string_view s);
 // A string, or null when it is empty (a missing file or method).
 inline void json_string_or_null(JsonWriter& w, std::string_view s) {
-  if (s.empty()) w.Null();
-  else json_string(w, s);
+  if (s.empty())
+    w.Null();
+  else
+    json_string(w, s);
 }
 inline void json_optional(JsonWriter& w, std::optional<uint64_t> v) {
-  if (v) w.Uint64(*v);
-  else w.Null();
+  if (v)
+    w.Uint64(*v);
+  else
+    w.Null();
 }
 
 // The "input" object every command's JSON carries: what was read and what was skipped.

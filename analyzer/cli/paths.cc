@@ -12,7 +12,9 @@ std::string hex_address(uint64_t address) {
   return buf;
 }
 
-std::string name_text(std::string_view name) { return fit_width(escape_controls(name), kNameWidth); }
+std::string name_text(std::string_view name) {
+  return fit_width(escape_controls(name), kNameWidth);
+}
 
 std::string describe_text(const HeapGraph& g, ObjectId o) {
   std::string out = name_text(describe(g, o));
@@ -72,8 +74,10 @@ std::string site_location(std::string_view file, uint32_t line) {
 }
 
 void line_json(JsonWriter& w, uint32_t line) {
-  if (line) w.Uint(line);
-  else w.Null();
+  if (line)
+    w.Uint(line);
+  else
+    w.Null();
 }
 
 std::string site_text(std::string_view file, uint32_t line, std::string_view method) {

@@ -28,7 +28,8 @@ void wrap_line(std::string_view line, size_t width, std::string& out) {
   const bool path = body.find(" -> ") != std::string_view::npos;
   // A path's steps go on under its first one (two columns in); other lines, four columns in.
   const size_t root = path ? line.find("ROOT(") : std::string_view::npos;
-  const size_t start = root == std::string_view::npos ? lead + 2 : display_width(line.substr(0, root));
+  const size_t start =
+      root == std::string_view::npos ? lead + 2 : display_width(line.substr(0, root));
   const size_t indent = std::min(start + 2, width / 2);
   std::vector<std::string_view> units = split_units(body, path ? " -> " : " ");
   std::string current(lead, ' ');
@@ -99,8 +100,12 @@ std::string wrap_words(std::string_view text, size_t start, size_t indent, size_
   return out;
 }
 
-size_t output_width() { return g_output_width; }
-void set_output_width(size_t columns) { g_output_width = columns; }
+size_t output_width() {
+  return g_output_width;
+}
+void set_output_width(size_t columns) {
+  g_output_width = columns;
+}
 
 std::string fit_lines(std::string_view text, size_t width) {
   if (width == 0) return std::string(text);
@@ -111,8 +116,10 @@ std::string fit_lines(std::string_view text, size_t width) {
     const bool newline = end != std::string_view::npos;
     if (!newline) end = text.size();
     const std::string_view line = text.substr(start, end - start);
-    if (line.size() <= width || display_width(line) <= width) out += line;
-    else wrap_line(line, width, out);
+    if (line.size() <= width || display_width(line) <= width)
+      out += line;
+    else
+      wrap_line(line, width, out);
     if (newline) out += '\n';
     start = end + 1;
   }

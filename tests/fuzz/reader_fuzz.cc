@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const heapq::HeapGraph& g = *graph;
     heapq::HeapDominators dominators = heapq::HeapDominators::compute(g);
     heapq::compute_stats(g, heapq::SortKey::kBytes, &dominators, SIZE_MAX);
-    heapq::compute_sites(g, heapq::SiteGrouping::kGem, heapq::SortKey::kCount, &dominators, SIZE_MAX);
+    heapq::compute_sites(g, heapq::SiteGrouping::kGem, heapq::SortKey::kCount, &dominators,
+                         SIZE_MAX);
     heapq::ShortestPathTree tree = heapq::ShortestPathTree::compute(g);
     heapq::Referrers referrers = heapq::Referrers::build(g);
     for (uint32_t i = 0; i < g.object_count() && i < 8; ++i) {

@@ -23,36 +23,72 @@
 namespace {
 
 const char* kDump =
-    R"({"type":"META", "format":"memprof", "version":1})" "\n"
-    R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x500", "0x700"], "reference_names":["a", "b", "c"]})" "\n"
-    R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"String", "references":[], "memsize":500})" "\n"
-    R"({"address":"0x110", "type":"CLASS", "class":"0x110", "singleton":true, "references":["0x100"], "reference_names":["x"], "memsize":400})" "\n"
-    R"({"address":"0x300", "type":"CLASS", "class":"0x110", "name":"Foo", "references":[], "memsize":600})" "\n"
-    R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":["0x600"], "reference_names":["@h"], "file":"app/foo.rb", "line":3, "method":"new", "memsize":40})" "\n"
-    R"({"address":"0x600", "type":"HASH", "class":"0x300", "references":["0x700", "0x710"], "reference_names":["[1]", "[2]"], "memsize":160})" "\n"
-    R"({"address":"0x700", "type":"DATA", "class":"0x100", "struct":"weakmap", "references":["0x710"], "reference_names":["k"], "memsize":40})" "\n"
-    R"({"address":"0x710", "type":"STRING", "class":"0x100", "references":[], "file":"lib/x.rb", "line":9, "memsize":40})" "\n"
-    R"({"address":"0x800", "type":"IMEMO", "imemo_type":"cref", "references":["0x300"], "reference_names":[null], "memsize":40})" "\n"
-    R"({"type":"END", "records":10})" "\n";
+    R"({"type":"META", "format":"memprof", "version":1})"
+    "\n"
+    R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x500", "0x700"], "reference_names":["a", "b", "c"]})"
+    "\n"
+    R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"String", "references":[], "memsize":500})"
+    "\n"
+    R"({"address":"0x110", "type":"CLASS", "class":"0x110", "singleton":true, "references":["0x100"], "reference_names":["x"], "memsize":400})"
+    "\n"
+    R"({"address":"0x300", "type":"CLASS", "class":"0x110", "name":"Foo", "references":[], "memsize":600})"
+    "\n"
+    R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":["0x600"], "reference_names":["@h"], "file":"app/foo.rb", "line":3, "method":"new", "memsize":40})"
+    "\n"
+    R"({"address":"0x600", "type":"HASH", "class":"0x300", "references":["0x700", "0x710"], "reference_names":["[1]", "[2]"], "memsize":160})"
+    "\n"
+    R"({"address":"0x700", "type":"DATA", "class":"0x100", "struct":"weakmap", "references":["0x710"], "reference_names":["k"], "memsize":40})"
+    "\n"
+    R"({"address":"0x710", "type":"STRING", "class":"0x100", "references":[], "file":"lib/x.rb", "line":9, "memsize":40})"
+    "\n"
+    R"({"address":"0x800", "type":"IMEMO", "imemo_type":"cref", "references":["0x300"], "reference_names":[null], "memsize":40})"
+    "\n"
+    R"({"type":"END", "records":10})"
+    "\n";
 
 struct Column {
   const char* table;
   const char* column;
 };
 constexpr Column kColumns[] = {
-    {"objects", "id"},           {"objects", "address"},       {"objects", "type"},
-    {"objects", "class_id"},     {"objects", "memsize"},       {"objects", "site_id"},
-    {"objects", "generation"},   {"objects", "dump_id"},       {"refs", "from_id"},
-    {"refs", "seq"},             {"refs", "to_id"},            {"refs", "name_id"},
-    {"roots", "seq"},            {"roots", "category_id"},     {"roots", "target"},
-    {"classes", "id"},           {"classes", "address"},       {"classes", "object"},
-    {"classes", "name_id"},      {"sites", "id"},              {"sites", "file_id"},
-    {"sites", "line"},           {"sites", "method_id"},       {"strings", "id"},
-    {"strings", "value"},        {"dumps", "id"},              {"dumps", "edges"},
-    {"dumps", "objects"},        {"dumps", "lines"},           {"dumps", "named_refs"},
-    {"dumps", "end_records"},    {"class_records", "object"},  {"class_records", "name_id"},
-    {"weak_holders", "object"},  {"graph_columns", "data"},    {"graph_columns", "chunk"},
-    {"class_edges", "data"},     {"dump_issues", "line"},
+    {"objects", "id"},
+    {"objects", "address"},
+    {"objects", "type"},
+    {"objects", "class_id"},
+    {"objects", "memsize"},
+    {"objects", "site_id"},
+    {"objects", "generation"},
+    {"objects", "dump_id"},
+    {"refs", "from_id"},
+    {"refs", "seq"},
+    {"refs", "to_id"},
+    {"refs", "name_id"},
+    {"roots", "seq"},
+    {"roots", "category_id"},
+    {"roots", "target"},
+    {"classes", "id"},
+    {"classes", "address"},
+    {"classes", "object"},
+    {"classes", "name_id"},
+    {"sites", "id"},
+    {"sites", "file_id"},
+    {"sites", "line"},
+    {"sites", "method_id"},
+    {"strings", "id"},
+    {"strings", "value"},
+    {"dumps", "id"},
+    {"dumps", "edges"},
+    {"dumps", "objects"},
+    {"dumps", "lines"},
+    {"dumps", "named_refs"},
+    {"dumps", "end_records"},
+    {"class_records", "object"},
+    {"class_records", "name_id"},
+    {"weak_holders", "object"},
+    {"graph_columns", "data"},
+    {"graph_columns", "chunk"},
+    {"class_edges", "data"},
+    {"dump_issues", "line"},
 };
 
 void remove_stores();
@@ -60,13 +96,15 @@ void remove_stores();
 // The store of kDump, made on first use; it and the edited copy are removed at exit.
 const std::string& pristine() {
   static const std::string path = [] {
-    std::string p = std::filesystem::temp_directory_path() / ("heapq-store-fuzz-" + std::to_string(::getpid()) + ".db");
+    std::string p = std::filesystem::temp_directory_path() /
+                    ("heapq-store-fuzz-" + std::to_string(::getpid()) + ".db");
     std::filesystem::remove(p);
     auto input = heapq::memory_input(kDump, "fuzz.json");
     heapq::LoadReport report;
     auto graph = heapq::load_dump(*input, {}, report);
     auto writer = heapq::StoreWriter::create(p);
-    if (!graph || !writer || !writer->add("fuzz.json", *graph, report) || !writer->finish()) std::abort();
+    if (!graph || !writer || !writer->add("fuzz.json", *graph, report) || !writer->finish())
+      std::abort();
     return p;
   }();
   // Registered after path is made, so it runs before path is destroyed.
@@ -74,7 +112,9 @@ const std::string& pristine() {
   return path;
 }
 
-std::string edited() { return pristine() + ".edit"; }
+std::string edited() {
+  return pristine() + ".edit";
+}
 // What a schema object's name writes if heapq ever runs it as SQL.
 std::string trap() {
   return pristine() + ".trap";
@@ -146,15 +186,27 @@ std::vector<std::string> edits(const uint8_t* data, size_t size, std::string& qu
     std::memcpy(&v, data + at + 4, sizeof v);
     std::string value;
     switch (data[at + 2] % 6) {
-      case 0: value = "NULL"; break;
-      case 1: value = std::to_string(v); break;
-      case 2: value = std::to_string(v % 64 - 8); break;  // small ids, a few negative
-      case 3: value = "X'" + hex(data + at + 4, 1 + data[at + 3] % 8) + "'"; break;
-      case 4: value = "CAST(X'" + hex(data + at + 4, 8) + "' AS TEXT)"; break;
-      default: value = std::to_string(static_cast<double>(v) / 3); break;
+      case 0:
+        value = "NULL";
+        break;
+      case 1:
+        value = std::to_string(v);
+        break;
+      case 2:
+        value = std::to_string(v % 64 - 8);
+        break;  // small ids, a few negative
+      case 3:
+        value = "X'" + hex(data + at + 4, 1 + data[at + 3] % 8) + "'";
+        break;
+      case 4:
+        value = "CAST(X'" + hex(data + at + 4, 8) + "' AS TEXT)";
+        break;
+      default:
+        value = std::to_string(static_cast<double>(v) / 3);
+        break;
     }
-    const std::string pick = std::string("(SELECT ") + c.column + " FROM " + c.table + " LIMIT 1 OFFSET " +
-                             std::to_string(row) + ")";
+    const std::string pick = std::string("(SELECT ") + c.column + " FROM " + c.table +
+                             " LIMIT 1 OFFSET " + std::to_string(row) + ")";
     if (data[at + 3] % 5 == 0)
       sql.push_back(std::string("DELETE FROM ") + c.table + " WHERE " + c.column + " IS " + pick);
     else

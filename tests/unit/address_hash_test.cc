@@ -1,10 +1,11 @@
 // The address index cannot be made quadratic by a dump whose addresses were chosen to collide.
+#include "model/address_hash.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "model/address_hash.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -30,7 +31,9 @@ uint64_t unmix_two(uint64_t h) {
 }
 
 // Addresses whose unkeyed hashes all end in 32 zero bits: one slot of any table below 2^32.
-uint64_t crafted(uint64_t i) { return unmix_one(i << 32); }
+uint64_t crafted(uint64_t i) {
+  return unmix_one(i << 32);
+}
 
 TEST(AddressHash, CraftedCollisionsSpread) {
   for (auto craft : {unmix_one, unmix_two}) {
@@ -44,7 +47,9 @@ TEST(AddressHash, ADumpOfCraftedAddressesLoads) {
   std::string dump;
   for (uint64_t i = 1; i <= 50'000; ++i) {
     char line[128];
-    std::snprintf(line, sizeof line, R"({"address":"0x%llx", "type":"OBJECT", "memsize":40})" "\n",
+    std::snprintf(line, sizeof line,
+                  R"({"address":"0x%llx", "type":"OBJECT", "memsize":40})"
+                  "\n",
                   static_cast<unsigned long long>(crafted(i)));
     dump += line;
   }

@@ -21,8 +21,9 @@ TEST(Stats, TotalsByTypeAndClass) {
   ASSERT_EQ(s.by_type.front().type, ObjectType::kClass);  // largest bytes first
   EXPECT_EQ(s.by_type.front().count, 4u);
   EXPECT_EQ(s.by_type.front().bytes, 2000u);
-  auto string_row = std::find_if(s.by_class.begin(), s.by_class.end(),
-                                 [&](const ClassTotals& c) { return g.class_name(c.cls) == "String"; });
+  auto string_row = std::find_if(s.by_class.begin(), s.by_class.end(), [&](const ClassTotals& c) {
+    return g.class_name(c.cls) == "String";
+  });
   ASSERT_NE(string_row, s.by_class.end());
   EXPECT_EQ(string_row->count, 2u);
   EXPECT_EQ(string_row->bytes, 80u);
@@ -50,7 +51,7 @@ TEST(Sites, GroupsBySiteFileMethodClassAndGem) {
   EXPECT_EQ(g.class_name(rack->cls), "String");
 
   SiteReport by_file = compute_sites(g, SiteGrouping::kFile);
-  ASSERT_EQ(by_file.groups.size(), 3u);  // foo.rb, rack.rb, and no site
+  ASSERT_EQ(by_file.groups.size(), 3u);               // foo.rb, rack.rb, and no site
   EXPECT_FALSE(by_file.groups.front().file.valid());  // the class records, 2000+ bytes
 
   SiteReport by_method = compute_sites(g, SiteGrouping::kMethod);
@@ -63,15 +64,19 @@ TEST(Sites, GroupsBySiteFileMethodClassAndGem) {
 }
 
 TEST(Sites, GemOfPath) {
-  EXPECT_EQ(gem_of_path("/usr/local/bundle/gems/activesupport-7.0.4/lib/active_support.rb"), "activesupport-7.0.4");
-  EXPECT_EQ(gem_of_path("/home/u/.gem/ruby/3.1.0/gems/net-http-0.3.2/lib/net/http.rb"), "net-http-0.3.2");
-  EXPECT_EQ(gem_of_path("/gems/nokogiri-1.13.8-x86_64-linux/lib/x.rb"), "nokogiri-1.13.8-x86_64-linux");
+  EXPECT_EQ(gem_of_path("/usr/local/bundle/gems/activesupport-7.0.4/lib/active_support.rb"),
+            "activesupport-7.0.4");
+  EXPECT_EQ(gem_of_path("/home/u/.gem/ruby/3.1.0/gems/net-http-0.3.2/lib/net/http.rb"),
+            "net-http-0.3.2");
+  EXPECT_EQ(gem_of_path("/gems/nokogiri-1.13.8-x86_64-linux/lib/x.rb"),
+            "nokogiri-1.13.8-x86_64-linux");
   EXPECT_EQ(gem_of_path("/app/vendor/bundle/ruby/3.1.0/gems/rack-2.2.3/lib/rack.rb"), "rack-2.2.3");
   EXPECT_EQ(gem_of_path("/usr/lib/ruby/3.1.0/set.rb"), "(ruby)");
   EXPECT_EQ(gem_of_path("<internal:kernel>"), "(ruby)");
   EXPECT_EQ(gem_of_path("/srv/app/gems/readme.rb"), "(app)");
   EXPECT_EQ(gem_of_path("app/models/user.rb"), "(app)");
-  EXPECT_EQ(split_gem("net-http-0.3.2"), (std::pair<std::string_view, std::string_view>{"net-http", "0.3.2"}));
+  EXPECT_EQ(split_gem("net-http-0.3.2"),
+            (std::pair<std::string_view, std::string_view>{"net-http", "0.3.2"}));
   EXPECT_EQ(split_gem("(app)").second, "");
 }
 

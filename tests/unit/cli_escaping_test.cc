@@ -30,12 +30,18 @@ class CliEscaping : public ::testing::Test {
     // A root whose category holds a newline holds an Evil object that holds a Target; both
     // were allocated in a file whose name holds a newline.
     std::ofstream(dump_)
-        << R"({"type":"ROOT", "root":"vm\nx", "references":["0x500"]})" "\n"
-        << R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"Target", "references":[], "memsize":500})" "\n"
-        << R"({"address":"0x300", "type":"CLASS", "class":"0x110", "name":"Evil\u001b[31m)" << std::string(150, 'A')
-        << R"(", "references":[], "memsize":500})" "\n"
-        << R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":["0x700"], "file":"a\nb.rb", "line":3, "method":"new", "memsize":40})" "\n"
-        << R"({"address":"0x700", "type":"OBJECT", "class":"0x100", "references":[], "file":"a\nb.rb", "line":4, "method":"new", "memsize":40})" "\n";
+        << R"({"type":"ROOT", "root":"vm\nx", "references":["0x500"]})"
+           "\n"
+        << R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"Target", "references":[], "memsize":500})"
+           "\n"
+        << R"({"address":"0x300", "type":"CLASS", "class":"0x110", "name":"Evil\u001b[31m)"
+        << std::string(150, 'A')
+        << R"(", "references":[], "memsize":500})"
+           "\n"
+        << R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":["0x700"], "file":"a\nb.rb", "line":3, "method":"new", "memsize":40})"
+           "\n"
+        << R"({"address":"0x700", "type":"OBJECT", "class":"0x100", "references":[], "file":"a\nb.rb", "line":4, "method":"new", "memsize":40})"
+           "\n";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -44,17 +44,24 @@ TEST_F(CliHostile, DeepDominatorTreesPrintInLinearSpace) {
   std::string chain = (dir_ / "chain.json").string();
   {
     std::ofstream out(chain);
-    out << R"({"type":"ROOT", "root":"vm", "references":["0x1000"]})" "\n";
+    out << R"({"type":"ROOT", "root":"vm", "references":["0x1000"]})"
+           "\n";
     for (int i = 0; i < kDepth; ++i) {
       char line[160];
-      std::snprintf(line, sizeof line, R"({"address":"0x%x", "type":"OBJECT", "references":[%s%x%s], "memsize":40})" "\n",
-                    0x1000 + 16 * i, i + 1 < kDepth ? "\"0x" : "", i + 1 < kDepth ? 0x1000 + 16 * (i + 1) : 0,
-                    i + 1 < kDepth ? "\"" : "");
-      out << (i + 1 < kDepth ? line : std::string(R"({"address":")") + [&] {
-        char a[16];
-        std::snprintf(a, sizeof a, "0x%x", 0x1000 + 16 * i);
-        return std::string(a);
-      }() + R"(", "type":"OBJECT", "references":[], "memsize":40})" "\n");
+      std::snprintf(line, sizeof line,
+                    R"({"address":"0x%x", "type":"OBJECT", "references":[%s%x%s], "memsize":40})"
+                    "\n",
+                    0x1000 + 16 * i, i + 1 < kDepth ? "\"0x" : "",
+                    i + 1 < kDepth ? 0x1000 + 16 * (i + 1) : 0, i + 1 < kDepth ? "\"" : "");
+      out << (i + 1 < kDepth ? line
+                             : std::string(R"({"address":")") +
+                                   [&] {
+                                     char a[16];
+                                     std::snprintf(a, sizeof a, "0x%x", 0x1000 + 16 * i);
+                                     return std::string(a);
+                                   }() +
+                                   R"(", "type":"OBJECT", "references":[], "memsize":40})"
+                                   "\n");
     }
   }
   auto text = run_cli({"--quiet", "dominators", "--depth", "100000", chain});
@@ -101,15 +108,20 @@ TEST_F(CliHostile, SmallOnes) {
 // Totals of sizes a dump claims stop at 2^64 - 1 instead of wrapping around to small numbers.
 TEST_F(CliHostile, MemsizeTotalsDoNotWrap) {
   std::string dump = (dir_ / "huge.json").string();
-  std::ofstream(dump) << R"({"type":"ROOT", "root":"vm", "references":["0x100"]})" "\n"
-                      << R"({"address":"0x100", "type":"STRING", "references":["0x200"], "memsize":18446744073709551615})" "\n"
-                      << R"({"address":"0x200", "type":"STRING", "memsize":9223372036854775808})" "\n";
+  std::ofstream(dump)
+      << R"({"type":"ROOT", "root":"vm", "references":["0x100"]})"
+         "\n"
+      << R"({"address":"0x100", "type":"STRING", "references":["0x200"], "memsize":18446744073709551615})"
+         "\n"
+      << R"({"address":"0x200", "type":"STRING", "memsize":9223372036854775808})"
+         "\n";
   auto stats = run_cli({"--format", "json", "stats", "--retained", dump});
   ASSERT_EQ(stats.status, 0) << stats.err;
   EXPECT_NE(stats.out.find("\"bytes\": 18446744073709551615"), std::string::npos) << stats.out;
   EXPECT_EQ(stats.out.find("\"bytes\": 9223372036854775807"), std::string::npos) << stats.out;
   auto dominators = run_cli({"--format", "json", "dominators", dump});
-  EXPECT_NE(dominators.out.find("\"retained_bytes\": 18446744073709551615"), std::string::npos) << dominators.out;
+  EXPECT_NE(dominators.out.find("\"retained_bytes\": 18446744073709551615"), std::string::npos)
+      << dominators.out;
 }
 
 TEST(TerminalText, EscapesControlsAndCutsCells) {
@@ -118,9 +130,13 @@ TEST(TerminalText, EscapesControlsAndCutsCells) {
   EXPECT_EQ(escape_controls("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
   EXPECT_EQ(escape_controls("\x1b]0;owned\x07"), "\\e]0;owned\\x07");
   EXPECT_EQ(escape_controls("a\nb\tc\x7f"), "a\\nb\\tc\\x7f");
-  EXPECT_EQ(escape_controls("\xc2\x9b" "2J"), "\\u009b2J");       // C1 CSI
-  EXPECT_EQ(escape_controls("\xe2\x80\xae" "txt"), "\\u202etxt");  // right-to-left override
-  EXPECT_EQ(escape_controls("\xff\xc3"), "\\xff\\xc3");           // not UTF-8
+  EXPECT_EQ(escape_controls("\xc2\x9b"
+                            "2J"),
+            "\\u009b2J");  // C1 CSI
+  EXPECT_EQ(escape_controls("\xe2\x80\xae"
+                            "txt"),
+            "\\u202etxt");                               // right-to-left override
+  EXPECT_EQ(escape_controls("\xff\xc3"), "\\xff\\xc3");  // not UTF-8
   EXPECT_EQ(cli::escape_controls_keep_lines("a\x1b[2J\nb\n"), "a\\e[2J\nb\n");
   EXPECT_EQ(cli::fit_width("abcdefghij", 5), "\u2026ghij");
   EXPECT_EQ(cli::fit_width("abcdefghijklmnopqrstuvwxyz", 21), "abcde\u2026lmnopqrstuvwxyz");
@@ -132,23 +148,35 @@ TEST(TerminalText, EscapesControlsAndCutsCells) {
 // one huge class name does not pad every row of the table.
 TEST_F(CliHostile, DumpStringsCannotDriveTheTerminal) {
   std::string dump = (dir_ / "evil.json").string();
-  std::ofstream(dump) << R"({"type":"ROOT", "root":"vm", "references":["0x500", "0x600"]})" "\n"
-                      << R"({"address":"0x300", "type":"CLASS", "name":"Evil\n\u001b]0;owned\u0007\u001b[2J", "references":[], "memsize":60})" "\n"
-                      << R"({"address":"0x310", "type":"CLASS", "name":")" << std::string(1 << 20, 'N') << R"(", "references":[], "memsize":60})" "\n"
-                      << R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":[], "file":"a\u001b[31m.rb", "line":1, "memsize":40})" "\n"
-                      << R"({"address":"0x600", "type":"OBJECT", "class":"0x310", "references":[], "memsize":40})" "\n";
+  std::ofstream(dump)
+      << R"({"type":"ROOT", "root":"vm", "references":["0x500", "0x600"]})"
+         "\n"
+      << R"({"address":"0x300", "type":"CLASS", "name":"Evil\n\u001b]0;owned\u0007\u001b[2J", "references":[], "memsize":60})"
+         "\n"
+      << R"({"address":"0x310", "type":"CLASS", "name":")" << std::string(1 << 20, 'N')
+      << R"(", "references":[], "memsize":60})"
+         "\n"
+      << R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "references":[], "file":"a\u001b[31m.rb", "line":1, "memsize":40})"
+         "\n"
+      << R"({"address":"0x600", "type":"OBJECT", "class":"0x310", "references":[], "memsize":40})"
+         "\n";
   for (std::vector<std::string> args : {std::vector<std::string>{"stats", "--top", "0", dump},
-                                        {"sites", "--by", "file", dump}, {"dominators", dump},
-                                        {"retainers", dump, "0x500"}, {"dominators", "--depth", "3", dump},
-                                        {"retainers", dump, "0x600"}, {"leaks", "--threshold", "1", dump},
-                                        {"leaks", "--min-growth", "0", dump, dump}, {"diff", dump, dump}}) {
+                                        {"sites", "--by", "file", dump},
+                                        {"dominators", dump},
+                                        {"retainers", dump, "0x500"},
+                                        {"dominators", "--depth", "3", dump},
+                                        {"retainers", dump, "0x600"},
+                                        {"leaks", "--threshold", "1", dump},
+                                        {"leaks", "--min-growth", "0", dump, dump},
+                                        {"diff", dump, dump}}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.status, 0) << args[0] << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args[0] << ": " << r.out;
     EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << args[0];
     EXPECT_LT(r.out.size(), 20000u) << args[0] << " " << args[1] << ": a huge name is cut";
-    EXPECT_EQ(r.out.find("Evil\n"), std::string::npos) << args[0] << ": a raw newline starts no line";
+    EXPECT_EQ(r.out.find("Evil\n"), std::string::npos)
+        << args[0] << ": a raw newline starts no line";
     if (args[0] == "stats") {
       EXPECT_NE(r.out.find("Evil\\n\\e]0;owned\\x07\\e[2J"), std::string::npos) << r.out;
       EXPECT_LT(r.out.size(), 4000u);

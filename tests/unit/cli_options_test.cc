@@ -48,19 +48,23 @@ TEST(CliHelp, FollowsWidth) {
     }
     auto wide = run_cli({std::string(c.name), "--help", "--width", "0"});
     ASSERT_EQ(wide.status, 0) << c.name << wide.err;
-    EXPECT_LT(std::count(wide.out.begin(), wide.out.end(), '\n'), std::count(narrow.out.begin(), narrow.out.end(), '\n'))
+    EXPECT_LT(std::count(wide.out.begin(), wide.out.end(), '\n'),
+              std::count(narrow.out.begin(), narrow.out.end(), '\n'))
         << c.name;
   }
 }
 
 // diff --by gem names a gem as sites --by gem does: its name, and its version apart.
 TEST(CliDiff, GemsAsSitesNamesThem) {
-  const auto dir = std::filesystem::temp_directory_path() / ("heapq-cli-gem-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("heapq-cli-gem-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string before = (dir / "before.json").string(), after = (dir / "after.json").string();
   std::ofstream(before) << testing::kSmallDump;
-  std::ofstream(after) << testing::kSmallDump
-                       << R"({"address":"0x720", "type":"STRING", "class":"0x100", "bytesize":3, "value":"ghi", "file":"/gems/rack-2.2.3/lib/rack.rb", "line":9, "method":"call", "memsize":40})" "\n";
+  std::ofstream(after)
+      << testing::kSmallDump
+      << R"({"address":"0x720", "type":"STRING", "class":"0x100", "bytesize":3, "value":"ghi", "file":"/gems/rack-2.2.3/lib/rack.rb", "line":9, "method":"call", "memsize":40})"
+         "\n";
   auto r = run_cli({"--quiet", "--format", "json", "diff", "--by", "gem", before, after});
   std::filesystem::remove_all(dir);
   ASSERT_EQ(r.status, 0) << r.err;

@@ -24,11 +24,14 @@ std::string read_file(const std::string& path) {
 // Resolves "input.schema.json#" and friends from the schemas/ folder.
 class SchemaFolder : public rapidjson::IRemoteSchemaDocumentProvider {
  public:
-  const rapidjson::SchemaDocument* GetRemoteDocument(const char* uri, rapidjson::SizeType length) override {
+  const rapidjson::SchemaDocument* GetRemoteDocument(const char* uri,
+                                                     rapidjson::SizeType length) override {
     // rapidjson 1.1 passes the URI one character short ("input.schema.jso"): match a prefix.
     std::string name(uri, length);
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(HEAPQ_SOURCE_DIR) + "/schemas"))
-      if (std::string file = entry.path().filename().string(); file.starts_with(name) && file.size() <= name.size() + 1)
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(HEAPQ_SOURCE_DIR) + "/schemas"))
+      if (std::string file = entry.path().filename().string();
+          file.starts_with(name) && file.size() <= name.size() + 1)
         name = file;
     auto& doc = docs_[name];
     if (!doc) {
@@ -67,9 +70,11 @@ void expect_valid(const std::string& json, const std::string& schema_name) {
 
 TEST(Schemas, RejectWhatTheyShould) {
   EXPECT_FALSE(valid("{}", "stats.schema.json"));
-  EXPECT_FALSE(valid(R"({"input":{}, "objects":1, "bytes":1, "by_type":[], "by_class":[]})", "stats.schema.json"));
+  EXPECT_FALSE(valid(R"({"input":{}, "objects":1, "bytes":1, "by_type":[], "by_class":[]})",
+                     "stats.schema.json"));
   EXPECT_FALSE(valid(R"({"type":"OBJECT"})", "memprof-dump.schema.json"));
-  EXPECT_TRUE(valid(R"({"type":"OBJECT", "address":"0x10", "reference_names":["@a", null]})", "memprof-dump.schema.json"));
+  EXPECT_TRUE(valid(R"({"type":"OBJECT", "address":"0x10", "reference_names":["@a", null]})",
+                    "memprof-dump.schema.json"));
   EXPECT_TRUE(valid(R"({"type":"END", "records":3})", "memprof-dump.schema.json"));
 }
 
@@ -153,11 +158,16 @@ TEST_F(Cli, RetentionCommandsMatchTheirSchemas) {
 TEST_F(Cli, LeaksOnOneDumpNamesABigObjectItself) {
   const std::string dump = (dir_ / "big_string.json").string();
   std::ofstream(dump)
-      << R"({"type":"ROOT", "root":"vm", "references":["0x200"]})" "\n"
-         R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":100})" "\n"
-         R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":100})" "\n"
-         R"({"address":"0x200", "type":"ARRAY", "class":"0x40", "references":["0x210"], "memsize":80})" "\n"
-         R"({"address":"0x210", "type":"STRING", "class":"0x60", "references":[], "file":"app/log.rb", "line":7, "method":"read", "memsize":5000000})" "\n";
+      << R"({"type":"ROOT", "root":"vm", "references":["0x200"]})"
+         "\n"
+         R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":100})"
+         "\n"
+         R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":100})"
+         "\n"
+         R"({"address":"0x200", "type":"ARRAY", "class":"0x40", "references":["0x210"], "memsize":80})"
+         "\n"
+         R"({"address":"0x210", "type":"STRING", "class":"0x60", "references":[], "file":"app/log.rb", "line":7, "method":"read", "memsize":5000000})"
+         "\n";
   ASSERT_EQ(run({"leaks", dump}), 0) << err_;
   EXPECT_NE(out_.find("1. String allocated at app/log.rb:7 in read\n"
                       "   1 object: 4.77 MiB, retaining 4.77 MiB\n"
@@ -165,7 +175,8 @@ TEST_F(Cli, LeaksOnOneDumpNamesABigObjectItself) {
                       "   ROOT(vm) -> Array -> String 0x210\n"),
             std::string::npos)
       << out_;
-  EXPECT_EQ(out_.find("allocated at app/log.rb:7 in read\n   1 allocated"), std::string::npos) << "the site once";
+  EXPECT_EQ(out_.find("allocated at app/log.rb:7 in read\n   1 allocated"), std::string::npos)
+      << "the site once";
 }
 
 TEST_F(Cli, LeaksJsonMatchesItsSchema) {

@@ -25,12 +25,14 @@ Foreign load_fixture(const std::string& name) {
   auto graph = load_dump(**input, {}, f.report);
   EXPECT_TRUE(graph.ok()) << graph.error().message;
   f.graph = std::move(graph.value());
-  for (const TypeTotals& t : compute_stats(f.graph).by_type) f.types[std::string(object_type_name(t.type))] = t.count;
+  for (const TypeTotals& t : compute_stats(f.graph).by_type)
+    f.types[std::string(object_type_name(t.type))] = t.count;
   return f;
 }
 
 // The fixtures are part of the tree: a missing one is a failure, not a skipped test.
-#define FIXTURE_REQUIRED(f) ASSERT_GT((f).graph.object_count(), 0u) << "fixture not found under " HEAPQ_FIXTURES_DIR
+#define FIXTURE_REQUIRED(f) \
+  ASSERT_GT((f).graph.object_count(), 0u) << "fixture not found under " HEAPQ_FIXTURES_DIR
 
 TEST(ForeignDumps, Ruby2x) {
   Foreign f = load_fixture("ruby2x-heapy-diff-1.json");
@@ -57,7 +59,8 @@ TEST(ForeignDumps, Ruby30SingletonClasses) {
   HeapStats s = compute_stats(f.graph);
   bool has_class = false;
   for (const ClassTotals& c : s.by_class) {
-    EXPECT_EQ(f.graph.class_name(c.cls).find("#<Class:#<Class:"), std::string_view::npos) << f.graph.class_name(c.cls);
+    EXPECT_EQ(f.graph.class_name(c.cls).find("#<Class:#<Class:"), std::string_view::npos)
+        << f.graph.class_name(c.cls);
     has_class = has_class || f.graph.class_name(c.cls) == "Class";
     // Modules are not instantiated by the ICLASS records that include them.
     EXPECT_NE(f.graph.class_name(c.cls), "Enumerable");

@@ -42,8 +42,7 @@ uint64_t brute_force(const HeapGraph& g, ClassId c) {
 
 TEST(GroupRetention, TwoInstancesSharingAStringRetainItTogether) {
   std::string dump =
-      root("vm", {0x100, 0x200}) +
-      record(0x10, "CLASS", 0x10, {}, 0, R"("name":"Session", )") +
+      root("vm", {0x100, 0x200}) + record(0x10, "CLASS", 0x10, {}, 0, R"("name":"Session", )") +
       record(0x20, "CLASS", 0x10, {}, 0, R"("name":"String", )") +
       record(0x100, "OBJECT", 0x10, {0x300}, 40) + record(0x200, "OBJECT", 0x10, {0x300}, 40) +
       record(0x300, "STRING", 0x20, {}, 4'800'000);
@@ -69,19 +68,24 @@ TEST(GroupRetention, MatchesBruteForceOnRandomGraphs) {
     for (uint64_t& r : roots) r = address(rng() % objects);
     std::string dump = root("vm", roots);
     for (int c = 0; c < classes; ++c)
-      dump += record(0x100 + 0x10 * c, "CLASS", 0x100, {}, 0, ("\"name\":\"C" + std::to_string(c) + "\", ").c_str());
+      dump += record(0x100 + 0x10 * c, "CLASS", 0x100, {}, 0,
+                     ("\"name\":\"C" + std::to_string(c) + "\", ").c_str());
     for (int i = 0; i < objects; ++i) {
       std::vector<uint64_t> refs;
-      for (int e = 0, k = static_cast<int>(rng() % (fanout + 1)); e < k; ++e) refs.push_back(address(rng() % objects));
+      for (int e = 0, k = static_cast<int>(rng() % (fanout + 1)); e < k; ++e)
+        refs.push_back(address(rng() % objects));
       const bool weak = rng() % 10 == 0;
       dump += record(address(i), weak ? "DATA" : "OBJECT", 0x100 + 0x10 * (rng() % classes), refs,
-                          1 + rng() % 100, weak ? R"("struct":"weakmap", )" : "");
+                     1 + rng() % 100, weak ? R"("struct":"weakmap", )" : "");
     }
     HeapGraph g = load_graph(dump);
     HeapDominators d = HeapDominators::compute(g);
-    auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
+    auto by_class =
+        d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
     for (uint32_t c = 0; c < g.class_count(); ++c)
-      ASSERT_EQ(by_class[c], brute_force(g, ClassId(c))) << "round " << round << ", class " << g.class_name(ClassId(c)) << "\n" << dump;
+      ASSERT_EQ(by_class[c], brute_force(g, ClassId(c)))
+          << "round " << round << ", class " << g.class_name(ClassId(c)) << "\n"
+          << dump;
   }
 }
 

@@ -1,4 +1,6 @@
 // Leaks across dumps and in one dump: object matching, growth ranking, holders, set sizes.
+#include "heapq/leaks.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,7 +10,6 @@
 #include "heapq/diff.h"
 #include "heapq/dominators.h"
 #include "heapq/dump_match.h"
-#include "heapq/leaks.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -23,24 +24,33 @@ HeapGraph load(const std::string& text) {
   return std::move(loaded.graph.value());
 }
 
-ObjectId id(const HeapGraph& g, uint64_t address) { return g.find(address).value(); }
+ObjectId id(const HeapGraph& g, uint64_t address) {
+  return g.find(address).value();
+}
 
 // Classes: 0x10 Cache, 0x20 Hash, 0x30 Item, 0x40 Array, 0x50 Session, 0x60 String.
 const std::string kClasses =
-    R"({"address":"0x10", "type":"CLASS", "name":"Cache", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x50", "type":"CLASS", "name":"Session", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":0})" "\n";
+    R"({"address":"0x10", "type":"CLASS", "name":"Cache", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x50", "type":"CLASS", "name":"Session", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":0})"
+    "\n";
 
 std::string traced(const char* file, int line, int generation) {
-  return std::string(R"("file":")") + file + R"(", "line":)" + std::to_string(line) + R"(, "method":"m", "generation":)" +
-         std::to_string(generation) + ", ";
+  return std::string(R"("file":")") + file + R"(", "line":)" + std::to_string(line) +
+         R"(, "method":"m", "generation":)" + std::to_string(generation) + ", ";
 }
 
 TEST(DumpMatch, MemprofSeqIsReadAndMatchesExactly) {
-  const std::string meta = R"({"type":"META", "format":"memprof", "version":1})" "\n";
+  const std::string meta = R"({"type":"META", "format":"memprof", "version":1})"
+                           "\n";
   HeapGraph before = load(meta + kClasses + root("vm", {0x100, 0x200}) +
                           record(0x100, "OBJECT", 0x30, {}, 40, R"("seq":5, )") +
                           record(0x200, "OBJECT", 0x30, {}, 40, R"("seq":6, )") +
@@ -65,10 +75,11 @@ TEST(DumpMatch, ReusedAddressesAreNewObjectsWhenTheGenerationTellsThemApart) {
                           record(0x100, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +
                           record(0x200, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +
                           record(0x300, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()));
-  HeapGraph after = load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
-                         record(0x100, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +   // the same
-                         record(0x200, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 9).c_str()) +   // reused
-                         record(0x300, "STRING", 0x60, {}, 40, traced("a.rb", 1, 3).c_str()));  // another kind
+  HeapGraph after =
+      load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
+           record(0x100, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 3).c_str()) +  // the same
+           record(0x200, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 9).c_str()) +  // reused
+           record(0x300, "STRING", 0x60, {}, 40, traced("a.rb", 1, 3).c_str()));  // another kind
   ObjectMatcher m(before, after);
   EXPECT_EQ(m.method(), MatchMethod::kGeneration);
   EXPECT_TRUE(m.existed_before(id(after, 0x100)));
@@ -77,10 +88,12 @@ TEST(DumpMatch, ReusedAddressesAreNewObjectsWhenTheGenerationTellsThemApart) {
 }
 
 TEST(DumpMatch, WithoutTracingByAddressAndClass) {
-  HeapGraph before = load(kClasses + root("vm", {0x100, 0x200}) + record(0x100, "OBJECT", 0x30, {}, 40) +
-                          record(0x200, "OBJECT", 0x30, {}, 40));
-  HeapGraph after = load(kClasses + root("vm", {0x100, 0x200}) + record(0x100, "OBJECT", 0x30, {}, 40) +
-                         record(0x200, "OBJECT", 0x50, {}, 40));
+  HeapGraph before =
+      load(kClasses + root("vm", {0x100, 0x200}) + record(0x100, "OBJECT", 0x30, {}, 40) +
+           record(0x200, "OBJECT", 0x30, {}, 40));
+  HeapGraph after =
+      load(kClasses + root("vm", {0x100, 0x200}) + record(0x100, "OBJECT", 0x30, {}, 40) +
+           record(0x200, "OBJECT", 0x50, {}, 40));
   ObjectMatcher m(before, after);
   EXPECT_EQ(m.method(), MatchMethod::kAddress);
   EXPECT_TRUE(m.existed_before(id(after, 0x100)));
@@ -183,7 +196,8 @@ std::string process_dump(int d) {
   out += record(0x500, "ARRAY", 0x40, warm, 80);
   for (uint64_t a : warm) out += record(a, "STRING", 0x60, {}, 400, traced("b.rb", 2, 2).c_str());
   out += record(0x800, "HASH", 0x20, sessions, 200);
-  for (uint64_t a : sessions) out += record(a, "OBJECT", 0x50, {}, 40, traced("c.rb", 3, d).c_str());
+  for (uint64_t a : sessions)
+    out += record(a, "OBJECT", 0x50, {}, 40, traced("c.rb", 3, d).c_str());
   return out;
 }
 
@@ -278,21 +292,25 @@ TEST(Leaks, WithoutTracingGrowthByClassAndHolder) {
 // where the block became a Proc.
 TEST(Leaks, ProcsGroupByWhereTheirBlockIsWritten) {
   auto dump = [](int d) {
-    const std::string meta = R"({"type":"META", "format":"memprof", "version":1})" "\n";
+    const std::string meta = R"({"type":"META", "format":"memprof", "version":1})"
+                             "\n";
     std::vector<uint64_t> procs;
     for (int i = 0; i < 15 * d; ++i) procs.push_back(0x10000 + 0x28 * i);
-    std::string out = meta + kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, procs, 40);
+    std::string out =
+        meta + kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, procs, 40);
     for (size_t i = 0; i < procs.size(); ++i)
       out += record(procs[i], "DATA", 0x30, {}, 80,
-                    (R"("file":"lib/bus.rb", "line":25, "method":"subscribe", "seq":)" + std::to_string(100 + i) +
-                     R"(, "block":{"file":"app/views.rb", "line":7}, )").c_str());
+                    (R"("file":"lib/bus.rb", "line":25, "method":"subscribe", "seq":)" +
+                     std::to_string(100 + i) + R"(, "block":{"file":"app/views.rb", "line":7}, )")
+                        .c_str());
     return out;
   };
   HeapGraph d1 = load(dump(1)), d2 = load(dump(2));
   const ObjectId proc = id(d2, 0x10000);
   ASSERT_TRUE(d2.block_site(proc).valid());
   EXPECT_EQ(d2.string(d2.site_info(d2.block_site(proc)).file), "app/views.rb");
-  EXPECT_EQ(d2.string(d2.site_info(d2.site(proc)).file), "lib/bus.rb") << "the allocation site stays";
+  EXPECT_EQ(d2.string(d2.site_info(d2.site(proc)).file), "lib/bus.rb")
+      << "the allocation site stays";
   EXPECT_EQ(d2.source_site(proc), d2.block_site(proc));
   EXPECT_FALSE(d2.block_site(id(d2, 0x100)).valid());
   HeapDominators dom = HeapDominators::compute(d2);
@@ -311,7 +329,8 @@ TEST(Leaks, ProcsGroupByWhereTheirBlockIsWritten) {
 // single members dominate: two Sessions that share a big String retain it together.
 TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {
   auto dump = [](int d) {
-    std::string out = kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, {0x200, 0x210}, 40) +
+    std::string out = kClasses + root("vm", {0x100}) +
+                      record(0x100, "ARRAY", 0x40, {0x200, 0x210}, 40) +
                       record(0x200, "OBJECT", 0x50, {0x300}, 40, traced("s.rb", 1, 1).c_str()) +
                       record(0x210, "OBJECT", 0x50, {0x300}, 40, traced("s.rb", 1, 1).c_str()) +
                       record(0x300, "STRING", 0x60, {}, 4'800'000);
@@ -319,7 +338,8 @@ TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {
     return kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, {0x200, 0x210}, 40) +
            record(0x200, "OBJECT", 0x50, {0x300}, 40, traced("s.rb", 1, 2).c_str()) +
            record(0x210, "OBJECT", 0x50, {0x300}, 40, traced("s.rb", 1, 2).c_str()) +
-           record(0x300, "STRING", 0x60, {}, 4'800'000) + record(0x220, "OBJECT", 0x50, {}, 40, traced("s.rb", 1, 2).c_str());
+           record(0x300, "STRING", 0x60, {}, 4'800'000) +
+           record(0x220, "OBJECT", 0x50, {}, 40, traced("s.rb", 1, 2).c_str());
   };
   // d1 is an empty heap but for the classes: every Session of d2 is born after it.
   HeapGraph d1 = load(kClasses + root("vm", {})), d2 = load(dump(2));
@@ -339,11 +359,12 @@ TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {
 // One dump: the allocation tracer's table is the profiler's, not the program's; a String that
 // holds its memory itself is its own suspect.
 TEST(Leaks, OneDumpSkipsTheProfilerAndNamesBigObjectsThemselves) {
-  HeapGraph g = load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
-                     record(0x100, "DATA", 0x10, {0x110}, 64'000'000, R"("struct":"ObjectTracing/allocation_info_tracer", )") +
-                     record(0x110, "OBJECT", 0x30, {}, 40) +
-                     record(0x200, "ARRAY", 0x40, {0x210}, 80) + record(0x210, "STRING", 0x60, {}, 5'000'000) +
-                     record(0x300, "OBJECT", 0x10, {}, 1000));
+  HeapGraph g =
+      load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
+           record(0x100, "DATA", 0x10, {0x110}, 64'000'000,
+                  R"("struct":"ObjectTracing/allocation_info_tracer", )") +
+           record(0x110, "OBJECT", 0x30, {}, 40) + record(0x200, "ARRAY", 0x40, {0x210}, 80) +
+           record(0x210, "STRING", 0x60, {}, 5'000'000) + record(0x300, "OBJECT", 0x10, {}, 1000));
   ASSERT_TRUE(g.class_info(g.class_of(id(g, 0x100))).profiler);
   HeapDominators dom = HeapDominators::compute(g);
   LeakReport r = find_accumulations(g, dom, LeakOptions());
@@ -362,7 +383,8 @@ TEST(Leaks, OneDumpStopsAtAChainsFirstNode) {
   dump += record(0x100, "OBJECT", 0x10, {0x1000}, 40);
   for (int i = 0; i < kLength; ++i) {
     const uint64_t a = 0x1000 + 0x28 * i;
-    dump += record(a, "OBJECT", 0x30, i + 1 < kLength ? std::vector<uint64_t>{a + 0x28} : std::vector<uint64_t>{}, 40);
+    dump += record(a, "OBJECT", 0x30,
+                   i + 1 < kLength ? std::vector<uint64_t>{a + 0x28} : std::vector<uint64_t>{}, 40);
   }
   HeapGraph g = load(dump);
   HeapDominators dom = HeapDominators::compute(g);
@@ -402,9 +424,11 @@ TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
 TEST(Leaks, OneDumpNamesTheBlockOfProcsWithoutAnAllocationSite) {
   std::vector<uint64_t> procs;
   for (int i = 0; i < 20; ++i) procs.push_back(0x10000 + 0x28 * i);
-  std::string dump = R"({"type":"META", "format":"memprof", "version":1})" "\n" + kClasses + root("vm", {0x100}) +
-                     record(0x100, "ARRAY", 0x40, procs, 40);
-  for (uint64_t p : procs) dump += record(p, "DATA", 0x30, {}, 80, R"("block":{"file":"app/views.rb", "line":7}, )");
+  std::string dump = R"({"type":"META", "format":"memprof", "version":1})"
+                     "\n" +
+                     kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, procs, 40);
+  for (uint64_t p : procs)
+    dump += record(p, "DATA", 0x30, {}, 80, R"("block":{"file":"app/views.rb", "line":7}, )");
   HeapGraph g = load(dump);
   ASSERT_FALSE(g.site(id(g, procs[0])).valid());
   ASSERT_TRUE(g.source_site(id(g, procs[0])).valid());
@@ -427,7 +451,8 @@ std::string hash_of_items_dump() {
   dump += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, held, 40) +
           record(0x300, "ARRAY", 0x40, elsewhere, 40);
   for (uint64_t a : held) dump += record(a, "OBJECT", 0x30, {}, 400, traced("a.rb", 1, 1).c_str());
-  for (uint64_t a : elsewhere) dump += record(a, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 1).c_str());
+  for (uint64_t a : elsewhere)
+    dump += record(a, "OBJECT", 0x30, {}, 40, traced("a.rb", 1, 1).c_str());
   return dump;
 }
 
@@ -445,7 +470,8 @@ TEST(Leaks, OneDumpSuspectCarriesItsMembers) {
 
 // heapq report draws a suspect's members (60), not the 65 Items of its class and line.
 TEST(Leaks, ReportPicturesTheSuspectsMembers) {
-  const auto dir = std::filesystem::temp_directory_path() / ("heapq-leaks-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("heapq-leaks-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string dump = (dir / "one.json").string(), html = (dir / "report.html").string();
   std::ofstream(dump) << hash_of_items_dump();
@@ -533,10 +559,12 @@ TEST(Leaks, VizDrawsTheHolderLeaksNames) {
   HeapGraph g = load(text);
   HeapDominators dom = HeapDominators::compute(g);
   std::vector<bool> in_set(g.object_count(), false);
-  for (uint32_t i = 0; i < g.object_count(); ++i) in_set[i] = g.class_name(g.class_of(ObjectId(i))) == "Item";
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    in_set[i] = g.class_name(g.class_of(ObjectId(i))) == "Item";
   EXPECT_EQ(find_holder(g, dom, in_set).first, id(g, 0x100));
 
-  const auto dir = std::filesystem::temp_directory_path() / ("heapq-viz-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("heapq-viz-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string dump = (dir / "one.json").string();
   std::ofstream(dump) << text;

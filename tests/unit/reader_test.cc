@@ -68,17 +68,28 @@ TEST(Reader, NamesClassesAndPseudoClasses) {
 // singleton class has the ICLASS of ClassMethods for superclass, Foo the ICLASS of Enumerable.
 TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
   std::string dump =
-      R"({"address":"0x10", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Class", "references":[], "memsize":100})" "\n"
-      R"({"address":"0x20", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Module", "references":[], "memsize":100})" "\n"
-      R"({"address":"0x30", "type":"CLASS", "class":"0x31", "name":"Object", "references":[], "memsize":100})" "\n"
-      R"({"address":"0x31", "type":"CLASS", "class":"0x10", "superclass":"0x10", "singleton":true, "references":[], "memsize":100})" "\n"
-      R"({"address":"0x40", "type":"MODULE", "class":"0x20", "name":"Enumerable", "references":[], "memsize":100})" "\n"
-      R"({"address":"0x50", "type":"MODULE", "class":"0x20", "name":"Foo::ClassMethods", "references":[], "memsize":100})" "\n"
-      R"({"address":"0x60", "type":"CLASS", "class":"0x61", "superclass":"0x63", "name":"Foo", "references":["0x63"], "memsize":100})" "\n"
-      R"({"address":"0x61", "type":"CLASS", "class":"0x10", "superclass":"0x62", "singleton":true, "references":["0x62"], "memsize":100})" "\n"
-      R"({"address":"0x62", "type":"ICLASS", "class":"0x50", "superclass":"0x31", "references":["0x31"], "memsize":40})" "\n"
-      R"({"address":"0x63", "type":"ICLASS", "class":"0x40", "superclass":"0x30", "references":["0x30"], "memsize":40})" "\n"
-      R"({"address":"0x70", "type":"OBJECT", "class":"0x60", "references":[], "memsize":40})" "\n";
+      R"({"address":"0x10", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Class", "references":[], "memsize":100})"
+      "\n"
+      R"({"address":"0x20", "type":"CLASS", "class":"0x10", "superclass":"0x30", "name":"Module", "references":[], "memsize":100})"
+      "\n"
+      R"({"address":"0x30", "type":"CLASS", "class":"0x31", "name":"Object", "references":[], "memsize":100})"
+      "\n"
+      R"({"address":"0x31", "type":"CLASS", "class":"0x10", "superclass":"0x10", "singleton":true, "references":[], "memsize":100})"
+      "\n"
+      R"({"address":"0x40", "type":"MODULE", "class":"0x20", "name":"Enumerable", "references":[], "memsize":100})"
+      "\n"
+      R"({"address":"0x50", "type":"MODULE", "class":"0x20", "name":"Foo::ClassMethods", "references":[], "memsize":100})"
+      "\n"
+      R"({"address":"0x60", "type":"CLASS", "class":"0x61", "superclass":"0x63", "name":"Foo", "references":["0x63"], "memsize":100})"
+      "\n"
+      R"({"address":"0x61", "type":"CLASS", "class":"0x10", "superclass":"0x62", "singleton":true, "references":["0x62"], "memsize":100})"
+      "\n"
+      R"({"address":"0x62", "type":"ICLASS", "class":"0x50", "superclass":"0x31", "references":["0x31"], "memsize":40})"
+      "\n"
+      R"({"address":"0x63", "type":"ICLASS", "class":"0x40", "superclass":"0x30", "references":["0x30"], "memsize":40})"
+      "\n"
+      R"({"address":"0x70", "type":"OBJECT", "class":"0x60", "references":[], "memsize":40})"
+      "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   const HeapGraph& g = graph.value();
@@ -91,7 +102,8 @@ TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
     EXPECT_EQ(g.class_name(g.class_of(o)), "ICLASS");
     // The module stays referenced: the ICLASS keeps it alive.
     auto refs = g.references(o);
-    EXPECT_NE(std::find(refs.begin(), refs.end(), find(g, iclass == 0x62 ? 0x50 : 0x40)), refs.end());
+    EXPECT_NE(std::find(refs.begin(), refs.end(), find(g, iclass == 0x62 ? 0x50 : 0x40)),
+              refs.end());
   }
   EXPECT_EQ(report.dangling_classes, 0u);
 }
@@ -99,13 +111,17 @@ TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
 // ObjectSpace.trace_object_allocations_start's tracer is a DATA object of class Object, often
 // the biggest single object of a traced dump: it is the profiler's, and says so.
 TEST(Reader, TheAllocationTracerIsProfilerOverhead) {
-  std::string dump = std::string(kSmallDump) +
-      R"({"address":"0x900", "type":"DATA", "class":"0x300", "struct":"ObjectTracing/allocation_info_tracer", "references":[], "memsize":16777216})" "\n" +
-      R"({"address":"0x910", "type":"DATA", "class":"0x300", "struct":"other", "references":[], "memsize":40})" "\n";
+  std::string dump =
+      std::string(kSmallDump) +
+      R"({"address":"0x900", "type":"DATA", "class":"0x300", "struct":"ObjectTracing/allocation_info_tracer", "references":[], "memsize":16777216})"
+      "\n" +
+      R"({"address":"0x910", "type":"DATA", "class":"0x300", "struct":"other", "references":[], "memsize":40})"
+      "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   const HeapGraph& g = graph.value();
-  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x900))), "ObjectTracing/allocation_info_tracer (profiler overhead)");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x900))),
+            "ObjectTracing/allocation_info_tracer (profiler overhead)");
   EXPECT_EQ(g.class_name(g.class_of(find(g, 0x910))), "Foo");
   ASSERT_EQ(g.references(find(g, 0x900)).size(), 1u);  // its class edge stays
   EXPECT_EQ(g.references(find(g, 0x900))[0], find(g, 0x300));
@@ -113,22 +129,28 @@ TEST(Reader, TheAllocationTracerIsProfilerOverhead) {
 
 TEST(Reader, CountsDanglingReferencesAndDuplicates) {
   std::string dump = kSmallDump;
-  dump += R"J({"address":"0x900", "type":"ARRAY", "class":"0x200", "references":["0xdead", "0x700"], "memsize":40})J" "\n";
-  dump += R"J({"address":"0x700", "type":"STRING", "class":"0x100", "memsize":40})J" "\n";
+  dump +=
+      R"J({"address":"0x900", "type":"ARRAY", "class":"0x200", "references":["0xdead", "0x700"], "memsize":40})J"
+      "\n";
+  dump += R"J({"address":"0x700", "type":"STRING", "class":"0x100", "memsize":40})J"
+          "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok());
   EXPECT_EQ(report.dangling_references, 1u);
   EXPECT_EQ(report.duplicate_addresses, 1u);
   const HeapGraph& g = graph.value();
   ObjectId array = find(g, 0x900);
-  ASSERT_EQ(g.references(array).size(), 2u);  // 0x700 and its class
+  ASSERT_EQ(g.references(array).size(), 2u);       // 0x700 and its class
   EXPECT_EQ(g.references(array)[0], ObjectId(6));  // the first record of 0x700 wins
 }
 
 TEST(Reader, SkipsNoneSlotsAndCountsShapes) {
   std::string dump = kSmallDump;
-  dump += R"J({"address":"0xa00", "type":"NONE"})J" "\n";
-  dump += R"J({"address":"0xb00", "type":"SHAPE", "id":1, "parent_id":0, "depth":1, "memsize":120})J" "\n";
+  dump += R"J({"address":"0xa00", "type":"NONE"})J"
+          "\n";
+  dump +=
+      R"J({"address":"0xb00", "type":"SHAPE", "id":1, "parent_id":0, "depth":1, "memsize":120})J"
+      "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok());
   EXPECT_EQ(graph.value().object_count(), 9u);
@@ -149,7 +171,8 @@ class BrokenInput : public ::testing::TestWithParam<BrokenCase> {};
 TEST_P(BrokenInput, SkippedByDefaultAndFatalWhenStrict) {
   const BrokenCase& c = GetParam();
   std::string dump = std::string(kSmallDump) + c.line + "\n" +
-                     R"J({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})J" "\n";
+                     R"J({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})J"
+                     "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   EXPECT_GE(report.bad_lines, 1u);
@@ -171,26 +194,47 @@ TEST_P(BrokenInput, SkippedByDefaultAndFatalWhenStrict) {
 INSTANTIATE_TEST_SUITE_P(
     Kinds, BrokenInput,
     ::testing::Values(
-        BrokenCase{"BadJson", R"J({"address":"0x900", "type":"STRING" "memsize":40})J", "invalid JSON"},
+        BrokenCase{"BadJson", R"J({"address":"0x900", "type":"STRING" "memsize":40})J",
+                   "invalid JSON"},
         BrokenCase{"NotAnObject", R"J([1, 2, 3])J", "must be a JSON object"},
         BrokenCase{"NoAddress", R"J({"type":"STRING", "memsize":40})J", "no \"address\""},
         BrokenCase{"BadAddress", R"J({"address":"zz", "type":"STRING"})J", "not a hex address"},
-        BrokenCase{"BadReference", R"J({"address":"0x900", "type":"ARRAY", "references":[12]})J", "not an address"},
-        BrokenCase{"NegativeMemsize", R"J({"address":"0x900", "type":"ARRAY", "memsize":-4})J", "negative"},
+        BrokenCase{"BadReference", R"J({"address":"0x900", "type":"ARRAY", "references":[12]})J",
+                   "not an address"},
+        BrokenCase{"NegativeMemsize", R"J({"address":"0x900", "type":"ARRAY", "memsize":-4})J",
+                   "negative"},
         // Ruby 3.1 writes eval'd file names raw: a quote, then a newline, inside the string.
-        BrokenCase{"RawNewlineInString", "{\"address\":\"0x900\", \"type\":\"STRING\", \"file\":\"we\\\"ird\npath.rb\", \"line\":1}", "invalid JSON"},
-        BrokenCase{"ControlCharacter", "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}", "invalid JSON"},
+        BrokenCase{"RawNewlineInString",
+                   "{\"address\":\"0x900\", \"type\":\"STRING\", \"file\":\"we\\\"ird\npath.rb\", "
+                   "\"line\":1}",
+                   "invalid JSON"},
+        BrokenCase{"ControlCharacter",
+                   "{\"address\":\"0x900\", \"type\":\"STRING\", \"value\":\"a\tb\"}",
+                   "invalid JSON"},
         // Junk after a complete record: the record is not kept either.
-        BrokenCase{"TrailingComma", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]},)J", "invalid JSON"},
-        BrokenCase{"SecondRecord", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} {"address":"0x910", "type":"ARRAY"})J", "invalid JSON"},
-        BrokenCase{"TrailingText", R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} and more)J", "invalid JSON"},
-        BrokenCase{"NulByte", std::string(R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]})J") + '\0' + "junk", "NUL byte"}),
+        BrokenCase{"TrailingComma",
+                   R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]},)J",
+                   "invalid JSON"},
+        BrokenCase{
+            "SecondRecord",
+            R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} {"address":"0x910", "type":"ARRAY"})J",
+            "invalid JSON"},
+        BrokenCase{"TrailingText",
+                   R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]} and more)J",
+                   "invalid JSON"},
+        BrokenCase{"NulByte",
+                   std::string(R"J({"address":"0x900", "type":"ARRAY", "references":["0x700"]})J") +
+                       '\0' + "junk",
+                   "NUL byte"}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.name); });
 
 TEST(Reader, JunkAfterARecordLeavesTheNextRecordsReferencesAlone) {
-  std::string dump = std::string(kSmallDump) +
-                     R"J({"address":"0x900", "type":"ARRAY", "class":"0x100", "references":["0x700", "0x710"]}, "x")J" "\n" +
-                     R"J({"address":"0xc00", "type":"ARRAY", "class":"0x100", "references":["0x600"]})J" "\n";
+  std::string dump =
+      std::string(kSmallDump) +
+      R"J({"address":"0x900", "type":"ARRAY", "class":"0x100", "references":["0x700", "0x710"]}, "x")J"
+      "\n" +
+      R"J({"address":"0xc00", "type":"ARRAY", "class":"0x100", "references":["0x600"]})J"
+      "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   const HeapGraph& g = graph.value();
@@ -215,7 +259,8 @@ TEST(Reader, DeeplyNestedValuesAreABadLineNotACrash) {
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   EXPECT_EQ(report.bad_lines, 2u);
   ASSERT_FALSE(report.first_bad_lines.empty());
-  EXPECT_NE(report.first_bad_lines[0].message.find("nested"), std::string::npos) << report.first_bad_lines[0].message;
+  EXPECT_NE(report.first_bad_lines[0].message.find("nested"), std::string::npos)
+      << report.first_bad_lines[0].message;
 }
 
 // Bytes without a newline (a gzip bomb of zeros) must not be buffered: a line that does not
@@ -225,8 +270,10 @@ TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
   small.chunk_bytes = 4096;
   small.max_line_bytes = 1 << 20;
   const std::string zeros(8 << 20, '\0');
-  const std::string after = R"({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})" "\n";
-  for (const std::string& junk : {zeros, std::string(3 << 20, 'x'), "   " + std::string(3 << 20, '0')}) {
+  const std::string after = R"({"address":"0xc00", "type":"STRING", "class":"0x100", "memsize":40})"
+                            "\n";
+  for (const std::string& junk :
+       {zeros, std::string(3 << 20, 'x'), "   " + std::string(3 << 20, '0')}) {
     auto [graph, report] = load_text(std::string(kSmallDump) + junk + "\n" + after + junk, small);
     ASSERT_TRUE(graph.ok()) << graph.error().message;
     EXPECT_TRUE(graph.value().find(0xc00).has_value());
@@ -238,15 +285,18 @@ TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
     EXPECT_NE(report.first_bad_lines[0].message.find("skipped unread"), std::string::npos);
   }
   // Blanks are no record and no trouble, however many.
-  auto [blank, blank_report] = load_text(std::string(kSmallDump) + std::string(3 << 20, ' ') + "\n" + after, small);
+  auto [blank, blank_report] =
+      load_text(std::string(kSmallDump) + std::string(3 << 20, ' ') + "\n" + after, small);
   ASSERT_TRUE(blank.ok());
   EXPECT_EQ(blank_report.bad_lines, 0u);
 
-  std::string huge = R"({"address":"0x900", "type":"STRING", "value":")" + std::string(2 << 20, 'a') + "\"}\n";
+  std::string huge =
+      R"({"address":"0x900", "type":"STRING", "value":")" + std::string(2 << 20, 'a') + "\"}\n";
   auto [refused, ignored] = load_text(std::string(kSmallDump) + after + huge + after, small);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ExitCode::kBadInput);
-  EXPECT_EQ(refused.error().message, "dump.json:12: a line longer than 1048576 bytes (see --max-line)");
+  EXPECT_EQ(refused.error().message,
+            "dump.json:12: a line longer than 1048576 bytes (see --max-line)");
   small.max_line_bytes = 4 << 20;
   auto [taken, taken_report] = load_text(std::string(kSmallDump) + after + huge + after, small);
   EXPECT_TRUE(taken.ok());
@@ -254,7 +304,8 @@ TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
 
 TEST(Reader, RawInvalidUtf8IsRepairedByDefaultAndFatalWhenStrict) {
   std::string dump = std::string(kSmallDump) +
-                     "{\"address\":\"0x900\", \"type\":\"STRING\", \"class\":\"0x100\", \"file\":\"we\xffird.rb\", \"line\":2, \"memsize\":40}\n";
+                     "{\"address\":\"0x900\", \"type\":\"STRING\", \"class\":\"0x100\", "
+                     "\"file\":\"we\xffird.rb\", \"line\":2, \"memsize\":40}\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok());
   EXPECT_EQ(report.repaired_strings, 1u);
@@ -297,7 +348,10 @@ TEST(Reader, TruncatedGzipIsReportedOrFatalWhenStrict) {
   std::string big;
   for (int i = 0; i < 2000; ++i) {
     char line[128];
-    std::snprintf(line, sizeof line, R"J({"address":"0x%x", "type":"STRING", "memsize":40})J" "\n", 0x10000 + i * 0x28);
+    std::snprintf(line, sizeof line,
+                  R"J({"address":"0x%x", "type":"STRING", "memsize":40})J"
+                  "\n",
+                  0x10000 + i * 0x28);
     big += line;
   }
   std::string text = std::string(kSmallDump) + big;
@@ -317,12 +371,18 @@ TEST(Reader, TruncatedGzipIsReportedOrFatalWhenStrict) {
 
 TEST(Reader, MemprofDumpWithNamesMetaAndEnd) {
   std::string dump =
-      R"J({"type":"META", "format":"memprof", "version":1, "ruby_version":"3.1.7", "pid":1})J" "\n"
-      R"J({"type":"ROOT", "root":"global_tbl", "references":["0x500"], "reference_names":["$store"]})J" "\n"
-      R"J({"address":"0x300", "type":"CLASS", "class":"0x310", "name":"Foo", "references":["0x310"], "reference_names":["(class)"], "memsize":600})J" "\n"
-      R"J({"address":"0x500", "type":"OBJECT", "class":"0x300", "class_name":"Foo", "references":["0x300", "0x600"], "reference_names":["(class)", "@items"], "memsize":40})J" "\n"
-      R"J({"address":"0x600", "type":"ARRAY", "class":"0x400", "class_name":"Array", "references":[], "memsize":40})J" "\n"
-      R"J({"type":"END", "records":5})J" "\n";
+      R"J({"type":"META", "format":"memprof", "version":1, "ruby_version":"3.1.7", "pid":1})J"
+      "\n"
+      R"J({"type":"ROOT", "root":"global_tbl", "references":["0x500"], "reference_names":["$store"]})J"
+      "\n"
+      R"J({"address":"0x300", "type":"CLASS", "class":"0x310", "name":"Foo", "references":["0x310"], "reference_names":["(class)"], "memsize":600})J"
+      "\n"
+      R"J({"address":"0x500", "type":"OBJECT", "class":"0x300", "class_name":"Foo", "references":["0x300", "0x600"], "reference_names":["(class)", "@items"], "memsize":40})J"
+      "\n"
+      R"J({"address":"0x600", "type":"ARRAY", "class":"0x400", "class_name":"Array", "references":[], "memsize":40})J"
+      "\n"
+      R"J({"type":"END", "records":5})J"
+      "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok()) << graph.error().message;
   EXPECT_EQ(report.format, DumpFormat::kMemprof);
@@ -340,9 +400,10 @@ TEST(Reader, MemprofDumpWithNamesMetaAndEnd) {
 }
 
 TEST(Reader, MemprofDumpWithoutEndIsTruncated) {
-  std::string dump =
-      R"J({"type":"META", "format":"memprof", "version":1})J" "\n"
-      R"J({"address":"0x600", "type":"ARRAY", "memsize":40})J" "\n";
+  std::string dump = R"J({"type":"META", "format":"memprof", "version":1})J"
+                     "\n"
+                     R"J({"address":"0x600", "type":"ARRAY", "memsize":40})J"
+                     "\n";
   auto [graph, report] = load_text(dump);
   ASSERT_TRUE(graph.ok());
   EXPECT_TRUE(report.missing_end);
@@ -367,8 +428,11 @@ TEST(Reader, SameGraphWhateverTheChunkingAndThreads) {
   std::string dump = kSmallDump;
   std::string long_refs;
   for (int i = 0; i < 5000; ++i) long_refs += std::string(i ? ", " : "") + "\"0x700\"";
-  dump += R"J({"address":"0xd00", "type":"ARRAY", "class":"0x200", "references":[)J" + long_refs + R"J(], "memsize":40})J" "\n";
-  dump += R"J({"address":"0xd10", "type":"STRING", "class":"0x100", "memsize":40})J";  // no final newline
+  dump += R"J({"address":"0xd00", "type":"ARRAY", "class":"0x200", "references":[)J" + long_refs +
+          R"J(], "memsize":40})J"
+          "\n";
+  dump += R"J({"address":"0xd10", "type":"STRING", "class":"0x100", "memsize":40})J";  // no final
+                                                                                       // newline
   auto [base, base_report] = load_text(dump);
   ASSERT_TRUE(base.ok());
   for (size_t chunk : {size_t(1), size_t(7), size_t(64), size_t(4096)}) {
@@ -410,14 +474,16 @@ TEST(Reader, LinesLongerThanManyChunks) {
     refs += buf;
   }
   std::string dump = std::string(testing::kSmallDump) +
-                     R"J({"address":"0xe00", "type":"HASH", "class":"0x200", "references":[)J" + refs + "]}\n";
+                     R"J({"address":"0xe00", "type":"HASH", "class":"0x200", "references":[)J" +
+                     refs + "]}\n";
   ASSERT_GT(dump.size(), 21'600'000u);
   LoadOptions o;
   o.chunk_bytes = 1 << 20;
   auto [graph, report] = testing::load_text(dump, o);
   ASSERT_TRUE(graph.ok());
   EXPECT_EQ(report.bad_lines, 0u);
-  EXPECT_EQ(graph.value().references(*graph.value().find(0xe00)).size(), size_t(kRefs) + 1);  // + class
+  EXPECT_EQ(graph.value().references(*graph.value().find(0xe00)).size(),
+            size_t(kRefs) + 1);  // + class
 }
 
 }  // namespace

@@ -14,18 +14,24 @@ using testing::root;
 
 // Classes: 0x10 Holder, 0x20 Hash, 0x30 Item, 0x40 WeakMap.
 const std::string kClasses =
-    R"({"address":"0x10", "type":"CLASS", "name":"Holder", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})" "\n"
-    R"({"address":"0x40", "type":"CLASS", "name":"ObjectSpace::WeakMap", "references":[], "memsize":0})" "\n";
+    R"({"address":"0x10", "type":"CLASS", "name":"Holder", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})"
+    "\n"
+    R"({"address":"0x40", "type":"CLASS", "name":"ObjectSpace::WeakMap", "references":[], "memsize":0})"
+    "\n";
 
-ObjectId id(const HeapGraph& g, uint64_t address) { return g.find(address).value(); }
+ObjectId id(const HeapGraph& g, uint64_t address) {
+  return g.find(address).value();
+}
 
 // root -> holder(0x100) -> hash(0x200) -> items 0x300, 0x310; 0x310 also held by a second
 // root-held hash 0x400 (so neither hash dominates it); 0x500 only in a weak map; 0x600 garbage.
 std::string diamond_dump() {
-  return kClasses + root("vm", {0x100, 0x400, 0x700}) +
-         record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300, 0x310}, 200) +
+  return kClasses + root("vm", {0x100, 0x400, 0x700}) + record(0x100, "OBJECT", 0x10, {0x200}, 40) +
+         record(0x200, "HASH", 0x20, {0x300, 0x310}, 200) +
          record(0x300, "OBJECT", 0x30, {}, 1000) + record(0x310, "OBJECT", 0x30, {}, 500) +
          record(0x400, "HASH", 0x20, {0x310, 0x410}, 100) + record(0x410, "HASH", 0x20, {}, 60) +
          record(0x700, "DATA", 0x40, {0x500}, 80, R"("struct":"weakmap", )") +
@@ -58,7 +64,8 @@ TEST(Dominators, RetainedSizesIdomsAndGarbage) {
 TEST(Dominators, RetainedByClassCountsNestedInstancesOnce) {
   HeapGraph g = load_graph(diamond_dump());
   HeapDominators d = HeapDominators::compute(g);
-  auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
+  auto by_class =
+      d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
   auto of = [&](std::string_view name) {
     for (uint32_t c = 0; c < g.class_count(); ++c)
       if (g.class_name(ClassId(c)) == name) return by_class[c];
@@ -95,10 +102,11 @@ TEST(Retainers, HolderPathsShortestFirstEachThroughAnotherHolder) {
 // A thread's stack holds the Hash a worker is using while the dump is taken; the constant that
 // holds it for good is the reason it stays alive, and the path says so.
 TEST(Retainers, PathsStartAtDurableRootsFirst) {
-  const std::string dump = kClasses + root("machine_context", {0x200, 0x900}) + root("vm", {0x100}) +
-                           record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 200) +
-                           record(0x300, "OBJECT", 0x30, {}, 100) + record(0x900, "OBJECT", 0x30, {0x910}, 10) +
-                           record(0x910, "OBJECT", 0x30, {}, 10);
+  const std::string dump =
+      kClasses + root("machine_context", {0x200, 0x900}) + root("vm", {0x100}) +
+      record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 200) +
+      record(0x300, "OBJECT", 0x30, {}, 100) + record(0x900, "OBJECT", 0x30, {0x910}, 10) +
+      record(0x910, "OBJECT", 0x30, {}, 10);
   HeapGraph g = load_graph(dump);
   ShortestPathTree tree = ShortestPathTree::compute(g);
   RetentionPath to_item = tree.path_to(g, id(g, 0x300));
@@ -122,11 +130,11 @@ TEST(Retainers, PathsStartAtDurableRootsFirst) {
 // Two root-held objects reach one Hash that holds the target: that is one reason it is alive,
 // not two. A second path needs a second holder.
 TEST(Retainers, AlternativePathsDifferAtTheHolder) {
-  std::string dump = kClasses + root("vm", {0x100, 0x110, 0x120}) +
-                     record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x110, "OBJECT", 0x10, {0x100}, 40) +
-                     record(0x120, "OBJECT", 0x10, {0x210}, 40) +
-                     record(0x200, "HASH", 0x20, {0x300}, 200) + record(0x210, "HASH", 0x20, {0x220}, 200) +
-                     record(0x220, "HASH", 0x20, {0x300}, 200) + record(0x300, "OBJECT", 0x30, {}, 40);
+  std::string dump =
+      kClasses + root("vm", {0x100, 0x110, 0x120}) + record(0x100, "OBJECT", 0x10, {0x200}, 40) +
+      record(0x110, "OBJECT", 0x10, {0x100}, 40) + record(0x120, "OBJECT", 0x10, {0x210}, 40) +
+      record(0x200, "HASH", 0x20, {0x300}, 200) + record(0x210, "HASH", 0x20, {0x220}, 200) +
+      record(0x220, "HASH", 0x20, {0x300}, 200) + record(0x300, "OBJECT", 0x30, {}, 40);
   HeapGraph g = load_graph(dump);
   Referrers r = Referrers::build(g);
   std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x300), 5, 64);
@@ -141,7 +149,8 @@ TEST(Retainers, HolderPathsAvoidTheTarget) {
   // root -> 0x100 -> 0x300 (target) -> 0x200 -> 0x300: 0x200 is a referrer reached only
   // through the target: not a reason for it to be alive.
   std::string dump = kClasses + root("vm", {0x100}) + record(0x100, "OBJECT", 0x10, {0x300}, 40) +
-                     record(0x300, "OBJECT", 0x30, {0x200}, 40) + record(0x200, "HASH", 0x20, {0x300}, 40);
+                     record(0x300, "OBJECT", 0x30, {0x200}, 40) +
+                     record(0x200, "HASH", 0x20, {0x300}, 40);
   HeapGraph g = load_graph(dump);
   Referrers r = Referrers::build(g);
   std::vector<RetentionPath> paths = holder_paths(g, r, id(g, 0x300), 5, 64);
@@ -151,12 +160,19 @@ TEST(Retainers, HolderPathsAvoidTheTarget) {
 
 TEST(Retainers, NamedPathsFromMemprofDumps) {
   std::string dump =
-      R"J({"type":"META", "format":"memprof", "version":1})J" "\n"
-      R"J({"type":"ROOT", "root":"global_tbl", "references":["0x100"]})J" "\n" + kClasses +
-      R"J({"address":"0x100", "type":"OBJECT", "class":"0x10", "references":["0x10", "0x200"], "reference_names":["(class)", "@store"], "memsize":40})J" "\n"
-      R"J({"address":"0x200", "type":"HASH", "class":"0x20", "references":["0x300"], "reference_names":["[\"sku-42\"]"], "memsize":200})J" "\n"
-      R"J({"address":"0x300", "type":"OBJECT", "class":"0x30", "references":[], "memsize":40})J" "\n"
-      R"J({"type":"END", "records":8})J" "\n";
+      R"J({"type":"META", "format":"memprof", "version":1})J"
+      "\n"
+      R"J({"type":"ROOT", "root":"global_tbl", "references":["0x100"]})J"
+      "\n" +
+      kClasses +
+      R"J({"address":"0x100", "type":"OBJECT", "class":"0x10", "references":["0x10", "0x200"], "reference_names":["(class)", "@store"], "memsize":40})J"
+      "\n"
+      R"J({"address":"0x200", "type":"HASH", "class":"0x20", "references":["0x300"], "reference_names":["[\"sku-42\"]"], "memsize":200})J"
+      "\n"
+      R"J({"address":"0x300", "type":"OBJECT", "class":"0x30", "references":[], "memsize":40})J"
+      "\n"
+      R"J({"type":"END", "records":8})J"
+      "\n";
   HeapGraph g = load_graph(dump);
   Referrers r = Referrers::build(g);
   auto paths = holder_paths(g, r, id(g, 0x300), 1, 64);
@@ -176,7 +192,8 @@ TEST(Dominators, ObjectsKeepTheirClassesAlive) {
   IdRange<ObjectId> refs = g.references(id(g, 0x100));
   ASSERT_EQ(refs.size(), 2u);
   EXPECT_EQ(refs[1], id(g, 0x10));
-  EXPECT_EQ(g.references(id(g, 0x410)).size(), 1u) << "an object without references still has its class";
+  EXPECT_EQ(g.references(id(g, 0x410)).size(), 1u)
+      << "an object without references still has its class";
   HeapDominators d = HeapDominators::compute(g);
   EXPECT_EQ(d.idom(id(g, 0x10)), id(g, 0x100));
   EXPECT_TRUE(d.reachable(id(g, 0x20)));
@@ -202,8 +219,9 @@ TEST(Retainers, MergedPathsGroupInstancesByShape) {
 // A linked list: every node's path is the one before it plus "@next". The repeated step folds,
 // so 30,000 nodes make two shapes, not 30,000 paths of up to 30,000 steps each.
 std::string linked_list(int length, uint64_t base) {
-  std::string dump = R"J({"type":"META", "format":"memprof", "version":1})J" "\n"
-                     + root("vm", {0x100}) + kClasses;
+  std::string dump = R"J({"type":"META", "format":"memprof", "version":1})J"
+                     "\n" +
+                     root("vm", {0x100}) + kClasses;
   dump += record(0x100, "OBJECT", 0x10, {base}, 40, R"("reference_names":["@head"], )");
   for (int i = 0; i < length; ++i) {
     const uint64_t a = base + 0x28ull * i;
@@ -212,7 +230,8 @@ std::string linked_list(int length, uint64_t base) {
     else
       dump += record(a, "OBJECT", 0x30, {}, 40);
   }
-  return dump + R"J({"type":"END", "records":0})J" "\n";
+  return dump + R"J({"type":"END", "records":0})J"
+                "\n";
 }
 
 TEST(Retainers, MergedPathsFoldALinkedList) {
@@ -279,11 +298,15 @@ TEST(Retention, MillionObjectChainNeedsNoStack) {
   std::string dump = kClasses + root("vm", {0x1000});
   dump.reserve(kDepth * 110);
   for (int i = 0; i < kDepth; ++i)
-    dump += record(0x1000 + 0x28 * i, "OBJECT", 0x30, i + 1 < kDepth ? std::vector<uint64_t>{uint64_t(0x1000 + 0x28 * (i + 1))} : std::vector<uint64_t>{}, 40);
+    dump += record(0x1000 + 0x28 * i, "OBJECT", 0x30,
+                   i + 1 < kDepth ? std::vector<uint64_t>{uint64_t(0x1000 + 0x28 * (i + 1))}
+                                  : std::vector<uint64_t>{},
+                   40);
   HeapGraph g = load_graph(dump);
   HeapDominators d = HeapDominators::compute(g);
   EXPECT_EQ(d.retained_count(id(g, 0x1000)), uint32_t(kDepth) + 1);  // and their class
-  auto by_class = d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
+  auto by_class =
+      d.retained_by(g, g.class_count(), [&](ObjectId o) { return g.class_of(o).value(); });
   EXPECT_EQ(by_class[g.class_of(id(g, 0x1000)).value()], 40u * kDepth);
   ShortestPathTree tree = ShortestPathTree::compute(g);
   const uint64_t last = 0x1000 + 0x28 * (kDepth - 1);

@@ -42,7 +42,8 @@ class StoreHostile : public ::testing::Test {
     auto graph = read_store(store_, 0, report, nullptr, references);
     if (!graph.ok()) {
       EXPECT_EQ(graph.error().code, ExitCode::kBadInput) << graph.error().message;
-      EXPECT_NE(graph.error().message.find("damaged store"), std::string::npos) << graph.error().message;
+      EXPECT_NE(graph.error().message.find("damaged store"), std::string::npos)
+          << graph.error().message;
       return;
     }
     const HeapGraph& g = graph.value();

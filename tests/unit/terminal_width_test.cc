@@ -91,7 +91,8 @@ TEST(TerminalWidth, HelpFitsEightyColumns) {
     testing::internal::CaptureStdout();
     EXPECT_EQ(run_heapq(args), 0);
     const std::string out = testing::internal::GetCapturedStdout();
-    for (const std::string& line : lines_of(out)) EXPECT_LE(display_width(line), 80u) << args[0] << ": " << line;
+    for (const std::string& line : lines_of(out))
+      EXPECT_LE(display_width(line), 80u) << args[0] << ": " << line;
   }
 }
 

@@ -1,13 +1,11 @@
 // Small dumps built from text in the tests, and a loader that keeps the report.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <string>
-
-#include <gtest/gtest.h>
-
 #include <vector>
 
 #include "cli/main_help.h"
@@ -66,8 +64,8 @@ inline std::string gzip(const std::string& bytes) {
 }
 
 // One ObjectSpace record; `extra` adds fields, each followed by ", ".
-inline std::string record(uint64_t address, const char* type, uint64_t klass, std::vector<uint64_t> refs,
-                   uint64_t memsize, const char* extra = "") {
+inline std::string record(uint64_t address, const char* type, uint64_t klass,
+                          std::vector<uint64_t> refs, uint64_t memsize, const char* extra = "") {
   char head[120];
   std::snprintf(head, sizeof head, R"({"address":"0x%llx", "type":"%s", "class":"0x%llx", )",
                 (unsigned long long)address, type, (unsigned long long)klass);
@@ -83,25 +81,36 @@ inline std::string record(uint64_t address, const char* type, uint64_t klass, st
 // One ROOT record.
 inline std::string root(const char* category, std::vector<uint64_t> refs) {
   std::string out = std::string(R"({"type":"ROOT", "root":")") + category + R"(", "references":[)";
-  for (size_t i = 0; i < refs.size(); ++i) out += (i ? ", \"0x" : "\"0x") + [&] {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "%llx", (unsigned long long)refs[i]);
-    return std::string(buf);
-  }() + "\"";
+  for (size_t i = 0; i < refs.size(); ++i)
+    out += (i ? ", \"0x" : "\"0x") + [&] {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "%llx", (unsigned long long)refs[i]);
+      return std::string(buf);
+    }() + "\"";
   return out + "]}\n";
 }
 
 // A tiny heap: a root holding a Hash that holds two Strings; Foo instance holding the hash.
 inline const char* kSmallDump =
-    R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x500"]})" "\n"
-    R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"String", "references":[], "memsize":500})" "\n"
-    R"({"address":"0x110", "type":"CLASS", "class":"0x120", "singleton":true, "references":["0x100"], "memsize":400})" "\n"
-    R"({"address":"0x200", "type":"CLASS", "class":"0x210", "name":"Hash", "references":[], "memsize":500})" "\n"
-    R"({"address":"0x300", "type":"CLASS", "class":"0x310", "name":"Foo", "references":[], "memsize":600})" "\n"
-    R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "ivars":1, "references":["0x600"], "file":"app/foo.rb", "line":3, "method":"new", "generation":7, "memsize":40})" "\n"
-    R"({"address":"0x600", "type":"HASH", "class":"0x200", "size":1, "references":["0x700", "0x710"], "file":"app/foo.rb", "line":4, "method":"initialize", "memsize":160})" "\n"
-    R"({"address":"0x700", "type":"STRING", "class":"0x100", "bytesize":3, "value":"abc", "file":"/gems/rack-2.2.3/lib/rack.rb", "line":9, "method":"call", "memsize":40})" "\n"
-    R"({"address":"0x710", "type":"STRING", "class":"0x100", "bytesize":3, "value":"def", "file":"/gems/rack-2.2.3/lib/rack.rb", "line":9, "method":"call", "memsize":40})" "\n"
-    R"({"address":"0x800", "type":"IMEMO", "class":"0x8", "imemo_type":"cref", "references":["0x300"], "memsize":40})" "\n";
+    R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x500"]})"
+    "\n"
+    R"({"address":"0x100", "type":"CLASS", "class":"0x110", "name":"String", "references":[], "memsize":500})"
+    "\n"
+    R"({"address":"0x110", "type":"CLASS", "class":"0x120", "singleton":true, "references":["0x100"], "memsize":400})"
+    "\n"
+    R"({"address":"0x200", "type":"CLASS", "class":"0x210", "name":"Hash", "references":[], "memsize":500})"
+    "\n"
+    R"({"address":"0x300", "type":"CLASS", "class":"0x310", "name":"Foo", "references":[], "memsize":600})"
+    "\n"
+    R"({"address":"0x500", "type":"OBJECT", "class":"0x300", "ivars":1, "references":["0x600"], "file":"app/foo.rb", "line":3, "method":"new", "generation":7, "memsize":40})"
+    "\n"
+    R"({"address":"0x600", "type":"HASH", "class":"0x200", "size":1, "references":["0x700", "0x710"], "file":"app/foo.rb", "line":4, "method":"initialize", "memsize":160})"
+    "\n"
+    R"({"address":"0x700", "type":"STRING", "class":"0x100", "bytesize":3, "value":"abc", "file":"/gems/rack-2.2.3/lib/rack.rb", "line":9, "method":"call", "memsize":40})"
+    "\n"
+    R"({"address":"0x710", "type":"STRING", "class":"0x100", "bytesize":3, "value":"def", "file":"/gems/rack-2.2.3/lib/rack.rb", "line":9, "method":"call", "memsize":40})"
+    "\n"
+    R"({"address":"0x800", "type":"IMEMO", "class":"0x8", "imemo_type":"cref", "references":["0x300"], "memsize":40})"
+    "\n";
 
 }  // namespace heapq::testing

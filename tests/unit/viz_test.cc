@@ -15,21 +15,27 @@ namespace {
 
 const std::string kHostile = "<script>alert(1)</script>\"'</svg>]]>\\{}|<>&amp;\n\x01\xff";
 
-std::string printable_utf8(std::string_view s) { return escape_controls(s, ControlEscapes::kPicture); }
+std::string printable_utf8(std::string_view s) {
+  return escape_controls(s, ControlEscapes::kPicture);
+}
 
 TEST(VizEscape, PrintableUtf8) {
   EXPECT_EQ(printable_utf8("a\nb\x7f"), "a\\x0Ab\\x7F");
   EXPECT_EQ(printable_utf8("\xc3\xa9\xff\xc0\xaf"), "\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
   EXPECT_EQ(printable_utf8("\xc2\x85"), "\\x85");  // a C1 control
   EXPECT_EQ(printable_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
-  EXPECT_EQ(printable_utf8("Leak\xe2\x80\xae" "gnp"), "Leak\\u202egnp");  // right-to-left override
+  EXPECT_EQ(printable_utf8("Leak\xe2\x80\xae"
+                           "gnp"),
+            "Leak\\u202egnp");  // right-to-left override
   EXPECT_EQ(printable_utf8("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");  // isolates
 }
 
 // A class named to read backwards from its override on: every picture format shows the
 // override as an escape, never as the character.
 TEST(VizEscape, BidiOverridesAreEscaped) {
-  const std::string name = "Leak\xe2\x80\xae" "gnp.exe";
+  const std::string name =
+      "Leak\xe2\x80\xae"
+      "gnp.exe";
   const std::string rlo = "\xe2\x80\xae";
   EXPECT_EQ(dot_string(name), "Leak\\\\u202egnp.exe");
   EXPECT_EQ(xml_text(name), "Leak\\u202egnp.exe");

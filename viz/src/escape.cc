@@ -8,7 +8,9 @@ namespace {
 
 // A dump string as picture text: valid UTF-8 whose controls and bidirectional overrides are
 // visible escapes (the escaper heapq's terminal text uses, in the pictures' form).
-std::string printable(std::string_view s) { return escape_controls(s, ControlEscapes::kPicture); }
+std::string printable(std::string_view s) {
+  return escape_controls(s, ControlEscapes::kPicture);
+}
 
 }  // namespace
 

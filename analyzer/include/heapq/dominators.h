@@ -89,8 +89,8 @@ class HeapDominators {
   void build_ranges() const;
 
   uint32_t root_ = 0;
-  std::vector<uint32_t> idom_;     // by node (objects, then the virtual root)
-  std::vector<uint32_t> preorder_; // reachable nodes, each after its dominator
+  std::vector<uint32_t> idom_;      // by node (objects, then the virtual root)
+  std::vector<uint32_t> preorder_;  // reachable nodes, each after its dominator
   std::vector<uint64_t> retained_bytes_;
   std::vector<uint32_t> retained_count_;
   uint64_t unreachable_count_ = 0;
@@ -104,7 +104,8 @@ class HeapDominators {
 };
 
 template <typename KeyFn>
-std::vector<uint64_t> HeapDominators::retained_by(const HeapGraph& graph, size_t key_count, KeyFn key,
+std::vector<uint64_t> HeapDominators::retained_by(const HeapGraph& graph, size_t key_count,
+                                                  KeyFn key,
                                                   std::span<const uint32_t> wanted) const {
   std::vector<uint32_t> keys(graph.object_count());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
@@ -121,7 +122,8 @@ std::vector<HeapDominators::Majority> HeapDominators::majority_dominators(const 
 }
 
 template <typename KeyFn>
-std::vector<uint64_t> HeapDominators::dominated_by(const HeapGraph& graph, size_t key_count, KeyFn key) const {
+std::vector<uint64_t> HeapDominators::dominated_by(const HeapGraph& graph, size_t key_count,
+                                                   KeyFn key) const {
   std::vector<uint32_t> keys(graph.object_count());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(ObjectId(i));
   return dominated_by_keys(graph, keys, key_count);

@@ -61,7 +61,8 @@ class GroupTable {
 
  private:
   // Per graph: each ClassId's (then "no class"'s) and SiteId's group key parts.
-  void map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys, std::vector<uint32_t>& site_keys);
+  void map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys,
+                 std::vector<uint32_t>& site_keys);
   uint32_t group_for(uint32_t class_key, uint32_t site_key);
 
   uint32_t key_of_class(std::string_view name, uint64_t address);
@@ -90,7 +91,8 @@ std::vector<uint32_t> GroupTable::assign(const HeapGraph& g, Counted counted) {
     const uint64_t pair = uint64_t(g.class_of(o).value()) << 32 | site.value();
     auto [it, added] = local.try_emplace(pair, 0);
     if (added) {
-      const uint32_t c = class_keys[g.class_of(o).valid() ? g.class_of(o).value() : g.class_count()];
+      const uint32_t c =
+          class_keys[g.class_of(o).valid() ? g.class_of(o).value() : g.class_count()];
       const uint32_t s = site.valid() ? site_keys[site.value()] : kNoGroup;
       it->second = group_for(c, s);
     }

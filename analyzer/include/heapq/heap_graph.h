@@ -11,8 +11,8 @@
 #include <mutex>
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "heapq/ids.h"
@@ -25,7 +25,7 @@ namespace heapq {
 struct Site {
   StringId file;
   uint32_t line = 0;  // 0: the dump gives none (allocated by C code); Ruby counts from 1
-  StringId method;  // none when the dump has no method for the object
+  StringId method;    // none when the dump has no method for the object
 };
 
 // How the name of a profiler's own objects ends ("ObjectTracing/allocation_info_tracer ...").
@@ -100,7 +100,9 @@ class HeapGraph {
   }
   bool has_reference_names() const { return !edge_name_.empty(); }
   // The name of a reference by its index into edge_targets(); none when the dump has no name.
-  StringId edge_name(uint32_t edge) const { return edge_name_.empty() ? StringId::none() : edge_name_[edge]; }
+  StringId edge_name(uint32_t edge) const {
+    return edge_name_.empty() ? StringId::none() : edge_name_[edge];
+  }
 
   // The virtual root's references with their categories, in the order of
   // references(virtual_root()).
@@ -111,7 +113,9 @@ class HeapGraph {
   bool holds_weakly(ObjectId o) const { return weak_holder_[o.value()]; }
   // Whether the references out of a node (an object's index, or the virtual root's) keep their
   // targets alive: those of every node but a weak holder.
-  bool retains_from(uint32_t node) const { return node >= object_count() || !holds_weakly(ObjectId(node)); }
+  bool retains_from(uint32_t node) const {
+    return node >= object_count() || !holds_weakly(ObjectId(node));
+  }
 
   // Whether o's last reference is its class, added by heapq: ObjectSpace dumps leave out the
   // reference from an object to its class, which keeps the class alive all the same.

@@ -24,9 +24,9 @@
 namespace heapq {
 
 struct LeakSuspect {
-  GroupTable::Group group;  // class and allocation site
-  uint64_t count = 0;       // objects of the group: born after the first dump and alive in the
-  uint64_t bytes = 0;       // last (one dump: the accumulation point's children of that class)
+  GroupTable::Group group;       // class and allocation site
+  uint64_t count = 0;            // objects of the group: born after the first dump and alive in the
+  uint64_t bytes = 0;            // last (one dump: the accumulation point's children of that class)
   uint64_t retained_bytes = 0;   // what freeing all of them would free
   std::vector<uint64_t> growth;  // objects of the group in each dump
   bool growing = false;          // more in the last dump than in the one before it
@@ -34,24 +34,26 @@ struct LeakSuspect {
   ObjectId holder;               // in the last dump; none when nothing holds most of the group
   uint64_t holder_share = 0;     // objects of the group the holder dominates or references
   ObjectId example;              // one object of the group
-  std::vector<ObjectId> members; // the objects counted (what a picture of the suspect draws)
+  std::vector<ObjectId> members;  // the objects counted (what a picture of the suspect draws)
   std::vector<std::pair<GroupTable::Group, uint64_t>> sites;  // one dump: the top sites, counted
 };
 
 struct LeakOptions {
-  size_t top = 10;           // suspects to return
-  uint64_t min_growth = 10;  // several dumps: objects a group gains from the first to the last at least
-  double threshold = 0.10;   // one dump: the share of the heap a suspect retains at least
-  double dominant = 0.80;    // one dump: the share of its parent a child keeps to be followed
+  size_t top = 10;  // suspects to return
+  uint64_t min_growth =
+      10;  // several dumps: objects a group gains from the first to the last at least
+  double threshold = 0.10;  // one dump: the share of the heap a suspect retains at least
+  double dominant = 0.80;   // one dump: the share of its parent a child keeps to be followed
 };
 
 struct LeakReport {
   std::vector<LeakSuspect> suspects;  // most likely first
   MatchMethod match = MatchMethod::kAddress;
-  uint64_t born = 0;           // objects of the last dump born after the first dump
-  uint64_t groups_growing = 0; // suspects still growing (more in the last dump than the one before)
-  uint64_t heap_bytes = 0;     // what the roots of the last dump retain (one dump: less a
-                               // profiler's own objects, which retain profiler_bytes)
+  uint64_t born = 0;  // objects of the last dump born after the first dump
+  uint64_t groups_growing =
+      0;                    // suspects still growing (more in the last dump than the one before)
+  uint64_t heap_bytes = 0;  // what the roots of the last dump retain (one dump: less a
+                            // profiler's own objects, which retain profiler_bytes)
   uint64_t profiler_bytes = 0;
 };
 
@@ -61,7 +63,8 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
                               const LeakOptions& options);
 
 // One dump: where its memory accumulates.
-LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom, const LeakOptions& options);
+LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom,
+                              const LeakOptions& options);
 
 // The object that holds most of a set (in_set: by object; its reachable objects count): the
 // deepest node of the dominator tree that dominates more than half of it, with no member above

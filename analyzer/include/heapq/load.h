@@ -50,8 +50,8 @@ struct LoadReport {
   DumpFormat format = DumpFormat::kObjectSpace;
   uint64_t lines = 0;
   uint64_t objects = 0;
-  uint64_t roots = 0;   // ROOT records
-  uint64_t shapes = 0;  // SHAPE records (Ruby 3.3+), not heap objects
+  uint64_t roots = 0;            // ROOT records
+  uint64_t shapes = 0;           // SHAPE records (Ruby 3.3+), not heap objects
   uint64_t skipped_records = 0;  // NONE slots and other records that hold no object
 
   // Lines that are not a valid record, skipped; the first few are kept with their reason.
@@ -66,9 +66,9 @@ struct LoadReport {
   uint64_t dangling_classes = 0;     // class fields that point to no class record
   uint64_t duplicate_addresses = 0;  // records for an address seen before (the first wins)
 
-  std::string damage;          // how the data ended badly (a truncated gzip stream), if it did
-  bool missing_end = false;    // a memprof dump without its END record: truncated
-  int64_t end_records = -1;    // what the END record announced, -1 without one
+  std::string damage;        // how the data ended badly (a truncated gzip stream), if it did
+  bool missing_end = false;  // a memprof dump without its END record: truncated
+  int64_t end_records = -1;  // what the END record announced, -1 without one
   DumpOrigin origin;
 
   static constexpr size_t kIssuesKept = 5;

@@ -15,9 +15,15 @@ struct Error {
   std::string message;  // "FILE:LINE: what was wrong", ready to print
 };
 
-inline Error bad_input(std::string message) { return {ExitCode::kBadInput, std::move(message)}; }
-inline Error io_error(std::string message) { return {ExitCode::kIo, std::move(message)}; }
-inline Error usage_error(std::string message) { return {ExitCode::kUsage, std::move(message)}; }
+inline Error bad_input(std::string message) {
+  return {ExitCode::kBadInput, std::move(message)};
+}
+inline Error io_error(std::string message) {
+  return {ExitCode::kIo, std::move(message)};
+}
+inline Error usage_error(std::string message) {
+  return {ExitCode::kUsage, std::move(message)};
+}
 
 // A value or an Error.
 template <typename T>

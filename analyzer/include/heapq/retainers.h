@@ -78,7 +78,9 @@ class ShortestPathTree {
     return parent_[o.value()] == kNone ? ObjectId::none() : ObjectId(parent_[o.value()]);
   }
   // The name of the reference that reached o (for a root-held object: its root category).
-  StringId edge_into(const HeapGraph& graph, ObjectId o) const { return reference_label(graph, via_[o.value()]); }
+  StringId edge_into(const HeapGraph& graph, ObjectId o) const {
+    return reference_label(graph, via_[o.value()]);
+  }
   // The path to o, with at most max_steps steps (its middle elided); empty when unreachable.
   RetentionPath path_to(const HeapGraph& graph, ObjectId o, size_t max_steps = SIZE_MAX) const;
 
@@ -94,8 +96,8 @@ class ShortestPathTree {
 // (the object that references target directly), shortest first (those from transient roots
 // last); a path longer than max_steps
 // keeps its first and last steps. O(objects + references + referrers log referrers).
-std::vector<RetentionPath> holder_paths(const HeapGraph& graph, const Referrers& referrers, ObjectId target,
-                                        size_t max_paths, size_t max_steps);
+std::vector<RetentionPath> holder_paths(const HeapGraph& graph, const Referrers& referrers,
+                                        ObjectId target, size_t max_paths, size_t max_steps);
 
 // The shortest paths to many objects merged by their shape into a tree, as Eclipse MAT's
 // "merge shortest paths": two paths share a node while they have the same root category,
@@ -104,13 +106,14 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& graph, const Referrers&
 // shapes end in their node at that depth, so the tree stays as small as the heap's variety.
 struct ShapeNode {
   static constexpr uint32_t kNoParent = UINT32_MAX;
-  uint32_t parent = kNoParent;  // a root-held shape has no parent
-  ObjectId example;             // the first object met with this shape
-  bool repeats = false;         // a step here repeats (a chain folded into one node)
-  bool deeper = false;          // paths run deeper than max_depth and end here
+  uint32_t parent = kNoParent;                // a root-held shape has no parent
+  ObjectId example;                           // the first object met with this shape
+  bool repeats = false;                       // a step here repeats (a chain folded into one node)
+  bool deeper = false;                        // paths run deeper than max_depth and end here
   uint64_t count = 0, bytes = 0;              // targets whose path ends here
   uint64_t total_count = 0, total_bytes = 0;  // targets whose path ends here or below
-  ObjectId nearest_target;  // of the targets ending here, the one nearest the roots (none: no target ends here)
+  ObjectId nearest_target;  // of the targets ending here, the one nearest the roots (none: no
+                            // target ends here)
 };
 
 struct MergedPaths {
@@ -119,8 +122,8 @@ struct MergedPaths {
   uint64_t unreachable = 0;      // targets the roots do not reach
 };
 
-MergedPaths merge_paths(const HeapGraph& graph, const ShortestPathTree& tree, const std::vector<ObjectId>& targets,
-                        size_t max_depth);
+MergedPaths merge_paths(const HeapGraph& graph, const ShortestPathTree& tree,
+                        const std::vector<ObjectId>& targets, size_t max_depth);
 
 // How an object reads in a path: its class, or "class Foo" / "module Bar" for classes.
 std::string describe(const HeapGraph& graph, ObjectId o);

@@ -12,6 +12,8 @@ inline uint64_t saturating_add(uint64_t a, uint64_t b) {
 }
 
 // total += b, stopping at UINT64_MAX.
-inline void add_saturating(uint64_t& total, uint64_t b) { total = saturating_add(total, b); }
+inline void add_saturating(uint64_t& total, uint64_t b) {
+  total = saturating_add(total, b);
+}
 
 }  // namespace heapq

@@ -38,7 +38,8 @@ struct SiteReport {
 class HeapDominators;
 
 // Counts and bytes by group, without retained sizes.
-SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey sort = SortKey::kBytes);
+SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping,
+                         SortKey sort = SortKey::kBytes);
 
 // With dominators, the first retained_rows groups (in the order groups lists them) also get
 // their retained bytes: what freeing all their objects at once would free (see compute_stats).

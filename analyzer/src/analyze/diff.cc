@@ -7,7 +7,8 @@
 
 namespace heapq {
 
-DumpDiff::DumpDiff(const HeapGraph& before, const HeapGraph& after) : before_(before), after_(after) {
+DumpDiff::DumpDiff(const HeapGraph& before, const HeapGraph& after)
+    : before_(before), after_(after) {
   const ObjectMatcher matcher(before, after);
   match_ = matcher.method();
   born_in_after_.assign(after.object_count(), false);
@@ -37,8 +38,10 @@ std::vector<DiffRow> DumpDiff::by(GroupTable::By grouping) const {
     DiffRow& r = rows[of_after[i]];
     ++r.after_count;
     add_saturating(r.after_bytes, after_.memsize(ObjectId(i)));
-    if (born_in_after_[i]) ++r.born;
-    else ++kept[of_after[i]];
+    if (born_in_after_[i])
+      ++r.born;
+    else
+      ++kept[of_after[i]];
   }
   for (uint32_t g = 0; g < rows.size(); ++g) {
     rows[g].group = table.group(g);

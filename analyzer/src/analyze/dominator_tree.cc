@@ -10,10 +10,11 @@
 // budget and, beyond it, the sweep is redone with the paper's buckets (samedom as in Appel,
 // "Modern Compiler Implementation" 19.2, and boost): O(E log N) either way.
 #include "analyze/dominator_tree.h"
-#include "heapq/saturating_add.h"
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "heapq/saturating_add.h"
 
 namespace heapq {
 namespace {

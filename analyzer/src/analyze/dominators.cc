@@ -7,7 +7,6 @@
 
 namespace heapq {
 
-
 namespace {
 
 // The graph's CSR without the references of weak holders (a copy only when there are any).
@@ -37,7 +36,8 @@ HeapDominators HeapDominators::compute(const HeapGraph& g) {
   const uint32_t n = static_cast<uint32_t>(g.object_count());
   const uint32_t root = g.virtual_root().value();
   DominatorTree tree = [&] {
-    if (!g.has_weak_holders()) return DominatorTree::compute(n + 1, g.edge_begin(), g.edge_targets(), root);
+    if (!g.has_weak_holders())
+      return DominatorTree::compute(n + 1, g.edge_begin(), g.edge_targets(), root);
     RetainingEdges e = without_weak_edges(g);
     return DominatorTree::compute(n + 1, e.begin, e.target, root);
   }();
@@ -98,7 +98,8 @@ std::vector<uint64_t> HeapDominators::subtree_sums(std::vector<uint64_t> weight)
 // Walks the dominator tree depth first with an explicit stack, keeping for each key how many
 // objects of that key are open on the current path: an object adds its retained size only
 // when none of its dominators has its key. O(nodes), no recursion.
-std::vector<uint64_t> HeapDominators::dominated_by_keys(const HeapGraph& g, const std::vector<uint32_t>& keys,
+std::vector<uint64_t> HeapDominators::dominated_by_keys(const HeapGraph& g,
+                                                        const std::vector<uint32_t>& keys,
                                                         size_t key_count) const {
   build_children();
   std::vector<uint64_t> total(key_count, 0);
@@ -238,7 +239,9 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
   epoch_ += 4;
   const uint32_t member = epoch_, closure = epoch_ + 1, entered = epoch_ + 2, visited = epoch_ + 3;
   uint32_t lca = members[0];
-  auto inside = [&](uint32_t top, uint32_t v) { return pre_[top] <= pre_[v] && pre_[v] < end_[top]; };
+  auto inside = [&](uint32_t top, uint32_t v) {
+    return pre_[top] <= pre_[v] && pre_[v] < end_[top];
+  };
   for (uint32_t m : members) {
     mark_[m] = member;
     while (!inside(lca, m)) lca = idom_[lca];  // climbs at most the tree's depth in all
@@ -304,8 +307,10 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
   return freed;
 }
 
-std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g, const std::vector<uint32_t>& keys,
-                                                       size_t key_count, std::span<const uint32_t> wanted) const {
+std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
+                                                       const std::vector<uint32_t>& keys,
+                                                       size_t key_count,
+                                                       std::span<const uint32_t> wanted) const {
   build_ranges();
   std::vector<uint32_t> all;
   if (wanted.empty()) {

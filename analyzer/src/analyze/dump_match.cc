@@ -27,14 +27,18 @@ bool same_class(const HeapGraph& a, ObjectId x, const HeapGraph& b, ObjectId y) 
 
 const char* match_method_name(MatchMethod m) {
   switch (m) {
-    case MatchMethod::kSeq: return "seq";
-    case MatchMethod::kGeneration: return "generation";
-    case MatchMethod::kAddress: return "address";
+    case MatchMethod::kSeq:
+      return "seq";
+    case MatchMethod::kGeneration:
+      return "generation";
+    case MatchMethod::kAddress:
+      return "address";
   }
   return "address";
 }
 
-ObjectMatcher::ObjectMatcher(const HeapGraph& before, const HeapGraph& after) : before_(before), after_(after) {
+ObjectMatcher::ObjectMatcher(const HeapGraph& before, const HeapGraph& after)
+    : before_(before), after_(after) {
   if (before.has_seq() && after.has_seq()) {
     method_ = MatchMethod::kSeq;
     for (uint32_t i = 0; i < before.object_count(); ++i)
@@ -96,7 +100,8 @@ void GroupTable::map_graph(const HeapGraph& g, std::vector<uint32_t>& class_keys
       parts.method = g.string(site.method);
     }
     std::string key = parts.file + '\0' + std::to_string(parts.line) + '\0' + parts.method;
-    auto [it, added] = site_ids_.try_emplace(std::move(key), static_cast<uint32_t>(site_parts_.size()));
+    auto [it, added] =
+        site_ids_.try_emplace(std::move(key), static_cast<uint32_t>(site_parts_.size()));
     if (added) site_parts_.push_back(std::move(parts));
     site_keys.push_back(it->second);
   }

@@ -10,15 +10,19 @@ namespace heapq {
 namespace {
 
 // Objects with the most of a key first, each key once, at most `top`.
-std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table, const std::vector<uint32_t>& of,
-                                                               const std::vector<ObjectId>& objects, size_t top) {
+std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table,
+                                                               const std::vector<uint32_t>& of,
+                                                               const std::vector<ObjectId>& objects,
+                                                               size_t top) {
   std::map<uint32_t, uint64_t> counts;
   for (ObjectId o : objects)
     if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
   std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto& a, auto& b) { return a.second > b.second; });
   std::vector<std::pair<GroupTable::Group, uint64_t>> out;
-  for (size_t i = 0; i < sorted.size() && i < top; ++i) out.push_back({table.group(sorted[i].first), sorted[i].second});
+  for (size_t i = 0; i < sorted.size() && i < top; ++i)
+    out.push_back({table.group(sorted[i].first), sorted[i].second});
   return out;
 }
 
@@ -114,10 +118,12 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   };
   std::vector<Candidate> candidates;
   for (uint32_t grp = 0; grp < table.size(); ++grp) {
-    if (born_count[grp] == 0 || counts.back()[grp] < counts.front()[grp] + std::max<uint64_t>(options.min_growth, 1))
+    if (born_count[grp] == 0 ||
+        counts.back()[grp] < counts.front()[grp] + std::max<uint64_t>(options.min_growth, 1))
       continue;
     bool steady = true;
-    for (size_t d = 1; d < counts.size(); ++d) steady = steady && counts[d][grp] > counts[d - 1][grp];
+    for (size_t d = 1; d < counts.size(); ++d)
+      steady = steady && counts[d][grp] > counts[d - 1][grp];
     const bool growing = counts[counts.size() - 1][grp] > counts[counts.size() - 2][grp];
     candidates.push_back({grp, growing, steady});
     report.groups_growing += growing;
@@ -126,7 +132,8 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     if (a.steady != b.steady) return a.steady;
     if (a.growing != b.growing) return a.growing;
     if (held[a.group] != held[b.group]) return held[a.group] > held[b.group];
-    if (born_bytes[a.group] != born_bytes[b.group]) return born_bytes[a.group] > born_bytes[b.group];
+    if (born_bytes[a.group] != born_bytes[b.group])
+      return born_bytes[a.group] > born_bytes[b.group];
     return a.group < b.group;
   });
   if (candidates.size() > options.top) candidates.resize(options.top);
@@ -168,20 +175,27 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   return report;
 }
 
-LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, const LeakOptions& options) {
+LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
+                              const LeakOptions& options) {
   LeakReport report;
   const ObjectId root = g.virtual_root();
   // A profiler's own objects (the allocation tracer's table) are not the program's memory:
   // neither suspects nor part of the heap the threshold is a share of.
-  auto profiler = [&](ObjectId o) { return g.class_of(o).valid() && g.class_info(g.class_of(o)).profiler; };
+  auto profiler = [&](ObjectId o) {
+    return g.class_of(o).valid() && g.class_info(g.class_of(o)).profiler;
+  };
   uint64_t overhead = 0;
   for (uint32_t i = 0; i < g.object_count(); ++i)
-    if (const ObjectId o(i); profiler(o) && dom.reachable(o) && (dom.idom(o) == root || !profiler(dom.idom(o))))
+    if (const ObjectId o(i);
+        profiler(o) && dom.reachable(o) && (dom.idom(o) == root || !profiler(dom.idom(o))))
       add_saturating(overhead, dom.retained_bytes(o));
   report.profiler_bytes = std::min(overhead, dom.retained_bytes(root));
   report.heap_bytes = dom.retained_bytes(root) - report.profiler_bytes;
-  const auto threshold = static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
-  auto big = [&](ObjectId o) { return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0 && !profiler(o); };
+  const auto threshold =
+      static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
+  auto big = [&](ObjectId o) {
+    return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0 && !profiler(o);
+  };
 
   // Objects that retain more than the threshold, each followed down to where it accumulates.
   // A chain (a linked list: each node dominating the rest) is followed no further than its
@@ -205,7 +219,8 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     // A container of a few big things is not where memory accumulates: each of them may be.
     uint64_t in_big = 0;
     size_t big_kids = 0;
-    while (big_kids < kids.size() && big(kids[big_kids])) in_big += dom.retained_bytes(kids[big_kids++]);
+    while (big_kids < kids.size() && big(kids[big_kids]))
+      in_big += dom.retained_bytes(kids[big_kids++]);
     if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a) && !chain_starts(a, kids)) {
       pending.insert(pending.end(), kids.begin(), kids.begin() + static_cast<ptrdiff_t>(big_kids));
       continue;
@@ -213,13 +228,16 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     points.push_back(a);
   }
   std::sort(points.begin(), points.end(), [&](ObjectId x, ObjectId y) {
-    return dom.retained_bytes(x) != dom.retained_bytes(y) ? dom.retained_bytes(x) > dom.retained_bytes(y) : x < y;
+    return dom.retained_bytes(x) != dom.retained_bytes(y)
+               ? dom.retained_bytes(x) > dom.retained_bytes(y)
+               : x < y;
   });
   if (points.size() > options.top) points.resize(options.top);
 
   GroupTable classes(GroupTable::By::kClass), sites;
   const std::vector<uint32_t> class_of = classes.assign(g, [](ObjectId) { return true; });
-  const std::vector<uint32_t> site_of = sites.assign(g, [&](ObjectId o) { return g.source_site(o).valid(); });
+  const std::vector<uint32_t> site_of =
+      sites.assign(g, [&](ObjectId o) { return g.source_site(o).valid(); });
   for (ObjectId a : points) {
     LeakSuspect s;
     s.holder = a;
@@ -242,8 +260,9 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     // The children's class that retains the most.
     std::map<uint32_t, uint64_t> retained;
     for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);
-    const uint32_t cls =
-        std::max_element(retained.begin(), retained.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+    const uint32_t cls = std::max_element(retained.begin(), retained.end(), [](auto& x, auto& y) {
+                           return x.second < y.second;
+                         })->first;
     std::vector<bool> in_set(g.object_count(), false);
     for (ObjectId k : kids)
       if (class_of[k.value()] == cls) {
@@ -256,7 +275,8 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom, con
     s.holder_share = s.count;
     s.example = s.members.front();
     const uint32_t wanted[] = {0};
-    s.retained_bytes = dom.retained_by(g, 1, [&](ObjectId o) { return in_set[o.value()] ? 0u : UINT32_MAX; }, wanted)[0];
+    s.retained_bytes = dom.retained_by(
+        g, 1, [&](ObjectId o) { return in_set[o.value()] ? 0u : UINT32_MAX; }, wanted)[0];
     s.sites = top_groups(sites, site_of, s.members, 3);
     s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
     s.group.cls = classes.group(cls).cls;

@@ -11,12 +11,14 @@ namespace {
 
 // A path from its objects in order, root-held first, keeping at most max_steps of them.
 template <typename EdgeInto>
-RetentionPath make_path(StringId root, const std::vector<uint32_t>& chain, size_t max_steps, EdgeInto edge_into) {
+RetentionPath make_path(StringId root, const std::vector<uint32_t>& chain, size_t max_steps,
+                        EdgeInto edge_into) {
   RetentionPath p;
   p.root = root;
   max_steps = std::max<size_t>(max_steps, 2);
   const size_t head = chain.size() <= max_steps ? chain.size() : max_steps / 2;
-  const size_t tail_from = chain.size() <= max_steps ? chain.size() : chain.size() - (max_steps - head);
+  const size_t tail_from =
+      chain.size() <= max_steps ? chain.size() : chain.size() - (max_steps - head);
   auto add = [&](size_t i) {
     p.steps.push_back({ObjectId(chain[i]), i == 0 ? StringId::none() : edge_into(i)});
   };
@@ -33,7 +35,8 @@ RetentionPath make_path(StringId root, const std::vector<uint32_t>& chain, size_
 
 StringId reference_label(const HeapGraph& g, uint32_t edge) {
   const uint32_t roots_begin = g.edge_begin()[g.virtual_root().value()];
-  if (edge >= roots_begin && edge - roots_begin < g.roots().size()) return g.roots()[edge - roots_begin].category;
+  if (edge >= roots_begin && edge - roots_begin < g.roots().size())
+    return g.roots()[edge - roots_begin].category;
   return g.edge_name(edge);
 }
 
@@ -97,7 +100,8 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
     transient = phase;
     const size_t head = queue.size();
     for (size_t i = 0; i < roots.size(); ++i)
-      if (is_transient_root(g.string(roots[i].category)) == phase) reach(root, roots_begin + static_cast<uint32_t>(i));
+      if (is_transient_root(g.string(roots[i].category)) == phase)
+        reach(root, roots_begin + static_cast<uint32_t>(i));
     search(head);
   }
   return t;
@@ -112,8 +116,8 @@ RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o, size_t m
                    [&](size_t i) { return reference_label(g, via_[chain[i]]); });
 }
 
-std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& referrers, ObjectId target,
-                                        size_t max_paths, size_t max_steps) {
+std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& referrers,
+                                        ObjectId target, size_t max_paths, size_t max_steps) {
   const ShortestPathTree tree = ShortestPathTree::compute(g, target);
   if (!tree.reachable(target)) return {};
   struct Holder {
@@ -126,13 +130,16 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& ref
   for (size_t i = 0; i < sources.size(); ++i) {
     const uint32_t s = sources[i].value();
     if (s == target.value() || !g.retains_from(s) || !tree.reachable(ObjectId(s))) continue;
-    const bool transient = s == g.virtual_root().value() ? is_transient_root(g.string(reference_label(g, edges[i])))
-                                                         : tree.from_transient_root(ObjectId(s));
+    const bool transient = s == g.virtual_root().value()
+                               ? is_transient_root(g.string(reference_label(g, edges[i])))
+                               : tree.from_transient_root(ObjectId(s));
     holders.push_back({transient, tree.distance(ObjectId(s)), s, edges[i]});
   }
   std::sort(holders.begin(), holders.end(), [](const Holder& a, const Holder& b) {
     if (a.transient != b.transient) return b.transient;
-    return a.distance != b.distance ? a.distance < b.distance : a.source != b.source ? a.source < b.source : a.edge < b.edge;
+    return a.distance != b.distance ? a.distance < b.distance
+           : a.source != b.source   ? a.source < b.source
+                                    : a.edge < b.edge;
   });
   holders.erase(std::unique(holders.begin(), holders.end(),
                             [](const Holder& a, const Holder& b) { return a.source == b.source; }),
@@ -141,19 +148,24 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& ref
   for (size_t i = 0; i < holders.size() && paths.size() < max_paths; ++i) {
     const Holder& h = holders[i];
     std::vector<uint32_t> chain;
-    for (uint32_t v = h.source; v != g.virtual_root().value(); v = tree.parent(ObjectId(v)).value()) chain.push_back(v);
+    for (uint32_t v = h.source; v != g.virtual_root().value(); v = tree.parent(ObjectId(v)).value())
+      chain.push_back(v);
     std::reverse(chain.begin(), chain.end());
     chain.push_back(target.value());
     const uint32_t first_edge = chain.size() == 1 ? h.edge : 0;
-    StringId root = chain.size() == 1 ? reference_label(g, first_edge) : tree.edge_into(g, ObjectId(chain.front()));
+    StringId root = chain.size() == 1 ? reference_label(g, first_edge)
+                                      : tree.edge_into(g, ObjectId(chain.front()));
     paths.push_back(make_path(root, chain, max_steps, [&](size_t k) {
-      return k + 1 == chain.size() ? reference_label(g, h.edge) : tree.edge_into(g, ObjectId(chain[k]));
+      return k + 1 == chain.size() ? reference_label(g, h.edge)
+                                   : tree.edge_into(g, ObjectId(chain[k]));
     }));
   }
   return paths;
 }
 
-std::string_view generalized_edge(std::string_view edge) { return edge.starts_with("[") ? "[]" : edge; }
+std::string_view generalized_edge(std::string_view edge) {
+  return edge.starts_with("[") ? "[]" : edge;
+}
 
 namespace {
 
@@ -193,8 +205,8 @@ struct ShapeKeyHash {
 
 }  // namespace
 
-MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree, const std::vector<ObjectId>& targets,
-                        size_t max_depth) {
+MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
+                        const std::vector<ObjectId>& targets, size_t max_depth) {
   constexpr uint32_t kUnknown = UINT32_MAX;
   MergedPaths out;
   std::vector<uint32_t> shape_of(g.object_count(), kUnknown);
@@ -207,19 +219,22 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree, const 
   // Each object on a path gets its shape once, top down from the first one already known.
   auto shape = [&](ObjectId target) {
     pending.clear();
-    for (ObjectId v = target; v != g.virtual_root() && shape_of[v.value()] == kUnknown; v = tree.parent(v))
+    for (ObjectId v = target; v != g.virtual_root() && shape_of[v.value()] == kUnknown;
+         v = tree.parent(v))
       pending.push_back(v.value());
     for (size_t i = pending.size(); i-- > 0;) {
       const ObjectId v(pending[i]);
       const ObjectId up = tree.parent(v);
       const uint32_t parent = up == g.virtual_root() ? ShapeNode::kNoParent : shape_of[up.value()];
       const StepShape step = step_shape(g, tree, v);
-      if (parent != ShapeNode::kNoParent && (node_step[parent] == step || depth[parent] >= max_depth)) {
+      if (parent != ShapeNode::kNoParent &&
+          (node_step[parent] == step || depth[parent] >= max_depth)) {
         (node_step[parent] == step ? out.nodes[parent].repeats : out.nodes[parent].deeper) = true;
         shape_of[v.value()] = parent;
         continue;
       }
-      auto [it, added] = index.try_emplace(ShapeKey{parent, step}, static_cast<uint32_t>(out.nodes.size()));
+      auto [it, added] =
+          index.try_emplace(ShapeKey{parent, step}, static_cast<uint32_t>(out.nodes.size()));
       if (added) {
         ShapeNode node;
         node.parent = parent;
@@ -239,7 +254,8 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree, const 
       continue;
     }
     ShapeNode& node = out.nodes[shape(t)];
-    if (!node.nearest_target.valid() || tree.distance(t) < tree.distance(node.nearest_target)) node.nearest_target = t;
+    if (!node.nearest_target.valid() || tree.distance(t) < tree.distance(node.nearest_target))
+      node.nearest_target = t;
     ++node.count;
     add_saturating(node.bytes, g.memsize(t));
   }

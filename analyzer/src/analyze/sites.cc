@@ -5,8 +5,8 @@
 
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
-#include "model/address_hash.h"
 #include "heapq/saturating_add.h"
+#include "model/address_hash.h"
 
 namespace heapq {
 
@@ -47,7 +47,8 @@ std::string gem_of_path(std::string_view path) {
     if (end != std::string_view::npos) {
       std::string_view dir = path.substr(start, end - start);
       size_t dash = dir.find('-');
-      while (dash != std::string_view::npos && !is_version_start(dir, dash)) dash = dir.find('-', dash + 1);
+      while (dash != std::string_view::npos && !is_version_start(dir, dash))
+        dash = dir.find('-', dash + 1);
       if (dash != std::string_view::npos && dash > 0) return std::string(dir);
     }
     if (at == 0) break;
@@ -131,17 +132,22 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
   }
 
   // Sorting moves the groups: remember each one's index into group_of's numbering.
-  for (size_t i = 0; i < report.groups.size(); ++i) report.groups[i].index = static_cast<uint32_t>(i);
+  for (size_t i = 0; i < report.groups.size(); ++i)
+    report.groups[i].index = static_cast<uint32_t>(i);
   auto label = [&](const SiteGroup& g) {
-    return std::tuple(graph.string(g.file), g.line, graph.string(g.method), g.cls.value(), std::string_view(g.gem));
+    return std::tuple(graph.string(g.file), g.line, graph.string(g.method), g.cls.value(),
+                      std::string_view(g.gem));
   };
-  sort_largest_first(report.groups, sort, [&](const SiteGroup& a, const SiteGroup& b) { return label(a) < label(b); });
+  sort_largest_first(report.groups, sort,
+                     [&](const SiteGroup& a, const SiteGroup& b) { return label(a) < label(b); });
   if (dominators && !report.groups.empty()) {
     std::vector<uint32_t> wanted;
-    for (size_t i = 0; i < report.groups.size() && i < retained_rows; ++i) wanted.push_back(report.groups[i].index);
+    for (size_t i = 0; i < report.groups.size() && i < retained_rows; ++i)
+      wanted.push_back(report.groups[i].index);
     std::vector<uint64_t> retained = dominators->retained_by(
         graph, report.groups.size(), [&](ObjectId o) { return group_of[o.value()]; }, wanted);
-    for (size_t i = 0; i < wanted.size(); ++i) report.groups[i].retained_bytes = retained[wanted[i]];
+    for (size_t i = 0; i < wanted.size(); ++i)
+      report.groups[i].retained_bytes = retained[wanted[i]];
   }
   return report;
 }

@@ -8,7 +8,9 @@
 
 namespace heapq {
 
-HeapStats compute_stats(const HeapGraph& graph, SortKey sort) { return compute_stats(graph, sort, nullptr, 0); }
+HeapStats compute_stats(const HeapGraph& graph, SortKey sort) {
+  return compute_stats(graph, sort, nullptr, 0);
+}
 
 HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominators* dominators,
                         size_t retained_rows) {
@@ -34,13 +36,15 @@ HeapStats compute_stats(const HeapGraph& graph, SortKey sort, const HeapDominato
 
   std::erase_if(types, [](const TypeTotals& t) { return t.count == 0; });
   std::erase_if(classes, [](const ClassTotals& c) { return c.count == 0; });
-  sort_largest_first(types, sort, [](const TypeTotals& a, const TypeTotals& b) { return a.type < b.type; });
+  sort_largest_first(types, sort,
+                     [](const TypeTotals& a, const TypeTotals& b) { return a.type < b.type; });
   sort_largest_first(classes, sort, [&](const ClassTotals& a, const ClassTotals& b) {
     return graph.class_name(a.cls) < graph.class_name(b.cls);
   });
   if (dominators && !classes.empty()) {
     std::vector<uint32_t> wanted;
-    for (size_t i = 0; i < classes.size() && i < retained_rows; ++i) wanted.push_back(classes[i].cls.value());
+    for (size_t i = 0; i < classes.size() && i < retained_rows; ++i)
+      wanted.push_back(classes[i].cls.value());
     std::vector<uint64_t> retained = dominators->retained_by(
         graph, class_count, [&](ObjectId o) { return graph.class_of(o).value(); }, wanted);
     for (size_t i = 0; i < wanted.size(); ++i) classes[i].retained_bytes = retained[wanted[i]];

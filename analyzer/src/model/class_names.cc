@@ -23,7 +23,8 @@ namespace {
 
 std::string hex_name(const char* prefix, uint64_t address, const char* suffix) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%s0x%llx%s", prefix, static_cast<unsigned long long>(address), suffix);
+  std::snprintf(buf, sizeof buf, "%s0x%llx%s", prefix, static_cast<unsigned long long>(address),
+                suffix);
   return buf;
 }
 
@@ -33,14 +34,17 @@ class ClassNamer {
     for (const ClassRecord& r : records) {
       record_of_.emplace(r.object, &r);
       flags_ = flags_ || r.singleton;
-      if (r.name.valid() && !r.singleton) by_name_.try_emplace(g.strings()[r.name], ObjectId(r.object));
+      if (r.name.valid() && !r.singleton)
+        by_name_.try_emplace(g.strings()[r.name], ObjectId(r.object));
     }
     // A metaclass is the class of the class it is attached to; prefer named owners.
     for (int pass = 0; pass < 2; ++pass) {
       for (const ClassRecord& r : records) {
-        if (r.name.valid() != (pass == 0) || g.type(ObjectId(r.object)) == ObjectType::kIclass) continue;
+        if (r.name.valid() != (pass == 0) || g.type(ObjectId(r.object)) == ObjectType::kIclass)
+          continue;
         ObjectId meta = g.class_info(g.class_of(ObjectId(r.object))).object;
-        if (meta.valid() && (!flags_ || is_flagged(meta))) owner_of_.try_emplace(meta.value(), ObjectId(r.object));
+        if (meta.valid() && (!flags_ || is_flagged(meta)))
+          owner_of_.try_emplace(meta.value(), ObjectId(r.object));
       }
     }
   }
@@ -70,7 +74,8 @@ class ClassNamer {
       auto owner = owner_of_.find(record.value());
       if (owner == owner_of_.end()) {
         if (r.singleton && r.real_class_name.valid())
-          return prefix + "#<Class:#<" + std::string(g_.strings()[r.real_class_name]) + ">>" + suffix;
+          return prefix + "#<Class:#<" + std::string(g_.strings()[r.real_class_name]) + ">>" +
+                 suffix;
         break;
       }
       prefix += "#<Class:";
@@ -89,7 +94,9 @@ class ClassNamer {
     return it == record_of_.end() ? nullptr : it->second;
   }
   // Ruby 3.1+ flags singleton classes; for older dumps a metaclass is known by its owner.
-  bool is_singleton(ObjectId o) const { return flags_ ? is_flagged(o) : owner_of_.count(o.value()) > 0; }
+  bool is_singleton(ObjectId o) const {
+    return flags_ ? is_flagged(o) : owner_of_.count(o.value()) > 0;
+  }
   bool is_flagged(ObjectId o) const {
     const ClassRecord* r = record_of(o);
     return r && r->singleton;
@@ -100,10 +107,12 @@ class ClassNamer {
     const ClassRecord* r = record_of(record);
     if (auto owner = owner_of_.find(record.value()); owner != owner_of_.end()) {
       bool module = g_.type(owner->second) == ObjectType::kModule;
-      if (auto it = by_name_.find(module ? "Module" : "Class"); it != by_name_.end()) return it->second;
+      if (auto it = by_name_.find(module ? "Module" : "Class"); it != by_name_.end())
+        return it->second;
     }
     if (r && r->real_class_name.valid())
-      if (auto it = by_name_.find(g_.strings()[r->real_class_name]); it != by_name_.end()) return it->second;
+      if (auto it = by_name_.find(g_.strings()[r->real_class_name]); it != by_name_.end())
+        return it->second;
     return record;
   }
 
@@ -130,21 +139,26 @@ void GraphBuilder::name_classes(HeapGraph& g, const std::vector<ClassRecord>& re
   for (size_t i = 0; i < g.classes_.size(); ++i) {
     ClassInfo& c = g.classes_[i];
     if (c.address == 0) continue;  // pseudo classes are named already
-    if (labels[i].valid()) c.name = labels[i];
-    else if (c.object.valid()) c.name = g.strings_.intern(namer.name(c.object));
-    else c.name = g.strings_.intern(hex_name("(unknown class ", c.address, ")"));
+    if (labels[i].valid())
+      c.name = labels[i];
+    else if (c.object.valid())
+      c.name = g.strings_.intern(namer.name(c.object));
+    else
+      c.name = g.strings_.intern(hex_name("(unknown class ", c.address, ")"));
   }
   // Objects of a singleton class count as instances of its real class.
   std::unordered_map<uint64_t, ClassId> by_address;
   for (size_t i = 0; i < g.classes_.size(); ++i)
-    if (g.classes_[i].address) by_address.emplace(g.classes_[i].address, ClassId(static_cast<uint32_t>(i)));
+    if (g.classes_[i].address)
+      by_address.emplace(g.classes_[i].address, ClassId(static_cast<uint32_t>(i)));
   std::vector<ClassId> real(g.classes_.size());
   for (size_t i = 0; i < real.size(); ++i) {
     real[i] = ClassId(static_cast<uint32_t>(i));
     if (!g.classes_[i].object.valid()) continue;
     ObjectId r = namer.real_class(g.classes_[i].object);
     if (r == g.classes_[i].object) continue;
-    auto [it, added] = by_address.try_emplace(g.address(r), ClassId(static_cast<uint32_t>(g.classes_.size())));
+    auto [it, added] =
+        by_address.try_emplace(g.address(r), ClassId(static_cast<uint32_t>(g.classes_.size())));
     if (added) g.classes_.push_back({g.address(r), r, g.strings_.intern(namer.name(r))});
     real[i] = it->second;
   }

@@ -26,7 +26,8 @@ void release(std::vector<T>& v) {
 
 struct GlobalSiteHash {
   size_t operator()(const SiteKey& k) const {
-    return address_hash((uint64_t(k.file.value()) << 32 | k.line) ^ (uint64_t(k.method.value()) << 17));
+    return address_hash((uint64_t(k.file.value()) << 32 | k.line) ^
+                        (uint64_t(k.method.value()) << 17));
   }
 };
 
@@ -47,7 +48,7 @@ void parallel_for(size_t n, unsigned threads, Fn fn) {
 struct ResolvedRefs {
   std::vector<uint32_t> targets;
   std::vector<StringId> names;
-  std::vector<uint32_t> ends;  // per object, into targets
+  std::vector<uint32_t> ends;              // per object, into targets
   std::vector<uint32_t> added_class_edge;  // objects (chunk-relative) given their class edge
   uint64_t dangling = 0;
 };
@@ -57,7 +58,8 @@ struct ResolvedRefs {
 // Builds the graph in stages; each stage frees the chunk arrays it no longer needs.
 class GraphBuilder::Builder {
  public:
-  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references, LoadReport& report)
+  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references,
+          LoadReport& report)
       : chunks_(chunks), threads_(threads), references_(references), report_(report) {}
 
   HeapGraph run() {
@@ -115,12 +117,14 @@ class GraphBuilder::Builder {
     std::vector<ClassId> classes;
     for (const ClassKey& k : c.class_keys) classes.push_back(class_for(k, strings));
     std::vector<SiteId> sites;
-    for (const SiteKey& k : c.site_keys) sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
+    for (const SiteKey& k : c.site_keys)
+      sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
 
     const uint32_t base = static_cast<uint32_t>(g_.address_.size());
     append(g_.address_, c.address);
     for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
-    for (uint32_t slot : c.site_slot) g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
+    for (uint32_t slot : c.site_slot)
+      g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
     append(g_.type_, c.type);
     append(g_.memsize_, c.memsize);
     append(g_.generation_, c.generation);
@@ -136,7 +140,8 @@ class GraphBuilder::Builder {
       r.real_class_name = mapped(strings, r.real_class_name);
       class_records_.push_back(r);
     }
-    for (ObjectLabel l : c.class_names) class_names_.push_back({l.object + base, mapped(strings, l.label)});
+    for (ObjectLabel l : c.class_names)
+      class_names_.push_back({l.object + base, mapped(strings, l.label)});
     for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
     for (auto [object, slot] : c.block_sites) g_.block_sites_.emplace(base + object, sites[slot]);
     g_.weak_holders_ += c.weak_holders.size();
@@ -148,7 +153,8 @@ class GraphBuilder::Builder {
   void add_references(bool named) {
     has_names_ = named;
     std::vector<ResolvedRefs> resolved(chunks_.size());
-    parallel_for(chunks_.size(), threads_, [&](size_t i) { resolve(*chunks_[i], strings_[i], named, resolved[i]); });
+    parallel_for(chunks_.size(), threads_,
+                 [&](size_t i) { resolve(*chunks_[i], strings_[i], named, resolved[i]); });
     if (named) g_.edge_name_.reserve(g_.edge_target_.capacity());
     g_.edge_begin_.push_back(0);
     g_.added_class_edge_.assign(g_.address_.size(), false);
@@ -178,7 +184,8 @@ class GraphBuilder::Builder {
     return out;
   }
 
-  void resolve(ParsedChunk& c, const std::vector<StringId>& strings, bool named, ResolvedRefs& out) const {
+  void resolve(ParsedChunk& c, const std::vector<StringId>& strings, bool named,
+               ResolvedRefs& out) const {
     const std::vector<uint32_t> class_object = class_objects(c);
     out.targets.reserve(c.refs.size() + c.refs_end.size());
     out.ends.reserve(c.refs_end.size());
@@ -192,7 +199,9 @@ class GraphBuilder::Builder {
           continue;
         }
         out.targets.push_back(to->value());
-        if (named) out.names.push_back(c.ref_names.empty() ? StringId::none() : mapped(strings, c.ref_names[r]));
+        if (named)
+          out.names.push_back(c.ref_names.empty() ? StringId::none()
+                                                  : mapped(strings, c.ref_names[r]));
       }
       const uint32_t klass = class_object[c.class_slot[i]];
       if (klass != UINT32_MAX &&
@@ -227,12 +236,14 @@ class GraphBuilder::Builder {
 
   ClassId class_for(const ClassKey& key, const std::vector<StringId>& strings) {
     // An IMEMO's class slot holds internal data (often junk such as 0x8), not a class.
-    if (key.imemo) return pseudo_class("IMEMO:" + std::string(g_.strings_[mapped(strings, key.imemo_type)]));
+    if (key.imemo)
+      return pseudo_class("IMEMO:" + std::string(g_.strings_[mapped(strings, key.imemo_type)]));
     if (key.address == 0) return pseudo_class("(no class)");
     // An included module's proxy is VM internals, not an instance of the module it points at.
     if (key.iclass) return pseudo_class("ICLASS");
     if (key.profiler) {
-      ClassId c = pseudo_class(std::string(g_.strings_[mapped(strings, key.imemo_type)]) + std::string(kProfilerSuffix));
+      ClassId c = pseudo_class(std::string(g_.strings_[mapped(strings, key.imemo_type)]) +
+                               std::string(kProfilerSuffix));
       g_.classes_[c.value()].profiler = true;
       return c;
     }
@@ -291,8 +302,8 @@ class GraphBuilder::Builder {
   std::unordered_map<SiteKey, SiteId, GlobalSiteHash> sites_;
 };
 
-HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references,
-                              LoadReport& report) {
+HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
+                              bool references, LoadReport& report) {
   return Builder(chunks, std::max(threads, 1u), references, report).run();
 }
 

@@ -6,14 +6,16 @@ namespace heapq {
 
 namespace {
 constexpr std::array<std::string_view, kObjectTypeCount> kNames = {
-    "NONE",   "OBJECT", "CLASS", "MODULE",  "FLOAT",  "STRING", "REGEXP", "ARRAY",
-    "HASH",   "STRUCT", "BIGNUM", "FILE",   "DATA",   "MATCH",  "COMPLEX", "RATIONAL",
-    "NIL",    "TRUE",   "FALSE", "SYMBOL",  "FIXNUM", "UNDEF",  "IMEMO",  "NODE",
-    "ICLASS", "ZOMBIE", "MOVED", "UNKNOWN",
+    "NONE",    "OBJECT",   "CLASS",  "MODULE", "FLOAT",  "STRING", "REGEXP",
+    "ARRAY",   "HASH",     "STRUCT", "BIGNUM", "FILE",   "DATA",   "MATCH",
+    "COMPLEX", "RATIONAL", "NIL",    "TRUE",   "FALSE",  "SYMBOL", "FIXNUM",
+    "UNDEF",   "IMEMO",    "NODE",   "ICLASS", "ZOMBIE", "MOVED",  "UNKNOWN",
 };
 }  // namespace
 
-std::string_view object_type_name(ObjectType type) { return kNames[static_cast<size_t>(type)]; }
+std::string_view object_type_name(ObjectType type) {
+  return kNames[static_cast<size_t>(type)];
+}
 
 std::optional<ObjectType> parse_object_type(std::string_view name) {
   // NONE and MOVED are free or moved slots, not objects; UNKNOWN is heapq's own label.

@@ -81,7 +81,9 @@ class ChunkedLoad {
     std::memcpy(text.data(), carry_.data(), have);
     carry_.clear();
     for (;;) {
-      if (text.size() < have + step + 1) text.resize(std::max(have + step + 1, std::min(text.size() * 2, options_.max_line_bytes + step + 1)));
+      if (text.size() < have + step + 1)
+        text.resize(std::max(have + step + 1,
+                             std::min(text.size() * 2, options_.max_line_bytes + step + 1)));
       Result<size_t> got = input_.read(text.data() + have, step);
       if (!got) {
         error_ = got.error();
@@ -137,7 +139,8 @@ class ChunkedLoad {
     ++chunk.lines;
     ++chunk.bad_lines;
     if (chunk.first_bad_lines.size() < LoadReport::kIssuesKept)
-      chunk.first_bad_lines.push_back({chunk.lines, "not a record (it does not start with '{'); skipped unread"});
+      chunk.first_bad_lines.push_back(
+          {chunk.lines, "not a record (it does not start with '{'); skipped unread"});
     for (;;) {
       Result<size_t> got = input_.read(text.data(), std::min(step, text.size() - 1));
       if (!got) {
@@ -218,14 +221,16 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
     report.damage = *damage;
   }
   if (options.strict && !report.first_bad_lines.empty())
-    return bad_input(at_line(input, report.first_bad_lines[0].line, report.first_bad_lines[0].message));
+    return bad_input(
+        at_line(input, report.first_bad_lines[0].line, report.first_bad_lines[0].message));
   if (options.strict && !report.first_repaired_strings.empty())
     return bad_input(at_line(input, report.first_repaired_strings[0].line,
                              report.first_repaired_strings[0].message));
   if (memprof && report.end_records < 0) {
     report.missing_end = true;
     if (options.strict)
-      return bad_input(at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
+      return bad_input(
+          at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
   }
 
   HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), options.references, report);

@@ -63,8 +63,8 @@ struct ParsedChunk {
   std::vector<uint32_t> class_slot;  // index into class_keys
   std::vector<uint32_t> site_slot;   // index into site_keys, kNoSite without one
   std::vector<uint32_t> generation;
-  std::vector<uint64_t> seq;        // memprof's allocation sequence numbers; empty without any
-  std::vector<uint32_t> refs_end;   // end of each object's references in refs
+  std::vector<uint64_t> seq;       // memprof's allocation sequence numbers; empty without any
+  std::vector<uint32_t> refs_end;  // end of each object's references in refs
   std::vector<uint64_t> refs;
   std::vector<StringId> ref_names;  // parallel to refs once any record names a reference
 

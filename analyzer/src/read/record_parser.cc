@@ -62,10 +62,18 @@ Field classify(const char* s, size_t n) {
           HEAPQ_KEY("type", Field::kType);
           HEAPQ_KEY("time", Field::kTime);
           break;
-        case 'f': HEAPQ_KEY("file", Field::kFile); break;
-        case 'l': HEAPQ_KEY("line", Field::kLine); break;
-        case 'n': HEAPQ_KEY("name", Field::kName); break;
-        case 'r': HEAPQ_KEY("root", Field::kRoot); break;
+        case 'f':
+          HEAPQ_KEY("file", Field::kFile);
+          break;
+        case 'l':
+          HEAPQ_KEY("line", Field::kLine);
+          break;
+        case 'n':
+          HEAPQ_KEY("name", Field::kName);
+          break;
+        case 'r':
+          HEAPQ_KEY("root", Field::kRoot);
+          break;
       }
       break;
     case 5:
@@ -79,9 +87,15 @@ Field classify(const char* s, size_t n) {
       break;
     case 7:
       switch (s[0]) {
-        case 'a': HEAPQ_KEY("address", Field::kAddress); break;
-        case 'm': HEAPQ_KEY("memsize", Field::kMemsize); break;
-        case 'r': HEAPQ_KEY("records", Field::kRecords); break;
+        case 'a':
+          HEAPQ_KEY("address", Field::kAddress);
+          break;
+        case 'm':
+          HEAPQ_KEY("memsize", Field::kMemsize);
+          break;
+        case 'r':
+          HEAPQ_KEY("records", Field::kRecords);
+          break;
       }
       break;
     case 8:
@@ -92,11 +106,21 @@ Field classify(const char* s, size_t n) {
       break;
     case 10:
       switch (s[0]) {
-        case 'r': HEAPQ_KEY("references", Field::kReferences); break;
-        case 'g': HEAPQ_KEY("generation", Field::kGeneration); break;
-        case 's': HEAPQ_KEY("superclass", Field::kSuperclass); break;
-        case 'i': HEAPQ_KEY("imemo_type", Field::kImemoType); break;
-        case 'c': HEAPQ_KEY("class_name", Field::kClassName); break;
+        case 'r':
+          HEAPQ_KEY("references", Field::kReferences);
+          break;
+        case 'g':
+          HEAPQ_KEY("generation", Field::kGeneration);
+          break;
+        case 's':
+          HEAPQ_KEY("superclass", Field::kSuperclass);
+          break;
+        case 'i':
+          HEAPQ_KEY("imemo_type", Field::kImemoType);
+          break;
+        case 'c':
+          HEAPQ_KEY("class_name", Field::kClassName);
+          break;
       }
       break;
     case 15:
@@ -140,7 +164,8 @@ struct Record {
   bool has_address = false;
   uint64_t class_address = 0;
   uint64_t memsize = 0;
-  std::string_view file, method, name, real_class_name, imemo_type, root, class_name, format, struct_name;
+  std::string_view file, method, name, real_class_name, imemo_type, root, class_name, format,
+      struct_name;
   bool has_file = false, has_method = false;
   uint64_t line = 0;
   uint64_t generation = 0;
@@ -230,7 +255,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (depth_ == 2) return array_string(s, n);
     if (depth_ != 1) return true;
     switch (field_) {
-      case Field::kType: rec_.type = {s, n}; break;
+      case Field::kType:
+        rec_.type = {s, n};
+        break;
       case Field::kAddress:
         if (!parse_address(s, n, rec_.address)) return fail("\"address\" is not a hex address");
         rec_.has_address = true;
@@ -239,28 +266,52 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         if (!parse_address(s, n, rec_.class_address)) return fail("\"class\" is not a hex address");
         break;
       case Field::kSuperclass:
-        if (!parse_address(s, n, rec_.superclass)) return fail("\"superclass\" is not a hex address");
+        if (!parse_address(s, n, rec_.superclass))
+          return fail("\"superclass\" is not a hex address");
         break;
-      case Field::kFile: rec_.file = {s, n}; rec_.has_file = true; break;
-      case Field::kMethod: rec_.method = {s, n}; rec_.has_method = true; break;
-      case Field::kName: rec_.name = {s, n}; break;
-      case Field::kRealClassName: rec_.real_class_name = {s, n}; break;
-      case Field::kImemoType: rec_.imemo_type = {s, n}; break;
-      case Field::kRoot: rec_.root = {s, n}; break;
-      case Field::kClassName: rec_.class_name = {s, n}; break;
-      case Field::kFormat: rec_.format = {s, n}; break;
-      case Field::kStruct: rec_.struct_name = {s, n}; break;
+      case Field::kFile:
+        rec_.file = {s, n};
+        rec_.has_file = true;
+        break;
+      case Field::kMethod:
+        rec_.method = {s, n};
+        rec_.has_method = true;
+        break;
+      case Field::kName:
+        rec_.name = {s, n};
+        break;
+      case Field::kRealClassName:
+        rec_.real_class_name = {s, n};
+        break;
+      case Field::kImemoType:
+        rec_.imemo_type = {s, n};
+        break;
+      case Field::kRoot:
+        rec_.root = {s, n};
+        break;
+      case Field::kClassName:
+        rec_.class_name = {s, n};
+        break;
+      case Field::kFormat:
+        rec_.format = {s, n};
+        break;
+      case Field::kStruct:
+        rec_.struct_name = {s, n};
+        break;
       case Field::kTime:
         rec_.time = {s, n};
         break;
       case Field::kReferences:
-      case Field::kReferenceNames: return fail("\"" + field_name() + "\" must be an array");
+      case Field::kReferenceNames:
+        return fail("\"" + field_name() + "\" must be an array");
       case Field::kMemsize:
       case Field::kLine:
       case Field::kGeneration:
       case Field::kSeq:
-      case Field::kRecords: return fail("\"" + field_name() + "\" must be a number");
-      default: break;
+      case Field::kRecords:
+        return fail("\"" + field_name() + "\" must be a number");
+      default:
+        break;
     }
     return true;
   }
@@ -291,7 +342,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   }
 
  private:
-  static constexpr const char* kNotAnAddress = "\"references\" holds something that is not an address";
+  static constexpr const char* kNotAnAddress =
+      "\"references\" holds something that is not an address";
   // rapidjson's parser recurses once per level, before calling the handler for the level's
   // contents: stopping here bounds the stack (records nest 3 deep; 120k levels overflowed it).
   static constexpr int kMaxDepth = 100;
@@ -311,11 +363,22 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (depth_ == 2 && in_block_ && block_field_ == Field::kLine) rec_.block_line = v;
     if (depth_ != 1) return true;
     switch (field_) {
-      case Field::kMemsize: rec_.memsize = v; break;
-      case Field::kLine: rec_.line = v; break;
-      case Field::kGeneration: rec_.generation = v; break;
-      case Field::kSeq: rec_.seq = v; rec_.has_seq = true; break;
-      case Field::kRecords: rec_.records = static_cast<int64_t>(v); break;
+      case Field::kMemsize:
+        rec_.memsize = v;
+        break;
+      case Field::kLine:
+        rec_.line = v;
+        break;
+      case Field::kGeneration:
+        rec_.generation = v;
+        break;
+      case Field::kSeq:
+        rec_.seq = v;
+        rec_.has_seq = true;
+        break;
+      case Field::kRecords:
+        rec_.records = static_cast<int64_t>(v);
+        break;
       case Field::kPid:
         rec_.pid = v;
         break;
@@ -324,8 +387,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         break;
       case Field::kAddress:
       case Field::kClass:
-      case Field::kSuperclass: return fail("\"" + field_name() + "\" is not a hex address");
-      default: break;
+      case Field::kSuperclass:
+        return fail("\"" + field_name() + "\" is not a hex address");
+      default:
+        break;
     }
     return true;
   }
@@ -349,35 +414,58 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   std::string field_name() const {
     switch (field_) {
-      case Field::kType: return "type";
-      case Field::kAddress: return "address";
-      case Field::kClass: return "class";
-      case Field::kReferences: return "references";
-      case Field::kReferenceNames: return "reference_names";
-      case Field::kMemsize: return "memsize";
-      case Field::kFile: return "file";
-      case Field::kLine: return "line";
-      case Field::kMethod: return "method";
-      case Field::kGeneration: return "generation";
-      case Field::kSeq: return "seq";
-      case Field::kName: return "name";
-      case Field::kRealClassName: return "real_class_name";
-      case Field::kSingleton: return "singleton";
-      case Field::kSuperclass: return "superclass";
-      case Field::kImemoType: return "imemo_type";
-      case Field::kRoot: return "root";
-      case Field::kClassName: return "class_name";
-      case Field::kFormat: return "format";
-      case Field::kRecords: return "records";
-      case Field::kStruct: return "struct";
-      case Field::kBlock: return "block";
+      case Field::kType:
+        return "type";
+      case Field::kAddress:
+        return "address";
+      case Field::kClass:
+        return "class";
+      case Field::kReferences:
+        return "references";
+      case Field::kReferenceNames:
+        return "reference_names";
+      case Field::kMemsize:
+        return "memsize";
+      case Field::kFile:
+        return "file";
+      case Field::kLine:
+        return "line";
+      case Field::kMethod:
+        return "method";
+      case Field::kGeneration:
+        return "generation";
+      case Field::kSeq:
+        return "seq";
+      case Field::kName:
+        return "name";
+      case Field::kRealClassName:
+        return "real_class_name";
+      case Field::kSingleton:
+        return "singleton";
+      case Field::kSuperclass:
+        return "superclass";
+      case Field::kImemoType:
+        return "imemo_type";
+      case Field::kRoot:
+        return "root";
+      case Field::kClassName:
+        return "class_name";
+      case Field::kFormat:
+        return "format";
+      case Field::kRecords:
+        return "records";
+      case Field::kStruct:
+        return "struct";
+      case Field::kBlock:
+        return "block";
       case Field::kPid:
         return "pid";
       case Field::kTime:
         return "time";
       case Field::kGcCount:
         return "gc_count";
-      case Field::kOther: break;
+      case Field::kOther:
+        break;
     }
     return "?";
   }
@@ -392,8 +480,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (valid_utf8(s)) return out_.strings.intern(s);
     ++out_.repaired_strings;
     if (out_.first_repaired_strings.size() < LoadReport::kIssuesKept)
-      out_.first_repaired_strings.push_back({line_, "string with bytes that are not UTF-8: \"" +
-                                                        repair_utf8(s) + "\""});
+      out_.first_repaired_strings.push_back(
+          {line_, "string with bytes that are not UTF-8: \"" + repair_utf8(s) + "\""});
     return out_.strings.intern(repair_utf8(s));
   }
 
@@ -417,9 +505,13 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   }
 
   struct KeyHash {
-    size_t operator()(const ClassKey& k) const { return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass + 2 * k.profiler); }
+    size_t operator()(const ClassKey& k) const {
+      return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass +
+                                   2 * k.profiler);
+    }
     size_t operator()(const SiteKey& k) const {
-      return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 + k.method.value());
+      return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 +
+                                   k.method.value());
     }
   };
   std::unordered_map<ClassKey, uint32_t, KeyHash> class_slots_;
@@ -496,8 +588,9 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   }
   out_.refs_end.push_back(static_cast<uint32_t>(out_.refs.size()));
   if (!rec_.block_file.empty() && rec_.block_line <= UINT32_MAX)
-    out_.block_sites.push_back({index, site_slot(intern_cached(rec_.block_file, block_file_memo_, block_file_memo_id_),
-                                                 static_cast<uint32_t>(rec_.block_line), block_method())});
+    out_.block_sites.push_back(
+        {index, site_slot(intern_cached(rec_.block_file, block_file_memo_, block_file_memo_id_),
+                          static_cast<uint32_t>(rec_.block_line), block_method())});
   if (!names_.empty() || !out_.ref_names.empty()) {
     out_.ref_names.resize(refs_mark_, StringId::none());  // pad records that had no names
     if (names_.empty()) names_.assign(nrefs, StringId::none());
@@ -514,7 +607,8 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   }
   if (!rec_.class_name.empty()) out_.class_names.push_back({index, intern(rec_.class_name)});
   // ObjectSpace::WeakMap ("weakmap"), and ObjectSpace::WeakKeyMap since Ruby 3.3.
-  if (ty == ObjectType::kData && (rec_.struct_name == "weakmap" || rec_.struct_name == "weakkeymap"))
+  if (ty == ObjectType::kData &&
+      (rec_.struct_name == "weakmap" || rec_.struct_name == "weakkeymap"))
     out_.weak_holders.push_back(index);
   return true;
 }
@@ -529,8 +623,8 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
     key.iclass = type == ObjectType::kIclass;
     // ObjectSpace's allocation tracer (16-64 MB, an Object to Ruby) and memprof's tracker are
     // the profiler's overhead, not the application's memory: named by their struct.
-    if (type == ObjectType::kData &&
-        (rec_.struct_name == "ObjectTracing/allocation_info_tracer" || rec_.struct_name == "memprof/tracker")) {
+    if (type == ObjectType::kData && (rec_.struct_name == "ObjectTracing/allocation_info_tracer" ||
+                                      rec_.struct_name == "memprof/tracker")) {
       key.profiler = true;
       key.imemo_type = intern(rec_.struct_name);
     }
@@ -542,8 +636,10 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
 
 uint32_t RecordHandler::site_slot() {
   if (!rec_.has_file) return ParsedChunk::kNoSite;
-  return site_slot(intern_cached(rec_.file, file_memo_, file_memo_id_), static_cast<uint32_t>(rec_.line),
-                   rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_) : StringId::none());
+  return site_slot(intern_cached(rec_.file, file_memo_, file_memo_id_),
+                   static_cast<uint32_t>(rec_.line),
+                   rec_.has_method ? intern_cached(rec_.method, method_memo_, method_memo_id_)
+                                   : StringId::none());
 }
 
 uint32_t RecordHandler::site_slot(StringId file, uint32_t line, StringId method) {
@@ -556,12 +652,14 @@ uint32_t RecordHandler::site_slot(StringId file, uint32_t line, StringId method)
 
 // Parses one line (NUL-terminated at line_end) and commits its record: all or nothing.
 template <unsigned Flags>
-bool parse_line(rapidjson::Reader& reader, RecordHandler& handler, char* line, const char* line_end) {
+bool parse_line(rapidjson::Reader& reader, RecordHandler& handler, char* line,
+                const char* line_end) {
   rapidjson::InsituStringStream stream(line);
   if (reader.Parse<Flags>(stream, handler).IsError()) return false;
   // The parser stops at a NUL: one before the line's end is a byte the line holds.
   if (line + stream.Tell() != line_end)
-    return handler.fail_line("a NUL byte in the line (column " + std::to_string(stream.Tell() + 1) + ")");
+    return handler.fail_line("a NUL byte in the line (column " + std::to_string(stream.Tell() + 1) +
+                             ")");
   return handler.finish_line();
 }
 

@@ -61,7 +61,9 @@ std::string repair_utf8(std::string_view s) {
 }
 
 uint32_t utf8_code_point(std::string_view s, size_t i, size_t n) {
-  const auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
+  const auto b = [&](size_t k) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k]));
+  };
   if (n == 1) return b(0);
   if (n == 2) return (b(0) & 0x1f) << 6 | (b(1) & 0x3f);
   if (n == 3) return (b(0) & 0x0f) << 12 | (b(1) & 0x3f) << 6 | (b(2) & 0x3f);
@@ -78,15 +80,24 @@ namespace {
 void append_escape(std::string& out, uint32_t cp, ControlEscapes style) {
   if (style == ControlEscapes::kTerminal) {
     switch (cp) {
-      case '\n': out += "\\n"; return;
-      case '\t': out += "\\t"; return;
-      case '\r': out += "\\r"; return;
-      case 0x1b: out += "\\e"; return;
+      case '\n':
+        out += "\\n";
+        return;
+      case '\t':
+        out += "\\t";
+        return;
+      case '\r':
+        out += "\\r";
+        return;
+      case 0x1b:
+        out += "\\e";
+        return;
     }
   }
   const bool picture = style == ControlEscapes::kPicture;
   char buf[16];
-  const char* format = cp < (picture ? 0x100u : 0x80u) ? (picture ? "\\x%02X" : "\\x%02x") : "\\u%04x";
+  const char* format =
+      cp < (picture ? 0x100u : 0x80u) ? (picture ? "\\x%02X" : "\\x%02x") : "\\u%04x";
   std::snprintf(buf, sizeof buf, format, static_cast<unsigned>(cp));
   out += buf;
 }
@@ -103,7 +114,8 @@ std::string escape_controls(std::string_view s, ControlEscapes style, bool keep_
         out += "\xEF\xBF\xBD";
       } else {
         char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
+        std::snprintf(buf, sizeof buf, "\\x%02x",
+                      static_cast<unsigned>(static_cast<unsigned char>(s[i])));
         out += buf;
       }
       ++i;

@@ -188,7 +188,8 @@ Status StoreReader::read_class_edges(bool edges_from_rows) {
     g_.added_class_edge_[o] = klass != UINT32_MAX;
     const uint32_t from = g_.edge_begin_[o], to = g_.edge_begin_[o + 1];
     if (!edges_from_rows) {
-      if (klass != UINT32_MAX && (from == to || g_.edge_target_[to - 1] != klass)) return damaged_store("class_edges");
+      if (klass != UINT32_MAX && (from == to || g_.edge_target_[to - 1] != klass))
+        return damaged_store("class_edges");
       continue;
     }
     target.insert(target.end(), g_.edge_target_.begin() + from, g_.edge_target_.begin() + to);
@@ -200,7 +201,8 @@ Status StoreReader::read_class_edges(bool edges_from_rows) {
     std::vector<StringId> names;
     names.reserve(target.size());
     for (uint32_t o = 0; o < n; ++o) {
-      names.insert(names.end(), g_.edge_name_.begin() + g_.edge_begin_[o], g_.edge_name_.begin() + g_.edge_begin_[o + 1]);
+      names.insert(names.end(), g_.edge_name_.begin() + g_.edge_begin_[o],
+                   g_.edge_name_.begin() + g_.edge_begin_[o + 1]);
       if (targets[o] != UINT32_MAX) names.push_back(StringId::none());
     }
     g_.edge_name_ = std::move(names);

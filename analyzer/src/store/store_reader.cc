@@ -156,7 +156,8 @@ Status StoreReader::read_classes_and_sites() {
         // NULL: no line (the model's 0).
         const int64_t line = row.is_null(1) ? 0 : row.int64(1);
         if (line < 0 || line > UINT32_MAX) return damaged(db_, "sites.line");
-        g_.sites_.push_back({string_or_none(row, 0), static_cast<uint32_t>(line), string_or_none(row, 2)});
+        g_.sites_.push_back(
+            {string_or_none(row, 0), static_cast<uint32_t>(line), string_or_none(row, 2)});
         return Ok{};
       });
 }
@@ -222,7 +223,8 @@ Status StoreReader::read_refs() {
       [&](const Statement& row) -> Status {
         const int64_t from = row.int64(0);
         if (from < static_cast<int64_t>(g_.edge_begin_.size()) - 1 || from >= object_count_ ||
-            row.int64(1) < 0 || row.int64(1) >= object_count_ || g_.edge_target_.size() >= UINT32_MAX)
+            row.int64(1) < 0 || row.int64(1) >= object_count_ ||
+            g_.edge_target_.size() >= UINT32_MAX)
           return damaged(db_, "refs");
         while (static_cast<int64_t>(g_.edge_begin_.size()) <= from)
           g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
@@ -349,7 +351,8 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
   if (dumps->empty()) return bad_input(path + ": the store holds no dump");
-  if (dump < 0) return usage_error(path + "#0: dumps are numbered from 1 (" + path + " alone reads the last)");
+  if (dump < 0)
+    return usage_error(path + "#0: dumps are numbered from 1 (" + path + " alone reads the last)");
   const StoredDump* found = dump == 0 ? &dumps->back() : nullptr;
   for (const StoredDump& d : *dumps)
     if (d.id == dump) found = &d;

@@ -26,7 +26,7 @@ class StoreReader {
   Status count_objects();
   Status read_objects();
   Status read_refs();
-  Status check_refs();  // completes the CSR read from rows and checks it
+  Status check_refs();                            // completes the CSR read from rows and checks it
   Status read_class_edges(bool edges_from_rows);  // store_columns.cc
   Error damaged_store(const std::string& what) const {
     return bad_input(db_.path() + ": damaged store: " + what);
@@ -51,9 +51,9 @@ class StoreReader {
   const int64_t dump_;
   const bool references_;
   HeapGraph g_;
-  size_t edge_count_ = 0;      // dumps.edges: a hint for reserving, never trusted further
-  int64_t object_count_ = 0;   // 1 + the largest objects.id of the dump
-  ClassId no_class_;           // "(no class)", for objects whose class_id is NULL
+  size_t edge_count_ = 0;     // dumps.edges: a hint for reserving, never trusted further
+  int64_t object_count_ = 0;  // 1 + the largest objects.id of the dump
+  ClassId no_class_;          // "(no class)", for objects whose class_id is NULL
   ClassId no_class();
   bool names_ = false;  // the dump names its references: edge_name_ runs parallel to the edges
 };

@@ -93,7 +93,8 @@ class StoreWriter::Impl {
 
   Status open_db() {
     // One thread at a time uses the connection: no per-call mutex (a tenth of the load time).
-    auto opened = Database::open(temp_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW);
+    auto opened = Database::open(
+        temp_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW);
     if (!opened) return under_final_name(opened.error());
     db = std::move(*opened);
     return Ok{};
@@ -120,7 +121,8 @@ class StoreWriter::Impl {
 
   // SQLite's messages name the file it writes; the user knows the store by its final name.
   Error under_final_name(Error e) const {
-    for (size_t at = 0; (at = e.message.find(temp_path, at)) != std::string::npos; at += final_path.size())
+    for (size_t at = 0; (at = e.message.find(temp_path, at)) != std::string::npos;
+         at += final_path.size())
       e.message.replace(at, temp_path.size(), final_path);
     return e;
   }
@@ -207,7 +209,8 @@ Status StoreWriter::Impl::add_strings(int64_t id, const HeapGraph& g) {
 
 // gems.id of the gem each site's file lies in (files in no gem left out), gems rows added as
 // needed: the one reading of a path as `heapq sites --by gem` has it.
-Result<std::unordered_map<uint32_t, int64_t>> StoreWriter::Impl::gem_ids_of_files(const HeapGraph& g) {
+Result<std::unordered_map<uint32_t, int64_t>> StoreWriter::Impl::gem_ids_of_files(
+    const HeapGraph& g) {
   std::unordered_map<uint32_t, int64_t> out;
   std::unordered_map<std::string, int64_t> by_label;
   std::unordered_set<uint32_t> seen;
@@ -319,10 +322,10 @@ Status StoreWriter::Impl::add_objects(int64_t id, const HeapGraph& g, const Anal
                                                    : Cell(idom.value());
     // Addresses and sizes are 64-bit unsigned: stored as their two's complement bit pattern.
     for (Cell v :
-         {Cell(id), Cell(i), Cell(int64_t(g.address(o))), Cell(int64_t(g.type(o))), or_null(g.class_of(o).value()),
-          Cell(int64_t(g.memsize(o))), or_null(g.site(o).value()), Cell(g.generation(o)), idom_value,
-          Cell(int64_t(a.dom.retained_bytes(o))), Cell(a.dom.retained_count(o)),
-          or_null(a.paths.distance(o))})
+         {Cell(id), Cell(i), Cell(int64_t(g.address(o))), Cell(int64_t(g.type(o))),
+          or_null(g.class_of(o).value()), Cell(int64_t(g.memsize(o))), or_null(g.site(o).value()),
+          Cell(g.generation(o)), idom_value, Cell(int64_t(a.dom.retained_bytes(o))),
+          Cell(a.dom.retained_count(o)), or_null(a.paths.distance(o))})
       objects->add(v);
     if (Status s = objects->maybe_flush(); !s) return s;
   }
@@ -442,7 +445,8 @@ Status remove_sidecars(const std::string& path) {
 
 std::vector<std::string> StoreWriter::stale_temp_paths(const std::string& path) {
   std::filesystem::path p(path);
-  const std::filesystem::path dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  const std::filesystem::path dir =
+      p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
   std::vector<std::string> out;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -474,7 +478,8 @@ Status StoreWriter::finish(bool replace) {
   const int renamed = replace ? std::rename(w.temp_path.c_str(), w.final_path.c_str())
                               : rename_no_replace(w.temp_path.c_str(), w.final_path.c_str());
   if (renamed != 0 && errno == EEXIST) return usage_error(kept);
-  if (renamed != 0) return io_error(w.final_path + ": cannot write the store: " + std::strerror(errno));
+  if (renamed != 0)
+    return io_error(w.final_path + ": cannot write the store: " + std::strerror(errno));
   w.finished = true;
   std::string dir = std::filesystem::path(w.final_path).parent_path().string();
   return sync_file(dir.empty() ? "." : dir, true);
