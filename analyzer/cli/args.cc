@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cli/terminal_text.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

@@ -9,7 +9,12 @@
 
 #include "heapq/result.h"
 
+namespace heapq::render {}
+
 namespace heapq::cli {
+
+// The render layer's tools (tables, the JSON writer, terminal text) serve every command file.
+using namespace heapq::render;
 
 struct OptionSpec {
   std::string_view name;        // without dashes: "top"

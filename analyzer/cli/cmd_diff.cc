@@ -174,7 +174,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
       cells.push_back(std::move(cell));
     table.add(std::move(cells));
   }
-  text += table.render();
+  text += table.render(output_width());
   if (rows.size() > n) text += "(" + format_count(rows.size() - n) + " more; --top 0 lists all)\n";
   return emit_text(text) ? 0 : static_cast<int>(ExitCode::kIo);
 }

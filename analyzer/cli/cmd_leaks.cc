@@ -5,8 +5,8 @@
 #include "cli/input.h"
 #include "cli/output.h"
 #include "cli/paths.h"
-#include "cli/terminal_text.h"
 #include "heapq/leaks.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

@@ -10,8 +10,8 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
-#include "cli/terminal_text.h"
 #include "heapq/store.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

@@ -9,9 +9,9 @@
 #include "cli/output.h"
 #include "cli/paths.h"
 #include "cli/targets.h"
-#include "cli/terminal_text.h"
 #include "heapq/retainers.h"
 #include "heapq/saturating_add.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

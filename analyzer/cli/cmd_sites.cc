@@ -91,7 +91,7 @@ std::string render_text(const LoadedDump& dump, const SiteReport& r, SiteGroupin
     for (std::string& l : label(g, by, r.groups[i])) row.push_back(std::move(l));
     table.add(std::move(row));
   }
-  out += table.render();
+  out += table.render(output_width());
   if (top < r.groups.size())
     out += "(" + format_count(r.groups.size() - top) + " more; --top 0 lists all)\n";
   return out;

@@ -61,7 +61,8 @@ class TextSink : public SqlSink {
     for (auto& r : rows_) table.add(std::move(r));
     rows_ = {};
     // The table is escaped and fitted already.
-    const bool ok = emit(table.render() + "(" + counted(table.size(), "row", "rows") + ")\n");
+    const bool ok =
+        emit(table.render(output_width()) + "(" + counted(table.size(), "row", "rows") + ")\n");
     return ok ? Status(Ok{}) : Status(io_error("cannot write the output"));
   }
 

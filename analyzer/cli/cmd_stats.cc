@@ -23,7 +23,7 @@ std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t t
   for (const TypeTotals& t : stats.by_type)
     types.add(
         {std::string(object_type_name(t.type)), format_count(t.count), format_bytes(t.bytes)});
-  out += types.render() + "\n";
+  out += types.render(output_width()) + "\n";
   const bool retained = !stats.by_class.empty() && stats.by_class[0].retained_bytes;
   TextTable classes(retained ? std::vector<std::string>{"class", "count", "bytes", "retained"}
                              : std::vector<std::string>{"class", "count", "bytes"},
@@ -35,7 +35,7 @@ std::string render_text(const LoadedDump& dump, const HeapStats& stats, size_t t
     if (retained) row.push_back(format_bytes(*c.retained_bytes));
     classes.add(std::move(row));
   }
-  out += classes.render();
+  out += classes.render(output_width());
   if (top < stats.by_class.size())
     out += "(" + counted(stats.by_class.size() - top, "more class", "more classes") +
            "; --top 0 lists all)\n";

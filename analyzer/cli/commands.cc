@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "cli/terminal_text.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "cli/output.h"
-#include "cli/terminal_text.h"
 #include "heapq/store.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

@@ -5,7 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "cli/terminal_text.h"
+#include "render/text/terminal_text.h"
 
 #ifndef HEAPQ_VERSION
 #define HEAPQ_VERSION "unknown"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cli/terminal_text.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/terminal_text.h"
+#include "render/text/terminal_text.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -125,7 +125,7 @@ TEST_F(CliHostile, MemsizeTotalsDoNotWrap) {
 }
 
 TEST(TerminalText, EscapesControlsAndCutsCells) {
-  using cli::escape_controls;
+  using render::escape_controls;
   EXPECT_EQ(escape_controls("Foo::Bar"), "Foo::Bar");
   EXPECT_EQ(escape_controls("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
   EXPECT_EQ(escape_controls("\x1b]0;owned\x07"), "\\e]0;owned\\x07");
@@ -137,11 +137,12 @@ TEST(TerminalText, EscapesControlsAndCutsCells) {
                             "txt"),
             "\\u202etxt");                               // right-to-left override
   EXPECT_EQ(escape_controls("\xff\xc3"), "\\xff\\xc3");  // not UTF-8
-  EXPECT_EQ(cli::escape_controls_keep_lines("a\x1b[2J\nb\n"), "a\\e[2J\nb\n");
-  EXPECT_EQ(cli::fit_width("abcdefghij", 5), "\u2026ghij");
-  EXPECT_EQ(cli::fit_width("abcdefghijklmnopqrstuvwxyz", 21), "abcde\u2026lmnopqrstuvwxyz");
-  EXPECT_EQ(cli::fit_width("abc", 5), "abc");
-  EXPECT_EQ(cli::display_width(cli::fit_width(std::string(100, 'x') + "\xc3\xa9\xc3\xa9", 7)), 7u);
+  EXPECT_EQ(render::escape_controls_keep_lines("a\x1b[2J\nb\n"), "a\\e[2J\nb\n");
+  EXPECT_EQ(render::fit_width("abcdefghij", 5), "\u2026ghij");
+  EXPECT_EQ(render::fit_width("abcdefghijklmnopqrstuvwxyz", 21), "abcde\u2026lmnopqrstuvwxyz");
+  EXPECT_EQ(render::fit_width("abc", 5), "abc");
+  EXPECT_EQ(render::display_width(render::fit_width(std::string(100, 'x') + "\xc3\xa9\xc3\xa9", 7)),
+            7u);
 }
 
 // Dump strings reach the terminal: a class name that retitles or clears it is shown, not run;

@@ -1,9 +1,9 @@
-#include "cli/terminal_text.h"
+#include "render/text/terminal_text.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace heapq::cli {
+namespace heapq::render {
 
 namespace {
 
@@ -153,4 +153,4 @@ std::string fit_width(std::string_view s, size_t max_width) {
   return std::string(s.substr(0, head_end)) + "\u2026" + std::string(s.substr(tail_start));
 }
 
-}  // namespace heapq::cli
+}  // namespace heapq::render

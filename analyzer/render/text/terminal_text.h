@@ -9,7 +9,7 @@
 
 #include "heapq/utf8.h"
 
-namespace heapq::cli {
+namespace heapq::render {
 
 // s with every control character (C0, DEL, C1), bidirectional override and byte that is not
 // UTF-8 written as a visible escape (\n, \t, \e, \xHH, \u202e), the rest as it is: the one
@@ -43,4 +43,4 @@ std::string wrap_words(std::string_view text, size_t start, size_t indent, size_
 // path (file and line) or of a class name (the innermost module) tells most.
 std::string fit_width(std::string_view s, size_t max_width);
 
-}  // namespace heapq::cli
+}  // namespace heapq::render

@@ -1,0 +1,15 @@
+// How heapq writes numbers in words, the same in text, JSON warnings, pictures and the report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace heapq {
+
+std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
+// A count and its noun: counted(1, "object", "objects") -> "1 object", (2, ...) -> "2 objects".
+std::string counted(uint64_t n, std::string_view one, std::string_view many);
+std::string format_bytes(uint64_t n);  // 1536 -> "1.5 KiB"
+
+}  // namespace heapq

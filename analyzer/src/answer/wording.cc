@@ -1,0 +1,39 @@
+#include "heapq/wording.h"
+
+#include <cstdio>
+
+namespace heapq {
+
+std::string format_count(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string counted(uint64_t n, std::string_view one, std::string_view many) {
+  return format_count(n) + " " + std::string(n == 1 ? one : many);
+}
+
+std::string format_bytes(uint64_t n) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (n < 1024) return std::to_string(n) + " B";
+  double v = static_cast<double>(n);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf,
+                v < 10    ? "%.2f %s"
+                : v < 100 ? "%.1f %s"
+                          : "%.0f %s",
+                v, kUnits[unit]);
+  return buf;
+}
+
+}  // namespace heapq
