@@ -3,13 +3,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <optional>
+#include <memory>
 
 #include "cli/output.h"
-#include "heapq/store.h"
 #include "render/text/terminal_text.h"
 
 namespace heapq::cli {
@@ -58,68 +56,6 @@ class ProgressBar {
   std::chrono::steady_clock::time_point last_;
 };
 
-std::string first_lines(const std::vector<LineIssue>& issues) {
-  std::string out;
-  for (const LineIssue& i : issues) {
-    out += out.empty() ? " (" : "; ";
-    out += "line " + std::to_string(i.line) + ": " + i.message;
-  }
-  return out.empty() ? out : out + ")";
-}
-
-// A store (heapq load): the graph is rebuilt from its tables, the report is the one saved at
-// load time. PATH may end in #N to pick a dump other than the last.
-Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
-  LoadedDump dump{path, {}, {}};
-  StoredDump which;
-  auto graph = read_store(ref.file, ref.dump, dump.report, &which, references);
-  if (!graph) return graph.error();
-  dump.name = ref.file + "#" + std::to_string(which.id);
-  dump.graph = std::move(*graph);
-  return dump;
-}
-
-}  // namespace
-
-std::vector<std::string> load_warnings(const LoadedDump& d) {
-  const LoadReport& r = d.report;
-  std::vector<std::string> w;
-  const std::string& p = d.path;
-  if (r.bad_lines)
-    w.push_back(p + ": " + counted(r.bad_lines, "bad line", "bad lines") + " skipped" +
-                first_lines(r.first_bad_lines));
-  if (r.repaired_strings)
-    w.push_back(p + ": " + counted(r.repaired_strings, "string", "strings") +
-                " with bytes that are not UTF-8 kept with U+FFFD in their place" +
-                first_lines(r.first_repaired_strings));
-  if (!r.damage.empty()) w.push_back(p + ": " + r.damage + "; read what came before it");
-  if (r.missing_end) w.push_back(p + ": the memprof dump has no END record: it is truncated");
-  if (r.end_records >= 0 && static_cast<uint64_t>(r.end_records) + 1 != r.lines)
-    w.push_back(p + ": the END record announces " +
-                counted(static_cast<uint64_t>(r.end_records), "record", "records") + " but " +
-                counted(r.lines - 1, "line precedes", "lines precede") + " it");
-  if (r.dangling_references)
-    w.push_back(p + ": " + counted(r.dangling_references, "reference", "references") +
-                " to addresses that are not in the dump ignored");
-  if (r.dangling_classes)
-    w.push_back(p + ": " + counted(r.dangling_classes, "object", "objects") +
-                " whose class is not in the dump (shown as \"(unknown class 0x...)\")");
-  // Without a root edge nothing is reachable, whether ROOT records are missing or point
-  // nowhere (a dump cut short, say): every object would read as garbage without a word.
-  if (d.graph.roots().empty())
-    w.push_back(p +
-                (r.roots == 0 ? ": no GC roots (ROOT records) in the dump"
-                              : ": no GC root (ROOT record) references an object of the dump") +
-                ": nothing is reachable, so every object counts as unreachable garbage and retains "
-                "nothing");
-  if (r.duplicate_addresses)
-    w.push_back(p + ": " + counted(r.duplicate_addresses, "record repeats", "records repeat") +
-                " an address seen before (references go to the first)");
-  return w;
-}
-
-namespace {
-
 void print_warnings(const LoadedDump& dump) {
   for (const std::string& w : load_warnings(dump))
     std::fprintf(stderr, "heapq: warning: %s\n", escape_controls(w).c_str());
@@ -127,131 +63,29 @@ void print_warnings(const LoadedDump& dump) {
 
 }  // namespace
 
-Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths) {
-  if (paths.size() != 1 || paths[0] == "-") return paths;
-  const StoreRef ref = parse_store_ref(paths[0]);
-  if (ref.dump != 0 || !is_sqlite_file(ref.file)) return paths;
-  auto stored = list_stored_dumps(ref.file);
-  if (!stored) return stored.error();
-  std::vector<std::string> out;
-  for (const StoredDump& d : *stored) out.push_back(ref.file + "#" + std::to_string(d.id));
-  return out;
+InputOptions input_options(const GlobalOptions& global) {
+  InputOptions options;
+  options.strict = global.strict;
+  options.threads = global.threads;
+  options.max_line_mib = global.max_line_mib;
+  if (!global.quiet) {
+    if (isatty(STDERR_FILENO))
+      options.progress = [](const std::string& path) -> std::function<void(uint64_t, uint64_t)> {
+        auto bar = std::make_shared<ProgressBar>(path);
+        return [bar](uint64_t done, uint64_t total) { bar->update(done, total); };
+      };
+    options.loaded = print_warnings;
+  }
+  return options;
 }
 
-namespace {
-
-// Seconds since 1970 of an ISO 8601 time with a UTC offset as memprof writes it
-// ("2026-11-24T10:00:00+00:00"; a fraction of a second is ignored, "Z" is UTC).
-std::optional<int64_t> epoch_seconds(std::string_view t) {
-  auto field = [&](size_t at, size_t digits) -> std::optional<int> {
-    int v = 0;
-    if (at + digits > t.size()) return std::nullopt;
-    auto [end, ec] = std::from_chars(t.data() + at, t.data() + at + digits, v);
-    if (ec != std::errc() || end != t.data() + at + digits) return std::nullopt;
-    return v;
-  };
-  auto y = field(0, 4), mo = field(5, 2), d = field(8, 2), h = field(11, 2), mi = field(14, 2),
-       sec = field(17, 2);
-  if (!y || !mo || !d || !h || !mi || !sec || t[4] != '-' || t[7] != '-' ||
-      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':')
-    return std::nullopt;
-  const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(unsigned(*mo)),
-                                         std::chrono::day(unsigned(*d))};
-  if (!date.ok() || *h > 23 || *mi > 59 || *sec > 60) return std::nullopt;
-  size_t at = 19;
-  while (at < t.size() && (t[at] == '.' || (t[at] >= '0' && t[at] <= '9'))) ++at;
-  int64_t offset = 0;
-  if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
-    auto oh = field(at + 1, 2), om = field(at + 4, 2);
-    if (!oh || !om || at + 6 != t.size() || t[at + 3] != ':') return std::nullopt;
-    offset = (t[at] == '-' ? -1 : 1) * (*oh * 3600 + *om * 60);
-  } else if (!(at + 1 == t.size() && t[at] == 'Z')) {
-    return std::nullopt;
-  }
-  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
-  return days * 86400 + *h * 3600 + *mi * 60 + *sec - offset;
-}
-
-}  // namespace
-
-Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given) {
-  if (as_given || dumps.empty()) return Ok{};
-  const char* const kHint = " (--as-given compares them all the same)";
-  const LoadedDump& last = *dumps.back();
-  const DumpOrigin& b = last.report.origin;
-  const std::optional<int64_t> tb = epoch_seconds(b.time);
-  for (size_t j = 0; j + 1 < dumps.size(); ++j) {
-    const DumpOrigin& a = dumps[j]->report.origin;
-    if (a.pid != 0 && b.pid != 0 && a.pid != b.pid)
-      return usage_error(
-          dumps[j]->name + " is a dump of process " + std::to_string(a.pid) + ", " + last.name +
-          " of process " + std::to_string(b.pid) +
-          ": objects of different processes never match, so every one would count as born or "
-          "freed; give dumps of one process" +
-          kHint);
-    // Oldest first: by time, else by GC count. Every earlier dump, not only the one before: a
-    // dump that says nothing may stand between two that do.
-    const std::optional<int64_t> ta = epoch_seconds(a.time);
-    std::string why;
-    if (ta && tb && *tb < *ta)
-      why = "at " + b.time.substr(0, 40) + ", the other at " + a.time.substr(0, 40);
-    else if ((!ta || !tb || *ta == *tb) && a.pid != 0 && a.pid == b.pid && a.gc_count >= 0 &&
-             b.gc_count >= 0 && b.gc_count < a.gc_count)
-      why = "after " + counted(static_cast<uint64_t>(b.gc_count), "GC run", "GC runs") +
-            ", the other after " + format_count(static_cast<uint64_t>(a.gc_count));
-    if (!why.empty())
-      return usage_error(last.name + " was dumped before " + dumps[j]->name + " (" + why +
-                         "), yet given after it: give the dumps oldest first" + kHint);
-  }
-  return Ok{};
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, Needs needs) {
+  return heapq::load_input(path, input_options(global), needs);
 }
 
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const GlobalOptions& global, bool as_given) {
-  auto expanded = dumps_over_time(paths);
-  if (!expanded) return expanded.error();
-  std::vector<LoadedDump> dumps;
-  for (size_t i = 0; i < expanded->size(); ++i) {
-    auto dump = load_input((*expanded)[i], global,
-                           i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
-    if (!dump) return dump.error();
-    dumps.push_back(std::move(*dump));
-    // Each checked against those before it as it comes: a refusal need not wait for the rest.
-    std::vector<const LoadedDump*> so_far;
-    for (const LoadedDump& d : dumps) so_far.push_back(&d);
-    if (Status s = check_one_process(so_far, as_given); !s) return s.error();
-  }
-  return dumps;
-}
-
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, Needs needs) {
-  const bool references = needs == Needs::kGraph;
-  // A store is known by SQLite's magic bytes, whatever its name.
-  if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
-    auto dump = load_store(path, ref, references);
-    if (dump && !global.quiet) print_warnings(*dump);
-    return dump;
-  }
-  auto input = open_input(path);
-  if (!input) return input.error();
-  LoadOptions options;
-  options.strict = global.strict;
-  options.threads = global.threads;
-  options.references = needs != Needs::kObjectsOnly;
-  options.max_line_bytes = static_cast<size_t>(global.max_line_mib) << 20;
-  std::unique_ptr<ProgressBar> bar;
-  if (!global.quiet && isatty(STDERR_FILENO)) {
-    bar = std::make_unique<ProgressBar>(path);
-    options.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
-  }
-  LoadedDump dump{path == "-" ? "<stdin>" : path, {}, {}};
-  dump.name = dump.path;
-  auto graph = load_dump(**input, options, dump.report);
-  bar.reset();
-  if (!graph) return graph.error();
-  dump.graph = std::move(*graph);
-  if (!global.quiet) print_warnings(dump);
-  return dump;
+  return heapq::load_dumps_over_time(paths, input_options(global), as_given);
 }
 
 }  // namespace heapq::cli

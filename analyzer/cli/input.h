@@ -1,55 +1,25 @@
-// Loading the INPUT of a command: a dump file, stdin or gzip, with progress and warnings.
+// The command line's side of reading inputs (heapq/inputs.h): a progress bar on a terminal,
+// warnings on stderr unless --quiet.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
-#include "heapq/heap_graph.h"
-#include "heapq/load.h"
+#include "heapq/inputs.h"
 
 namespace heapq::cli {
 
-struct LoadedDump {
-  std::string path;  // as given ("<stdin>" for -)
-  HeapGraph graph;
-  LoadReport report;
-  std::string name = path;  // for text headers: a store's dump by its number, "app.db#3"
-};
+// The global options' reading of inputs: progress and warnings on stderr unless --quiet.
+InputOptions input_options(const GlobalOptions& global);
 
-// What a command reads of its INPUT.
-enum class Needs {
-  kGraph,        // objects and references
-  kObjects,      // objects only: a store opens without its references; a dump is read whole all
-                 // the same, so that its load report counts the references that lead nowhere
-  kObjectsOnly,  // objects only, a dump's references not even resolved (faster; its report
-                 // cannot count the dangling ones)
-};
-
-// Loads and reports problems on stderr (unless --quiet); errors are returned, not printed.
-// PATH may be a store (heapq load): STORE.db reads its last dump, STORE.db#N dump N.
 Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global,
                               Needs needs = Needs::kGraph);
-
-// The dumps of one process over time, oldest first: the paths as given, or for a single store
-// holding several dumps, each of them (STORE#1, STORE#2, ...).
-Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths);
-
-// Loads those dumps, oldest first: the last one whole, the earlier ones without their references
-// (they are only counted and matched, never followed). Checked with check_one_process.
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const GlobalOptions& global, bool as_given);
-
-// Dumps compared over time must be of one process and given oldest first, where they say
-// (memprof's META: pid, time, GC count): a usage error when the last of dumps is of another
-// process than one before it, or older, unless as_given (--as-given). Dumps that do not say
-// (ObjectSpace's) are taken as given.
-Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given);
 
 // The option that lets dumps of several processes, or out of time order, be compared.
 inline constexpr OptionSpec kAsGivenOption = {
     "as-given", "", "compare the dumps as given, even of different processes or out of time order"};
-
-// One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
-std::vector<std::string> load_warnings(const LoadedDump& dump);
 
 }  // namespace heapq::cli

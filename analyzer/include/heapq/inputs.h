@@ -1,0 +1,66 @@
+// What a command is given to read: a dump file (plain or gzip), stdin, or a dump of a store
+// (heapq load), each loaded with its report of what was skipped; and dumps of one process over
+// time, oldest first.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "heapq/heap_graph.h"
+#include "heapq/load.h"
+#include "heapq/result.h"
+
+namespace heapq {
+
+struct LoadedDump {
+  std::string path;  // as given ("<stdin>" for -)
+  HeapGraph graph;
+  LoadReport report;
+  std::string name = path;  // for text headers: a store's dump by its number, "app.db#3"
+};
+
+// What a command reads of its INPUT.
+enum class Needs {
+  kGraph,        // objects and references
+  kObjects,      // objects only: a store opens without its references; a dump is read whole all
+                 // the same, so that its load report counts the references that lead nowhere
+  kObjectsOnly,  // objects only, a dump's references not even resolved (faster; its report
+                 // cannot count the dangling ones)
+};
+
+struct InputOptions {
+  bool strict = false;           // the first problem in a dump is an error (exit status 2)
+  unsigned threads = 0;          // parser threads; 0: one per core
+  uint64_t max_line_mib = 1024;  // the longest line read
+  // Called as a dump file starts to be read; what it returns is told the bytes read so far (a
+  // progress bar), and dropped when the file is read.
+  std::function<std::function<void(uint64_t, uint64_t)>(const std::string& path)> progress;
+  // Called with each input once loaded (to print its load_warnings).
+  std::function<void(const LoadedDump&)> loaded;
+};
+
+// PATH may be a store (heapq load): STORE.db reads its last dump, STORE.db#N dump N.
+Result<LoadedDump> load_input(const std::string& path, const InputOptions& options,
+                              Needs needs = Needs::kGraph);
+
+// The dumps of one process over time, oldest first: the paths as given, or for a single store
+// holding several dumps, each of them (STORE#1, STORE#2, ...).
+Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths);
+
+// Loads those dumps, oldest first: the last one whole, the earlier ones without their references
+// (they are only counted and matched, never followed). Checked with check_one_process.
+Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
+                                                     const InputOptions& options, bool as_given);
+
+// Dumps compared over time must be of one process and given oldest first, where they say
+// (memprof's META: pid, time, GC count): a usage error when the last of dumps is of another
+// process than one before it, or older, unless as_given (--as-given). Dumps that do not say
+// (ObjectSpace's) are taken as given.
+Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given);
+
+// One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
+std::vector<std::string> load_warnings(const LoadedDump& dump);
+
+}  // namespace heapq
