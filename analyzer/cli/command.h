@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "heapq/stats.h"
+#include "render/render.h"
 
 namespace heapq::cli {
 
@@ -57,6 +58,16 @@ namespace heapq::cli {
 
 // Prints "heapq: MESSAGE" on stderr and returns the error's exit status.
 int report_error(const Error& error);
+
+// The one place an answer becomes output: rendered in the format asked for and written to
+// stdout, or its error reported; the exit status.
+int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer);
+
+// The run of a command that returns its answer.
+template <Result<render::Answer> (*AnswerFn)(const GlobalOptions&, const ParsedArgs&)>
+int run_answer(const GlobalOptions& global, const ParsedArgs& args) {
+  return emit_answer(global, AnswerFn(global, args));
+}
 
 // Parses --sort (bytes or count).
 Result<SortKey> get_sort(const ParsedArgs& args);

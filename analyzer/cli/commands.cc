@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/output.h"
 #include "render/text/terminal_text.h"
 
 namespace heapq::cli {
@@ -42,6 +43,15 @@ std::span<const OptionSpec> global_options() {
 int report_error(const Error& error) {
   std::fprintf(stderr, "heapq: %s\n", escape_controls(error.message).c_str());
   return static_cast<int>(error.code);
+}
+
+int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer) {
+  if (!answer) return report_error(answer.error());
+  const render::Format format =
+      global.format == OutputFormat::kJson ? render::Format::kJson : render::Format::kText;
+  return emit(render::render(answer.value(), format, {output_width()}))
+             ? 0
+             : static_cast<int>(ExitCode::kIo);
 }
 
 Result<SortKey> get_sort(const ParsedArgs& args) {

@@ -48,4 +48,20 @@ class [[nodiscard]] Result {
 struct Ok {};
 using Status = Result<Ok>;
 
+// Returns the error of a Status (or any Result) expression from the enclosing function.
+#define HEAPQ_RETURN_IF_ERROR(expr)                                                \
+  do {                                                                             \
+    if (auto heapq_status_ = (expr); !heapq_status_) return heapq_status_.error(); \
+  } while (0)
+
+// `lhs = value of a Result expression` (lhs may declare: auto x), or returns its error.
+#define HEAPQ_ASSIGN_OR_RETURN(lhs, expr) \
+  HEAPQ_ASSIGN_OR_RETURN_(HEAPQ_CONCAT_(heapq_result_, __LINE__), lhs, expr)
+#define HEAPQ_ASSIGN_OR_RETURN_(result, lhs, expr) \
+  auto result = (expr);                            \
+  if (!result) return result.error();              \
+  lhs = std::move(result.value())
+#define HEAPQ_CONCAT_(a, b) HEAPQ_CONCAT2_(a, b)
+#define HEAPQ_CONCAT2_(a, b) a##b
+
 }  // namespace heapq

@@ -1,0 +1,27 @@
+// Every answer in every format: one renderer per answer per format. Renderers compute nothing
+// and see no HeapGraph; text is fitted to the width it is given, its dump strings escaped.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <variant>
+
+#include "heapq/answer/stats.h"
+
+namespace heapq::render {
+
+enum class Format { kText, kJson };
+
+struct TextOptions {
+  size_t width = 80;  // columns; 0: no limit
+};
+
+std::string text(const StatsAnswer& answer, const TextOptions& options);
+std::string json(const StatsAnswer& answer);
+
+// Any command's answer, for the dispatcher.
+using Answer = std::variant<StatsAnswer>;
+
+std::string render(const Answer& answer, Format format, const TextOptions& options);
+
+}  // namespace heapq::render

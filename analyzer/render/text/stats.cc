@@ -1,0 +1,31 @@
+#include "heapq/wording.h"
+#include "render/render.h"
+#include "render/text/common.h"
+#include "render/text/table.h"
+
+namespace heapq::render {
+
+std::string text(const StatsAnswer& a, const TextOptions& options) {
+  std::string out = a.input.name + ": " + counted(a.objects, "object", "objects") + ", " +
+                    format_bytes(a.bytes) + " (" + counted(a.bytes, "byte", "bytes") + ")\n\n";
+  TextTable types({"type", "count", "bytes"}, {false, true, true});
+  for (const StatsAnswer::TypeRow& t : a.by_type)
+    types.add({t.type, format_count(t.count), format_bytes(t.bytes)});
+  out += types.render(options.width) + "\n";
+  const bool retained = !a.by_class.empty() && a.by_class[0].retained_bytes;
+  TextTable classes(retained ? std::vector<std::string>{"class", "count", "bytes", "retained"}
+                             : std::vector<std::string>{"class", "count", "bytes"},
+                    {false, true, true, true});
+  for (const StatsAnswer::ClassRow& c : a.by_class) {
+    std::vector<std::string> row = {c.cls, format_count(c.count), format_bytes(c.bytes)};
+    if (retained) row.push_back(format_bytes(c.retained_bytes.value_or(0)));
+    classes.add(std::move(row));
+  }
+  out += classes.render(options.width);
+  if (a.by_class.size() < a.classes)
+    out += "(" + counted(a.classes - a.by_class.size(), "more class", "more classes") +
+           "; --top 0 lists all)\n";
+  return finish_text(out, options.width);
+}
+
+}  // namespace heapq::render
