@@ -1,26 +1,17 @@
-// Rendering retention paths and objects, shared by retainers and dominators.
+// Retention paths, objects and sites of a graph as text and JSON: the render layer's
+// (render/text/common.h, render/json/common.h) on the graph's resolved parts.
 #pragma once
 
 #include <string>
 
 #include "cli/output.h"
 #include "heapq/retainers.h"
+#include "render/text/common.h"
 
 namespace heapq::cli {
 
-// Text output cuts names from the dump (classes, references, sites) to this many columns;
-// JSON keeps them whole.
-constexpr size_t kNameWidth = 100;
-
-// A name from the dump (class, reference, file) for text: control characters escaped (a raw
-// newline in a class name must not start a line of its own), cut to kNameWidth.
-std::string name_text(std::string_view name);
-
 // describe() for text, as name_text; a Proc says where its block is written.
 std::string describe_text(const HeapGraph& g, ObjectId o);
-
-// "0x7f3a9c0b1e28"
-std::string hex_address(uint64_t address);
 
 // ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...;
 // an elided middle reads "-> ... (N steps) ...".
@@ -30,8 +21,6 @@ std::string path_text(const HeapGraph& g, const RetentionPath& path);
 // first step, the root category, also given as "root"); an elided middle is {"elided": N}.
 void path_json(JsonWriter& w, const HeapGraph& g, const RetentionPath& path);
 
-// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
-std::string site_location(std::string_view file, uint32_t line);
 // Writes the line, or null when the site has none.
 void line_json(JsonWriter& w, uint32_t line);
 

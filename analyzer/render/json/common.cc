@@ -1,5 +1,7 @@
 #include "render/json/common.h"
 
+#include "render/text/common.h"
+
 namespace heapq::render {
 
 void write_input(JsonWriter& w, const InputSummary& input) {
@@ -39,6 +41,58 @@ void write_input_object(JsonWriter& w, const InputSummary& input) {
   for (const std::string& s : input.warnings) json_string(w, s);
   w.EndArray();
   w.EndObject();
+}
+
+void object_json(JsonWriter& w, const ObjectRef& object) {
+  json_key(w, "address");
+  json_string(w, hex_address(object.address));
+  json_key(w, "class");
+  json_string(w, object.description);
+}
+
+void site_json(JsonWriter& w, const std::optional<SiteRef>& site) {
+  if (!site) {
+    w.Null();
+    return;
+  }
+  w.StartObject();
+  json_key(w, "file");
+  json_string(w, site->file);
+  json_key(w, "line");
+  if (site->line)
+    w.Uint(site->line);
+  else
+    w.Null();
+  json_key(w, "method");
+  json_string_or_null(w, site->method);
+  w.EndObject();
+}
+
+void path_json(JsonWriter& w, const PathRef& path) {
+  w.StartArray();
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    if (path.elided && i == path.elided_after) {
+      w.StartObject();
+      json_key(w, "elided");
+      w.Uint64(path.elided);
+      w.EndObject();
+    }
+    const PathRef::Step& s = path.steps[i];
+    w.StartObject();
+    object_json(w, s.object);
+    json_key(w, "edge");
+    json_string_or_null(w, i == 0 ? path.root : s.edge);
+    if (i == 0) {
+      json_key(w, "root");
+      json_string_or_null(w, path.root);
+    }
+    if (s.object.block) {
+      json_key(w, "block");
+      site_json(w, s.object.block);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 }  // namespace heapq::render

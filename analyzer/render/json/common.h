@@ -13,4 +13,12 @@ void write_input(JsonWriter& w, const InputSummary& input);
 // The same object without its key, for answers that read several inputs.
 void write_input_object(JsonWriter& w, const InputSummary& input);
 
+// The "address" and "class" keys of an object, as every command's JSON names objects.
+void object_json(JsonWriter& w, const ObjectRef& object);
+// {"file","line","method"}, or null without a site.
+void site_json(JsonWriter& w, const std::optional<SiteRef>& site);
+// [{"address","class","edge","root"}, ...]: edge names the reference into each step (for the
+// first step, the root category, also given as "root"); an elided middle is {"elided": N}.
+void path_json(JsonWriter& w, const PathRef& path);
+
 }  // namespace heapq::render

@@ -1,8 +1,53 @@
 #include "render/text/common.h"
 
+#include <cstdio>
+
+#include "heapq/wording.h"
 #include "render/text/terminal_text.h"
 
 namespace heapq::render {
+
+std::string name_text(std::string_view name) {
+  return fit_width(escape_controls(name), kNameWidth);
+}
+
+std::string hex_address(uint64_t address) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+  return buf;
+}
+
+std::string site_location(std::string_view file, uint32_t line) {
+  return line ? std::string(file) + ":" + std::to_string(line) : std::string(file);
+}
+
+std::string site_text(const SiteRef& site) {
+  std::string out = site_location(site.file, site.line);
+  if (!site.method.empty()) out += " in " + site.method;
+  return name_text(out);
+}
+
+std::string object_text(const ObjectRef& object) {
+  std::string out = name_text(object.description);
+  if (object.block)
+    out += " (block at " + name_text(site_location(object.block->file, object.block->line)) + ")";
+  return out;
+}
+
+std::string path_text(const PathRef& path) {
+  std::string out = "ROOT(" + name_text(path.root) + ")";
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    if (path.elided && i == path.elided_after)
+      out += " -> ... (" + counted(path.elided, "step", "steps") + ") ...";
+    out += " -> " + object_text(path.steps[i].object);
+    if (i + 1 < path.steps.size()) {
+      if (!path.steps[i + 1].edge.empty()) out += " " + name_text(path.steps[i + 1].edge);
+    } else {
+      out += " " + hex_address(path.steps[i].object.address);
+    }
+  }
+  return out;
+}
 
 std::string finish_text(std::string_view text, size_t width) {
   return fit_lines(escape_controls_keep_lines(text), width);

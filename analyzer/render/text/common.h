@@ -5,7 +5,30 @@
 #include <string>
 #include <string_view>
 
+#include "heapq/answer/common.h"
+
 namespace heapq::render {
+
+// Text output cuts names from the dump (classes, references, sites) to this many columns;
+// JSON keeps them whole.
+constexpr size_t kNameWidth = 100;
+
+// A name from the dump (class, reference, file) for text: control characters escaped (a raw
+// newline in a class name must not start a line of its own), cut to kNameWidth.
+std::string name_text(std::string_view name);
+
+// "0x7f3a9c0b1e28"
+std::string hex_address(uint64_t address);
+
+// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
+std::string site_location(std::string_view file, uint32_t line);
+// "samples/app.rb:12 in fetch"; as name_text.
+std::string site_text(const SiteRef& site);
+// An object's description for text, as name_text; a Proc says where its block is written.
+std::string object_text(const ObjectRef& object);
+// ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...;
+// an elided middle reads "-> ... (N steps) ...".
+std::string path_text(const PathRef& path);
 
 // A renderer's text as the terminal gets it: control characters of dump strings escaped (lines
 // kept), each line made to fit width columns (0: no limit).

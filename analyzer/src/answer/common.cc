@@ -6,4 +6,22 @@ InputSummary summarize(const LoadedDump& dump) {
   return {dump.path, dump.name, dump.report, load_warnings(dump)};
 }
 
+std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s) {
+  if (!s.valid()) return std::nullopt;
+  const Site& site = g.site_info(s);
+  return SiteRef{std::string(g.string(site.file)), site.line, std::string(g.string(site.method))};
+}
+
+ObjectRef object_ref(const HeapGraph& g, ObjectId o) {
+  return {g.address(o), describe(g, o), site_ref(g, g.site(o)), site_ref(g, g.block_site(o))};
+}
+
+PathRef path_ref(const HeapGraph& g, const RetentionPath& path) {
+  PathRef out{std::string(g.string(path.root)), {}, path.elided_after, path.elided};
+  out.steps.reserve(path.steps.size());
+  for (const PathStep& s : path.steps)
+    out.steps.push_back({object_ref(g, s.object), std::string(g.string(s.edge))});
+  return out;
+}
+
 }  // namespace heapq

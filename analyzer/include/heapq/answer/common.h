@@ -2,11 +2,15 @@
 // HeapGraph, so that an answer can be built by hand (tests) and rendered in any format.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "heapq/heap_graph.h"
 #include "heapq/inputs.h"
 #include "heapq/load.h"
+#include "heapq/retainers.h"
 
 namespace heapq {
 
@@ -19,5 +23,38 @@ struct InputSummary {
 };
 
 InputSummary summarize(const LoadedDump& dump);
+
+// Where an object was allocated, or where a Proc's block is written, as the dump says.
+struct SiteRef {
+  std::string file;
+  uint32_t line = 0;  // 0: none (allocated by C code)
+  std::string method;
+};
+
+// An object as every answer names it.
+struct ObjectRef {
+  uint64_t address = 0;
+  std::string description;       // describe(): "Hash", "class Foo", "Shop::Cart"
+  std::optional<SiteRef> site;   // its allocation site, with allocation tracing
+  std::optional<SiteRef> block;  // a Proc: where its block is written (memprof)
+};
+
+// A path from the GC roots to an object (RetentionPath, resolved).
+struct PathRef {
+  std::string root;  // the GC root category holding the first step
+  struct Step {
+    ObjectRef object;
+    std::string edge;  // the reference into this step from the one before (empty: unnamed)
+  };
+  std::vector<Step> steps;
+  // A long path keeps its first and last steps: `elided` steps are left out after
+  // steps[elided_after - 1]. elided == 0: the path is whole.
+  size_t elided_after = 0;
+  uint64_t elided = 0;
+};
+
+ObjectRef object_ref(const HeapGraph& g, ObjectId o);
+std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s);
+PathRef path_ref(const HeapGraph& g, const RetentionPath& path);
 
 }  // namespace heapq
