@@ -5,8 +5,8 @@
 #include "cli/input.h"
 #include "cli/output.h"
 #include "cli/pictures.h"
-#include "cli/targets.h"
 #include "heapq/leaks.h"
+#include "heapq/targets.h"
 #include "heapq/viz/picture.h"
 
 namespace heapq::cli {

@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "heapq/answer/retainers.h"
 #include "heapq/answer/stats.h"
 
 namespace heapq::render {
@@ -18,9 +19,11 @@ struct TextOptions {
 
 std::string text(const StatsAnswer& answer, const TextOptions& options);
 std::string json(const StatsAnswer& answer);
+std::string text(const RetainersAnswer& answer, const TextOptions& options);
+std::string json(const RetainersAnswer& answer);
 
 // Any command's answer, for the dispatcher.
-using Answer = std::variant<StatsAnswer>;
+using Answer = std::variant<StatsAnswer, RetainersAnswer>;
 
 std::string render(const Answer& answer, Format format, const TextOptions& options);
 

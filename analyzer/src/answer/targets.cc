@@ -1,8 +1,8 @@
-#include "cli/targets.h"
+#include "heapq/targets.h"
 
 #include <charconv>
 
-namespace heapq::cli {
+namespace heapq {
 
 Result<Target> find_target(const HeapGraph& g, const std::string& spec, const std::string& path) {
   Target t;
@@ -27,4 +27,4 @@ Result<Target> find_target(const HeapGraph& g, const std::string& spec, const st
   return t;
 }
 
-}  // namespace heapq::cli
+}  // namespace heapq

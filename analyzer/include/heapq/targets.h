@@ -8,7 +8,7 @@
 #include "heapq/heap_graph.h"
 #include "heapq/result.h"
 
-namespace heapq::cli {
+namespace heapq {
 
 struct Target {
   std::optional<ObjectId> object;   // an address
@@ -19,4 +19,4 @@ struct Target {
 // A usage error names what is wrong with spec; path names the input in the message.
 Result<Target> find_target(const HeapGraph& g, const std::string& spec, const std::string& path);
 
-}  // namespace heapq::cli
+}  // namespace heapq
