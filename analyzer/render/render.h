@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "heapq/answer/leaks.h"
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/stats.h"
 
@@ -21,9 +22,11 @@ std::string text(const StatsAnswer& answer, const TextOptions& options);
 std::string json(const StatsAnswer& answer);
 std::string text(const RetainersAnswer& answer, const TextOptions& options);
 std::string json(const RetainersAnswer& answer);
+std::string text(const LeaksAnswer& answer, const TextOptions& options);
+std::string json(const LeaksAnswer& answer);
 
 // Any command's answer, for the dispatcher.
-using Answer = std::variant<StatsAnswer, RetainersAnswer>;
+using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer>;
 
 std::string render(const Answer& answer, Format format, const TextOptions& options);
 
