@@ -1,16 +1,13 @@
 // heapq load: parses dumps once into a SQLite store that every command reads without parsing.
 #include <unistd.h>
 
-#include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
-#include "heapq/store.h"
+#include "heapq/answer/load.h"
 #include "render/text/terminal_text.h"
 
 namespace heapq::cli {
@@ -70,126 +67,32 @@ class InterruptGuard {
   bool waiting_ = true;
 };
 
-Result<std::string> output_path(const ParsedArgs& args) {
-  auto given = get_output_path(args, "store");
-  if (!given) return given.error();
-  std::string out = std::move(*given);
-  if (out.empty()) {
-    const std::string& first = args.positional()[0];
-    if (first == "-") return usage_error("load from stdin needs -o STORE");
-    out = parse_store_ref(first).file + ".db";
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(out, ec)) return usage_error(out + " is a directory");
-  if (args.has("append") && args.has("force")) return usage_error("--append or --force, not both");
-  if (std::filesystem::exists(out, ec) && args.has("append")) {
-    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --append adds to a store");
-  } else if (std::filesystem::exists(out, ec)) {
-    if (!args.has("force"))
-      return usage_error(out + " exists; pass --force to replace it (or --append)");
-    // --force replaces a store, never another file, and never what this load reads.
-    if (!is_sqlite_file(out))
-      return usage_error(out + " is not a store; --force replaces only a store");
-  }
-  if (Status s = refuse_output_over_inputs(out, args.positional()); !s) return s.error();
-  return out;
-}
-
-struct Loaded {
-  int64_t id;
-  std::string path;
-  uint64_t objects, edges;
-};
-
-// "STORE#N: DUMP, counts" within the output's width: when the two paths do not fit, each
-// keeps at least half the room (all it needs when the other is short), giving up its middle.
-std::string dump_line(const std::string& store, const std::string& id, const std::string& dump,
-                      const std::string& counts) {
-  std::string s = escape_controls(store), d = escape_controls(dump);
-  const size_t width = output_width();
-  const size_t fixed = id.size() + 2 + counts.size();
-  if (width && display_width(s) + display_width(d) + fixed > width) {
-    const size_t room = width > fixed ? width - fixed : 0;
-    const size_t store_room =
-        std::max(room / 2, room > display_width(d) ? room - display_width(d) : size_t(0));
-    s = fit_width(s, std::min(display_width(s), store_room));
-    d = fit_width(d, room - display_width(s));
-  }
-  return s + id + ": " + d + counts;
-}
-
-std::string render(const std::string& store, const std::vector<Loaded>& loaded,
-                   OutputFormat format) {
-  std::error_code ec;
-  const uint64_t size = std::filesystem::file_size(store, ec);
-  if (format != OutputFormat::kJson) {
-    std::string out;
-    for (const Loaded& l : loaded)
-      out += dump_line(store, "#" + std::to_string(l.id), l.path,
-                       ", " + counted(l.objects, "object", "objects") + ", " +
-                           counted(l.edges, "reference", "references")) +
-             "\n";
-    return out + store + ": " + format_bytes(size) + "\n";
-  }
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  json_key(w, "store");
-  json_string(w, store);
-  json_key(w, "bytes");
-  w.Uint64(size);
-  json_key(w, "dumps");
-  w.StartArray();
-  for (const Loaded& l : loaded) {
-    w.StartObject();
-    json_key(w, "id");
-    w.Int64(l.id);
-    json_key(w, "path");
-    json_string(w, l.path);
-    json_key(w, "objects");
-    w.Uint64(l.objects);
-    json_key(w, "references");
-    w.Uint64(l.edges);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
-}
-
-int run(const GlobalOptions& global, const ParsedArgs& args) {
+Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().empty())
-    return report_error(usage_error("load takes one or more DUMPs (see heapq load --help)"));
-  auto out = output_path(args);
-  if (!out) return report_error(out.error());
-  // A load that was killed leaves its temporary file: the next load of the store removes it.
-  for (const std::string& stale : StoreWriter::stale_temp_paths(*out)) {
-    std::error_code ec;
-    if (std::filesystem::remove(stale, ec) && !global.quiet)
+    return usage_error("load takes one or more DUMPs (see heapq load --help)");
+  StoreLoadOptions options;
+  HEAPQ_ASSIGN_OR_RETURN(options.output, get_output_path(args, "store"));
+  options.force = args.has("force");
+  options.append = args.has("append");
+  const bool status_line = !global.quiet && isatty(STDERR_FILENO);
+  InterruptGuard guard;
+  StoreLoadHooks hooks;
+  hooks.writing_to = [&](const std::string& temp) { guard.watch(temp); };
+  if (!global.quiet)
+    hooks.removed_stale = [](const std::string& stale) {
       std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n",
                    escape_controls(stale).c_str());
-  }
-  std::error_code ec;
-  const bool append = args.has("append") && std::filesystem::exists(*out, ec);
-  InterruptGuard guard;
-  auto writer = append ? StoreWriter::append(*out) : StoreWriter::create(*out);
-  if (!writer) return report_error(writer.error());
-  guard.watch(writer->temp_path());
-  std::vector<Loaded> loaded;
-  for (const std::string& path : args.positional()) {
-    auto dump = load_input(path, global);
-    if (!dump) return report_error(dump.error());
-    if (!global.quiet && isatty(STDERR_FILENO))
-      std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(*out).c_str());
-    auto id = writer->add(dump->path, dump->graph, dump->report);
-    if (!global.quiet && isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
-    if (!id) return report_error(id.error());
-    loaded.push_back({*id, dump->path, dump->graph.object_count(), dump->graph.edge_count()});
-  }
-  if (Status s = writer->finish(args.has("force") || append); !s) return report_error(s.error());
-  const std::string text = render(*out, loaded, global.format);
-  const bool ok = global.format == OutputFormat::kJson ? emit(text) : emit_text(text);
-  return ok ? 0 : static_cast<int>(ExitCode::kIo);
+    };
+  if (status_line)
+    hooks.writing = [](const std::string& store, bool on) {
+      if (on)
+        std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(store).c_str());
+      else
+        std::fprintf(stderr, "\r\033[K");
+    };
+  HEAPQ_ASSIGN_OR_RETURN(LoadAnswer load,
+                         answer_load(args.positional(), options, input_options(global), hooks));
+  return render::Answer(std::move(load));
 }
 
 }  // namespace
@@ -211,7 +114,7 @@ const Command kLoadCommand = {
     "temporary file). An existing store, also one that appears while the load runs, is replaced\n"
     "only with --force, which replaces nothing but a store, and never one of the load's inputs.\n",
     kOptions,
-    run,
+    run_answer<answer>,
 };
 
 }  // namespace heapq::cli

@@ -86,18 +86,4 @@ Status write_file(const std::string& path, std::string_view contents, bool quiet
   return Ok{};
 }
 
-Status refuse_output_over_inputs(const std::string& output,
-                                 const std::vector<std::string>& inputs) {
-  struct stat out;
-  if (output.empty() || ::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return Ok{};
-  for (const std::string& input : inputs) {
-    struct stat in;
-    if (input == "-" || ::stat(parse_store_ref(input).file.c_str(), &in) != 0) continue;
-    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-      return usage_error(escape_controls(output) + " is also an input (" + escape_controls(input) +
-                         "); write the output elsewhere");
-  }
-  return Ok{};
-}
-
 }  // namespace heapq::cli

@@ -48,9 +48,4 @@ struct Rendering {
 // written in place). Says "heapq: wrote PATH" on stderr unless quiet.
 Status write_file(const std::string& path, std::string_view contents, bool quiet);
 
-// Refuses (usage error) an output that is one of the command's inputs: the same file (device
-// and inode, whatever the names: a hard link, a symlink, "./x"), a store's dump ("app.db#2")
-// included. Inputs that do not exist or are stdin ("-") are skipped.
-Status refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs);
-
 }  // namespace heapq::cli

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "heapq/answer/leaks.h"
+#include "heapq/answer/load.h"
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/stats.h"
 
@@ -24,9 +25,11 @@ std::string text(const RetainersAnswer& answer, const TextOptions& options);
 std::string json(const RetainersAnswer& answer);
 std::string text(const LeaksAnswer& answer, const TextOptions& options);
 std::string json(const LeaksAnswer& answer);
+std::string text(const LoadAnswer& answer, const TextOptions& options);
+std::string json(const LoadAnswer& answer);
 
 // Any command's answer, for the dispatcher.
-using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer>;
+using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer>;
 
 std::string render(const Answer& answer, Format format, const TextOptions& options);
 

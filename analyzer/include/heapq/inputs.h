@@ -60,6 +60,11 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
 // (ObjectSpace's) are taken as given.
 Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given);
 
+// Refuses (usage error) an output that is one of the inputs: the same file (device and inode,
+// whatever the names: a hard link, a symlink, "./x"), a store's dump ("app.db#2") included.
+// Inputs that do not exist or are stdin ("-") are skipped.
+Status refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs);
+
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);
 

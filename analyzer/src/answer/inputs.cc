@@ -1,11 +1,14 @@
 #include "heapq/inputs.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <optional>
 
 #include "heapq/store.h"
+#include "heapq/utf8.h"
 #include "heapq/wording.h"
 
 namespace heapq {
@@ -193,6 +196,20 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   dump.graph = std::move(*graph);
   if (options.loaded) options.loaded(dump);
   return dump;
+}
+
+Status refuse_output_over_inputs(const std::string& output,
+                                 const std::vector<std::string>& inputs) {
+  struct stat out;
+  if (output.empty() || ::stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return Ok{};
+  for (const std::string& input : inputs) {
+    struct stat in;
+    if (input == "-" || ::stat(parse_store_ref(input).file.c_str(), &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return usage_error(escape_controls(output) + " is also an input (" + escape_controls(input) +
+                         "); write the output elsewhere");
+  }
+  return Ok{};
 }
 
 }  // namespace heapq

@@ -1,0 +1,66 @@
+#include "heapq/answer/load.h"
+
+#include <filesystem>
+
+#include "heapq/store.h"
+
+namespace heapq {
+
+namespace {
+
+Result<std::string> store_path(const std::vector<std::string>& dumps,
+                               const StoreLoadOptions& options) {
+  std::string out = options.output;
+  if (out.empty()) {
+    if (dumps[0] == "-") return usage_error("load from stdin needs -o STORE");
+    out = parse_store_ref(dumps[0]).file + ".db";
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec)) return usage_error(out + " is a directory");
+  if (options.append && options.force) return usage_error("--append or --force, not both");
+  if (std::filesystem::exists(out, ec) && options.append) {
+    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --append adds to a store");
+  } else if (std::filesystem::exists(out, ec)) {
+    if (!options.force)
+      return usage_error(out + " exists; pass --force to replace it (or --append)");
+    // --force replaces a store, never another file, and never what this load reads.
+    if (!is_sqlite_file(out))
+      return usage_error(out + " is not a store; --force replaces only a store");
+  }
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(out, dumps));
+  return out;
+}
+
+}  // namespace
+
+Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
+                               const StoreLoadOptions& options, const InputOptions& inputs,
+                               const StoreLoadHooks& hooks) {
+  if (dumps.empty()) return usage_error("load takes one or more DUMPs (see heapq load --help)");
+  HEAPQ_ASSIGN_OR_RETURN(const std::string out, store_path(dumps, options));
+  // A load that was killed leaves its temporary file: the next load of the store removes it.
+  for (const std::string& stale : StoreWriter::stale_temp_paths(out)) {
+    std::error_code ec;
+    if (std::filesystem::remove(stale, ec) && hooks.removed_stale) hooks.removed_stale(stale);
+  }
+  std::error_code ec;
+  const bool append = options.append && std::filesystem::exists(out, ec);
+  HEAPQ_ASSIGN_OR_RETURN(StoreWriter writer,
+                         append ? StoreWriter::append(out) : StoreWriter::create(out));
+  if (hooks.writing_to) hooks.writing_to(writer.temp_path());
+  LoadAnswer a;
+  a.store = out;
+  for (const std::string& path : dumps) {
+    HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+    if (hooks.writing) hooks.writing(out, true);
+    auto id = writer.add(dump.path, dump.graph, dump.report);
+    if (hooks.writing) hooks.writing(out, false);
+    if (!id) return id.error();
+    a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
+  }
+  HEAPQ_RETURN_IF_ERROR(writer.finish(options.force || append));
+  a.bytes = std::filesystem::file_size(out, ec);
+  return a;
+}
+
+}  // namespace heapq
