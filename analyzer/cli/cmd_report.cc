@@ -7,10 +7,11 @@
 #include "cli/input.h"
 #include "cli/output.h"
 #include "cli/paths.h"
-#include "cli/pictures.h"
+#include "heapq/answer/pictures.h"
 #include "heapq/leaks.h"
 #include "heapq/sites.h"
 #include "heapq/stats.h"
+#include "heapq/viz/picture.h"
 #include "heapq/viz/report.h"
 
 namespace heapq::cli {

@@ -4,7 +4,7 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/output.h"
-#include "cli/pictures.h"
+#include "heapq/answer/pictures.h"
 #include "heapq/leaks.h"
 #include "heapq/targets.h"
 #include "heapq/viz/picture.h"

@@ -11,20 +11,8 @@ std::string name_text(std::string_view name) {
   return fit_width(escape_controls(name), kNameWidth);
 }
 
-std::string hex_address(uint64_t address) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
-  return buf;
-}
-
-std::string site_location(std::string_view file, uint32_t line) {
-  return line ? std::string(file) + ":" + std::to_string(line) : std::string(file);
-}
-
 std::string site_text(const SiteRef& site) {
-  std::string out = site_location(site.file, site.line);
-  if (!site.method.empty()) out += " in " + site.method;
-  return name_text(out);
+  return name_text(site_string(site));
 }
 
 std::string object_text(const ObjectRef& object) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "heapq/answer/common.h"
+#include "heapq/wording.h"
 
 namespace heapq::render {
 
@@ -17,11 +18,6 @@ constexpr size_t kNameWidth = 100;
 // newline in a class name must not start a line of its own), cut to kNameWidth.
 std::string name_text(std::string_view name);
 
-// "0x7f3a9c0b1e28"
-std::string hex_address(uint64_t address);
-
-// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
-std::string site_location(std::string_view file, uint32_t line);
 // "samples/app.rb:12 in fetch"; as name_text.
 std::string site_text(const SiteRef& site);
 // An object's description for text, as name_text; a Proc says where its block is written.

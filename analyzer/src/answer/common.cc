@@ -6,6 +6,16 @@ InputSummary summarize(const LoadedDump& dump) {
   return {dump.path, dump.name, dump.report, load_warnings(dump)};
 }
 
+std::string site_location(std::string_view file, uint32_t line) {
+  return line ? std::string(file) + ":" + std::to_string(line) : std::string(file);
+}
+
+std::string site_string(const SiteRef& site) {
+  std::string out = site_location(site.file, site.line);
+  if (!site.method.empty()) out += " in " + site.method;
+  return out;
+}
+
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s) {
   if (!s.valid()) return std::nullopt;
   const Site& site = g.site_info(s);

@@ -36,4 +36,10 @@ std::string format_bytes(uint64_t n) {
   return buf;
 }
 
+std::string hex_address(uint64_t address) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+  return buf;
+}
+
 }  // namespace heapq

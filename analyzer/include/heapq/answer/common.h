@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heapq/heap_graph.h"
@@ -52,6 +53,11 @@ struct PathRef {
   size_t elided_after = 0;
   uint64_t elided = 0;
 };
+
+// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
+std::string site_location(std::string_view file, uint32_t line);
+// "samples/app.rb:12 in fetch"
+std::string site_string(const SiteRef& site);
 
 ObjectRef object_ref(const HeapGraph& g, ObjectId o);
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s);

@@ -6,36 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "heapq/answer/picture.h"
 #include "heapq/result.h"
 
 namespace heapq::viz {
-
-enum class BoxKind {
-  kRoots,   // the GC roots
-  kObject,  // an object, or a shape of many
-  kTarget,  // what the picture explains
-  kHolder,  // the object a leak goes through
-  kMore,    // "+ 1,999 more": what was collapsed
-};
-
-struct Box {
-  BoxKind kind = BoxKind::kObject;
-  std::string title;               // first line, bold: the class
-  std::vector<std::string> lines;  // address, sizes, site...
-};
-
-struct Arrow {
-  size_t from = 0, to = 0;  // indexes into Picture::boxes
-  std::string label;        // the reference's name; may be empty
-};
-
-struct Picture {
-  std::string caption;
-  std::string id;  // prefixes the SVG's element ids, so that several SVGs share one page
-  bool left_to_right = false;  // default: top to bottom, roots on top
-  std::vector<Box> boxes;
-  std::vector<Arrow> arrows;
-};
 
 // DOT text. Every string is escaped: box ids are generated (n0, n1, ...), never taken from
 // the heap. O(boxes + arrows).

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "heapq/answer/picture.h"
+
 namespace heapq::viz {
 
 struct Cell {
@@ -26,18 +28,6 @@ struct SuspectSection {
   std::string heading;             // "Pricing::Quote allocated at app.rb:12 in quote"
   std::vector<std::string> facts;  // one line each
   std::string svg;                 // from dot_to_svg; empty: facts only
-};
-
-// One node of the icicle: the dominator tree's top, the rest summed into "more" nodes.
-struct IcicleNode {
-  int32_t parent = -1;  // index of the parent; -1 for the root (index 0)
-  std::string name;     // class (or "+ 12 more")
-  std::string address;
-  std::string site;
-  std::string edge;    // the reference from its parent on a shortest path, when known
-  uint64_t bytes = 0;  // retained
-  uint64_t count = 0;  // retained objects
-  bool more = false;   // stands for the children not drawn
 };
 
 struct Report {

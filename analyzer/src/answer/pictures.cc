@@ -1,13 +1,13 @@
-#include "cli/pictures.h"
+#include "heapq/answer/pictures.h"
 
 #include <algorithm>
 #include <queue>
 #include <unordered_map>
 
-#include "cli/output.h"
-#include "cli/paths.h"
+#include "heapq/answer/common.h"
+#include "heapq/wording.h"
 
-namespace heapq::cli {
+namespace heapq {
 
 namespace {
 
@@ -22,7 +22,7 @@ std::vector<std::string> object_lines(const HeapGraph& g, const HeapDominators& 
   lines.push_back((example ? "e.g. " : "") + hex_address(g.address(o)));
   lines.push_back(format_bytes(g.memsize(o)) + " itself, retains " +
                   format_bytes(dom.retained_bytes(o)));
-  if (std::string site = site_text(g, o); !site.empty()) lines.push_back(site);
+  if (auto site = site_ref(g, g.site(o))) lines.push_back(site_string(*site));
   return lines;
 }
 
@@ -273,7 +273,7 @@ std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominato
     node.parent = parent;
     node.name = describe(g, o);
     node.address = hex_address(g.address(o));
-    node.site = site_text(g, o);
+    if (auto site = site_ref(g, g.site(o))) node.site = site_string(*site);
     node.bytes = dom.retained_bytes(o);
     node.count = dom.retained_count(o);
     out.push_back(std::move(node));
@@ -304,4 +304,4 @@ std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominato
   return out;
 }
 
-}  // namespace heapq::cli
+}  // namespace heapq

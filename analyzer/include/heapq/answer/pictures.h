@@ -5,12 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "heapq/answer/picture.h"
 #include "heapq/dominators.h"
 #include "heapq/retainers.h"
-#include "heapq/viz/picture.h"
-#include "heapq/viz/report.h"
 
-namespace heapq::cli {
+namespace heapq {
 
 struct PictureLimits {
   size_t max_boxes = 40;  // boxes drawn at most; the rest collapse into "+ N more" boxes
@@ -38,4 +37,4 @@ viz::Picture dominators_picture(const HeapGraph& g, const HeapDominators& dom, s
 std::vector<viz::IcicleNode> icicle_nodes(const HeapGraph& g, const HeapDominators& dom,
                                           size_t budget);
 
-}  // namespace heapq::cli
+}  // namespace heapq
