@@ -3,11 +3,7 @@
 
 #include "cli/command.h"
 #include "cli/input.h"
-#include "cli/output.h"
-#include "heapq/answer/pictures.h"
-#include "heapq/leaks.h"
-#include "heapq/targets.h"
-#include "heapq/viz/picture.h"
+#include "heapq/answer/viz.h"
 
 namespace heapq::cli {
 
@@ -24,68 +20,24 @@ constexpr OptionSpec kOptions[] = {
     {"top", "N", "--dominators: children drawn per box (default 6)"},
 };
 
-Status write_output(const std::string& path, const std::string& text, bool quiet) {
-  if (path.empty()) {
-    if (!emit(text)) return io_error("cannot write to stdout");
-    return Ok{};
-  }
-  return write_file(path, text, quiet);
-}
-
-int run(const GlobalOptions& global, const ParsedArgs& args) {
-  const bool dominators = args.has("dominators");
-  const size_t want = dominators ? 1 : 2;
-  if (args.positional().size() != want)
-    return report_error(usage_error(dominators
-                                        ? "viz --dominators takes one INPUT (see heapq viz --help)"
-                                        : "viz takes INPUT and TARGET (see heapq viz --help)"));
-  auto max_nodes = get_count(args, "max-nodes", 40);
-  if (!max_nodes) return report_error(max_nodes.error());
-  auto depth = get_count(args, "depth", dominators ? 3 : 12);
-  if (!depth) return report_error(depth.error());
-  auto top = get_count(args, "top", 6);
-  if (!top) return report_error(top.error());
-  if (*max_nodes == 0 || *depth == 0 || *top == 0)
-    return report_error(usage_error("--max-nodes, --depth and --top must be 1 or more"));
-
-  auto out = get_output_path(args);
-  if (!out) return report_error(out.error());
-  if (Status s = refuse_output_over_inputs(*out, {args.positional()[0]}); !s)
-    return report_error(s.error());
-
-  auto dump = load_input(args.positional()[0], global);
-  if (!dump) return report_error(dump.error());
-  const HeapGraph& g = dump->graph;
-  std::optional<Target> target;
-  if (!dominators) {
-    auto found = find_target(g, args.positional()[1], dump->path);
-    if (!found) return report_error(found.error());
-    target = std::move(*found);
-  }
-  const HeapDominators dom = HeapDominators::compute(g);
-  const PictureLimits limits{*max_nodes, *depth};
-  viz::Picture picture;
-  if (dominators) {
-    picture = dominators_picture(g, dom, *top, limits);
-  } else if (target->object) {
-    picture = object_picture(g, dom, *target->object, limits);
-  } else {
-    const ShortestPathTree tree = ShortestPathTree::compute(g);
-    // The holder as heapq leaks names it, so that both draw the same object in red.
-    std::vector<bool> in_set(g.object_count(), false);
-    for (ObjectId o : target->instances)
-      if (dom.reachable(o)) in_set[o.value()] = true;
-    const ObjectId holder = find_holder(g, dom, in_set).first;
-    picture = shapes_picture(g, tree, dom, target->instances, target->label, holder, limits);
-  }
-  std::string text = viz::to_dot(picture);
-  if (global.format == OutputFormat::kSvg) {
-    auto svg = viz::dot_to_svg(text, "use --format dot");
-    if (!svg) return report_error(svg.error());
-    text = std::move(*svg);
-  }
-  const Status written = write_output(*out, text, global.quiet);
-  return written ? 0 : report_error(written.error());
+Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
+  VizOptions options;
+  options.dominators = args.has("dominators");
+  if (args.positional().size() != (options.dominators ? 1u : 2u))
+    return usage_error(options.dominators
+                           ? "viz --dominators takes one INPUT (see heapq viz --help)"
+                           : "viz takes INPUT and TARGET (see heapq viz --help)");
+  HEAPQ_ASSIGN_OR_RETURN(options.max_boxes, get_count(args, "max-nodes", 40));
+  HEAPQ_ASSIGN_OR_RETURN(options.depth, get_count(args, "depth", options.dominators ? 3 : 12));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top", 6));
+  if (options.max_boxes == 0 || options.depth == 0 || options.top == 0)
+    return usage_error("--max-nodes, --depth and --top must be 1 or more");
+  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, {args.positional()[0]}));
+  HEAPQ_ASSIGN_OR_RETURN(VizAnswer viz, answer_viz(args.positional()[0],
+                                                   options.dominators ? "" : args.positional()[1],
+                                                   options, input_options(global)));
+  return render::Answer(std::move(viz));
 }
 
 }  // namespace
@@ -108,7 +60,7 @@ const Command kVizCommand = {
     "DOT goes to stdout unless -o is given (heapq viz app.json Foo | dot -Tpng > foo.png);\n"
     "--format svg lays it out with graphviz's dot program.\n",
     kOptions,
-    run,
+    run_answer_to_output<answer>,
     false,
     true,
 };

@@ -60,13 +60,23 @@ namespace heapq::cli {
 int report_error(const Error& error);
 
 // The one place an answer becomes output: rendered in the format asked for and written to
-// stdout, or its error reported; the exit status.
-int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer);
+// stdout, or to `output` (whole, heapq/temp_file.h), or its error reported; the exit status.
+int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer,
+                const std::string& output = "");
 
 // The run of a command that returns its answer.
 template <Result<render::Answer> (*AnswerFn)(const GlobalOptions&, const ParsedArgs&)>
 int run_answer(const GlobalOptions& global, const ParsedArgs& args) {
   return emit_answer(global, AnswerFn(global, args));
+}
+
+// The same for a command whose output goes to -o FILE (or --output FILE) when given. The
+// answer function checks the option, and refuses an output that is one of its inputs, before
+// reading them.
+template <Result<render::Answer> (*AnswerFn)(const GlobalOptions&, const ParsedArgs&)>
+int run_answer_to_output(const GlobalOptions& global, const ParsedArgs& args) {
+  const Result<render::Answer> answer = AnswerFn(global, args);
+  return emit_answer(global, answer, answer ? get_output_path(args).value() : "");
 }
 
 // Parses --sort (bytes or count).

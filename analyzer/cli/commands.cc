@@ -45,13 +45,18 @@ int report_error(const Error& error) {
   return static_cast<int>(error.code);
 }
 
-int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer) {
+int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer,
+                const std::string& output) {
   if (!answer) return report_error(answer.error());
-  const render::Format format =
-      global.format == OutputFormat::kJson ? render::Format::kJson : render::Format::kText;
-  return emit(render::render(answer.value(), format, {output_width()}))
-             ? 0
-             : static_cast<int>(ExitCode::kIo);
+  render::Format format = render::Format::kText;
+  if (global.format == OutputFormat::kJson) format = render::Format::kJson;
+  if (global.format == OutputFormat::kDot) format = render::Format::kDot;
+  if (global.format == OutputFormat::kSvg) format = render::Format::kSvg;
+  const Result<std::string> rendered = render::render(answer.value(), format, {output_width()});
+  if (!rendered) return report_error(rendered.error());
+  if (output.empty()) return emit(rendered.value()) ? 0 : static_cast<int>(ExitCode::kIo);
+  const Status written = write_file(output, rendered.value(), global.quiet);
+  return written ? 0 : report_error(written.error());
 }
 
 Result<SortKey> get_sort(const ParsedArgs& args) {

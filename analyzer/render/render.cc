@@ -1,10 +1,24 @@
 #include "render/render.h"
 
+#include "heapq/viz/picture.h"
+
 namespace heapq::render {
 
-std::string render(const Answer& answer, Format format, const TextOptions& options) {
+Result<std::string> picture(const VizAnswer& answer, Format format) {
+  std::string dot = viz::to_dot(answer.picture);
+  if (format != Format::kSvg) return dot;
+  return viz::dot_to_svg(dot, "use --format dot");
+}
+
+Result<std::string> render(const Answer& answer, Format format, const TextOptions& options) {
   return std::visit(
-      [&](const auto& a) { return format == Format::kJson ? json(a) : text(a, options); }, answer);
+      [&](const auto& a) -> Result<std::string> {
+        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, VizAnswer>)
+          return picture(a, format);
+        else
+          return format == Format::kJson ? json(a) : text(a, options);
+      },
+      answer);
 }
 
 }  // namespace heapq::render

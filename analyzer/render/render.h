@@ -10,10 +10,12 @@
 #include "heapq/answer/load.h"
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/stats.h"
+#include "heapq/answer/viz.h"
+#include "heapq/result.h"
 
 namespace heapq::render {
 
-enum class Format { kText, kJson };
+enum class Format { kText, kJson, kDot, kSvg };
 
 struct TextOptions {
   size_t width = 80;  // columns; 0: no limit
@@ -28,9 +30,13 @@ std::string json(const LeaksAnswer& answer);
 std::string text(const LoadAnswer& answer, const TextOptions& options);
 std::string json(const LoadAnswer& answer);
 
-// Any command's answer, for the dispatcher.
-using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer>;
+// A picture: DOT, or SVG laid out by graphviz (an error when graphviz cannot).
+Result<std::string> picture(const VizAnswer& answer, Format format);
 
-std::string render(const Answer& answer, Format format, const TextOptions& options);
+// Any command's answer, for the dispatcher.
+using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer>;
+
+// In the format asked for: text and JSON for every answer but a picture, DOT and SVG for it.
+Result<std::string> render(const Answer& answer, Format format, const TextOptions& options);
 
 }  // namespace heapq::render
