@@ -15,7 +15,7 @@
 
 namespace heapq::render {
 
-enum class Format { kText, kJson, kDot, kSvg };
+enum class Format { kText, kJson, kDot, kSvg, kCsv };
 
 struct TextOptions {
   size_t width = 80;  // columns; 0: no limit
