@@ -9,6 +9,7 @@
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/load.h"
 #include "heapq/answer/retainers.h"
+#include "heapq/answer/sites.h"
 #include "heapq/answer/stats.h"
 #include "heapq/answer/viz.h"
 #include "heapq/result.h"
@@ -29,12 +30,15 @@ std::string text(const LeaksAnswer& answer, const TextOptions& options);
 std::string json(const LeaksAnswer& answer);
 std::string text(const LoadAnswer& answer, const TextOptions& options);
 std::string json(const LoadAnswer& answer);
+std::string text(const SitesAnswer& answer, const TextOptions& options);
+std::string json(const SitesAnswer& answer);
 
 // A picture: DOT, or SVG laid out by graphviz (an error when graphviz cannot).
 Result<std::string> picture(const VizAnswer& answer, Format format);
 
 // Any command's answer, for the dispatcher.
-using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer>;
+using Answer =
+    std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer, SitesAnswer>;
 
 // In the format asked for: text and JSON for every answer but a picture, DOT and SVG for it.
 Result<std::string> render(const Answer& answer, Format format, const TextOptions& options);

@@ -1,0 +1,79 @@
+#include "heapq/wording.h"
+#include "render/render.h"
+#include "render/text/common.h"
+#include "render/text/table.h"
+
+namespace heapq::render {
+
+namespace {
+
+std::string file_or_unknown(const SitesAnswer::Row& r) {
+  return r.file ? *r.file : "(no allocation site)";
+}
+
+// The group's label column(s).
+std::vector<std::string> label(SiteGrouping by, const SitesAnswer::Row& r) {
+  switch (by) {
+    case SiteGrouping::kSite:
+      return {r.file ? site_location(*r.file, r.line) : file_or_unknown(r), r.method, r.cls};
+    case SiteGrouping::kFile:
+      return {file_or_unknown(r)};
+    case SiteGrouping::kMethod:
+      return {r.method, file_or_unknown(r)};
+    case SiteGrouping::kClass:
+      return {r.cls};
+    case SiteGrouping::kGem:
+      return {r.gem};
+  }
+  return {};
+}
+
+std::vector<std::string> header(SiteGrouping by) {
+  switch (by) {
+    case SiteGrouping::kSite:
+      return {"site", "method", "class"};
+    case SiteGrouping::kFile:
+      return {"file"};
+    case SiteGrouping::kMethod:
+      return {"method", "file"};
+    case SiteGrouping::kClass:
+      return {"class"};
+    case SiteGrouping::kGem:
+      return {"gem"};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string text(const SitesAnswer& a, const TextOptions& options) {
+  std::string out;
+  if (a.objects_with_site == 0)
+    out += "No object in " + a.input.name +
+           " has an allocation site: dump a process that traces\n"
+           "allocations (ObjectSpace.trace_object_allocations_start, or Memprof.start).\n\n";
+  const bool retained = !a.rows.empty() && a.rows[0].retained_bytes;
+  std::vector<std::string> head = {"count", "bytes"};
+  std::vector<bool> numeric = {true, true};
+  if (retained) {
+    head.push_back("retained");
+    numeric.push_back(true);
+  }
+  for (std::string& h : header(a.by)) {
+    head.push_back(std::move(h));
+    numeric.push_back(false);
+  }
+  TextTable table(head, numeric);
+  for (const SitesAnswer::Row& r : a.rows) {
+    std::vector<std::string> row = {format_count(r.count), format_bytes(r.bytes)};
+    if (retained) row.push_back(format_bytes(r.retained_bytes.value_or(0)));
+    for (std::string& l : label(a.by, r)) row.push_back(std::move(l));
+    table.add(std::move(row));
+  }
+  out += table.render(options.width);
+  if (a.rows.size() < a.groups)
+    out += "(" + format_count(a.groups - a.rows.size()) + " more; --top 0 lists all)\n";
+  return finish_text(out, options.width);
+}
+
+}  // namespace heapq::render
