@@ -13,8 +13,11 @@ Result<std::string> picture(const VizAnswer& answer, Format format) {
 Result<std::string> render(const Answer& answer, Format format, const TextOptions& options) {
   return std::visit(
       [&](const auto& a) -> Result<std::string> {
-        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, VizAnswer>)
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, VizAnswer>)
           return picture(a, format);
+        else if constexpr (std::is_same_v<T, ReportAnswer>)
+          return html(a);
         else
           return format == Format::kJson ? json(a) : text(a, options);
       },

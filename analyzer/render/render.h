@@ -8,6 +8,7 @@
 
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/load.h"
+#include "heapq/answer/report.h"
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/sites.h"
 #include "heapq/answer/stats.h"
@@ -16,7 +17,7 @@
 
 namespace heapq::render {
 
-enum class Format { kText, kJson, kDot, kSvg, kCsv };
+enum class Format { kText, kJson, kDot, kSvg, kCsv, kHtml };
 
 struct TextOptions {
   size_t width = 80;  // columns; 0: no limit
@@ -33,14 +34,18 @@ std::string json(const LoadAnswer& answer);
 std::string text(const SitesAnswer& answer, const TextOptions& options);
 std::string json(const SitesAnswer& answer);
 
+// The report: one self-contained HTML page (each suspect's picture laid out by graphviz).
+std::string html(const ReportAnswer& answer);
+
 // A picture: DOT, or SVG laid out by graphviz (an error when graphviz cannot).
 Result<std::string> picture(const VizAnswer& answer, Format format);
 
 // Any command's answer, for the dispatcher.
-using Answer =
-    std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer, SitesAnswer>;
+using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
+                            SitesAnswer, ReportAnswer>;
 
-// In the format asked for: text and JSON for every answer but a picture, DOT and SVG for it.
+// In the format asked for: text and JSON for every answer but a picture (DOT, SVG) and the
+// report (HTML, whatever the format).
 Result<std::string> render(const Answer& answer, Format format, const TextOptions& options);
 
 }  // namespace heapq::render

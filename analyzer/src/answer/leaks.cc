@@ -21,22 +21,27 @@ Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const Le
                                  const InputOptions& inputs) {
   HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
                          load_dumps_over_time(paths, inputs, options.as_given));
-  const HeapGraph& last = dumps.back().graph;
-  const HeapDominators dom = HeapDominators::compute(last);
+  const HeapDominators dom = HeapDominators::compute(dumps.back().graph);
+  return leaks_answer(dumps, find_leaks(dumps, dom, options), options);
+}
+
+LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                      const LeaksOptions& options) {
   LeakOptions leak_options;
   leak_options.top = options.top;
   leak_options.threshold = static_cast<double>(options.threshold_percent) / 100;
   leak_options.min_growth = options.min_growth;
+  if (dumps.size() == 1) return find_accumulations(dumps.back().graph, dom, leak_options);
+  std::vector<const HeapGraph*> graphs;
+  for (const LoadedDump& d : dumps) graphs.push_back(&d.graph);
+  return find_growing_leaks(graphs, dom, leak_options);
+}
+
+LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport& report,
+                         const LeaksOptions& options) {
+  const HeapGraph& last = dumps.back().graph;
   LeaksAnswer a;
   a.several = dumps.size() > 1;
-  LeakReport report;
-  if (a.several) {
-    std::vector<const HeapGraph*> graphs;
-    for (const LoadedDump& d : dumps) graphs.push_back(&d.graph);
-    report = find_growing_leaks(graphs, dom, leak_options);
-  } else {
-    report = find_accumulations(last, dom, leak_options);
-  }
   a.input = summarize(dumps.back());
   for (const LoadedDump& d : dumps) a.inputs.push_back(summarize(d));
   a.heap_bytes = report.heap_bytes;

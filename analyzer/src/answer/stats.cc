@@ -13,8 +13,12 @@ Result<StatsAnswer> answer_stats(const std::string& input, const StatsOptions& o
       load_input(input, inputs, options.retained ? Needs::kGraph : Needs::kObjects));
   std::optional<HeapDominators> dominators;
   if (options.retained) dominators = HeapDominators::compute(dump.graph);
-  const HeapStats stats =
-      compute_stats(dump.graph, options.sort, dominators ? &*dominators : nullptr, options.top);
+  return stats_answer(dump, dominators ? &*dominators : nullptr, options);
+}
+
+StatsAnswer stats_answer(const LoadedDump& dump, const HeapDominators* dominators,
+                         const StatsOptions& options) {
+  const HeapStats stats = compute_stats(dump.graph, options.sort, dominators, options.top);
   StatsAnswer a;
   a.input = summarize(dump);
   a.objects = stats.objects;

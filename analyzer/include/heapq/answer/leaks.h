@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "heapq/answer/common.h"
+#include "heapq/dominators.h"
 #include "heapq/dump_match.h"
+#include "heapq/leaks.h"
 
 namespace heapq {
 
@@ -56,5 +58,13 @@ struct LeaksOptions {
 // paths: dumps of one process, oldest first, or one store holding several, or one dump.
 Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
                                  const InputOptions& inputs);
+
+// The suspects of dumps already loaded (dom: the last one's), unresolved: what growth or
+// accumulation finds, with the objects of each suspect.
+LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                      const LeaksOptions& options);
+// Those suspects resolved into the answer: holders, the edges into them, their paths.
+LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport& report,
+                         const LeaksOptions& options);
 
 }  // namespace heapq

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "heapq/answer/common.h"
+#include "heapq/dominators.h"
 #include "heapq/stats.h"
 
 namespace heapq {
@@ -38,5 +39,8 @@ struct StatsOptions {
 
 Result<StatsAnswer> answer_stats(const std::string& input, const StatsOptions& options,
                                  const InputOptions& inputs);
+// The same for a dump already loaded (dominators: for retained sizes, or null).
+StatsAnswer stats_answer(const LoadedDump& dump, const HeapDominators* dominators,
+                         const StatsOptions& options);
 
 }  // namespace heapq

@@ -1,0 +1,133 @@
+// The report's page: its model (heapq/viz/report.h) built from the answers of stats, sites and
+// leaks, then written by viz/ (the page, the SVG of each suspect's picture).
+#include "heapq/viz/report.h"
+
+#include <algorithm>
+
+#include "heapq/viz/picture.h"
+#include "heapq/wording.h"
+#include "render/render.h"
+#include "render/text/common.h"
+
+namespace heapq::render {
+
+namespace {
+
+viz::Cell number(uint64_t n, std::string text) {
+  return {std::move(text), static_cast<double>(n)};
+}
+
+viz::Table class_table(const StatsAnswer& stats) {
+  viz::Table t{"Top classes by memory",
+               {"class", "objects", "bytes", "retained"},
+               {false, true, true, true},
+               {}};
+  for (const StatsAnswer::ClassRow& c : stats.by_class) {
+    const uint64_t retained = c.retained_bytes.value_or(0);
+    t.rows.push_back({{c.cls, {}},
+                      number(c.count, format_count(c.count)),
+                      number(c.bytes, format_bytes(c.bytes)),
+                      number(retained, format_bytes(retained))});
+  }
+  return t;
+}
+
+viz::Table site_table(const SitesAnswer& sites) {
+  viz::Table t{"Top allocation sites by memory",
+               {"site", "method", "class", "objects", "bytes", "retained"},
+               {false, false, false, true, true, true},
+               {}};
+  for (const SitesAnswer::Row& s : sites.rows) {
+    const uint64_t retained = s.retained_bytes.value_or(0);
+    t.rows.push_back({{s.file ? site_location(*s.file, s.line) : "(no site)", {}},
+                      {s.method, {}},
+                      {s.cls, {}},
+                      number(s.count, format_count(s.count)),
+                      number(s.bytes, format_bytes(s.bytes)),
+                      number(retained, format_bytes(retained))});
+  }
+  return t;
+}
+
+viz::SuspectSection suspect_section(const LeaksAnswer& leaks, size_t i,
+                                    const ReportAnswer::SuspectPicture& picture) {
+  const LeaksAnswer::Suspect& s = leaks.suspects[i];
+  viz::SuspectSection section;
+  section.heading = s.site ? s.cls + " allocated at " + site_string(*s.site) : s.cls;
+  if (leaks.several) {
+    std::string growth;
+    for (uint64_t n : s.growth) growth += (growth.empty() ? "" : " \u2192 ") + format_count(n);
+    section.facts.push_back("objects in each dump: " + growth +
+                            (s.steady    ? " (grows between every two dumps)"
+                             : s.growing ? " (grows)"
+                                         : " (grew, then stopped)"));
+    section.facts.push_back(format_count(s.count) +
+                            " born after the first dump and still alive: " + format_bytes(s.bytes) +
+                            ", retaining " + format_bytes(s.retained_bytes));
+  } else {
+    section.facts.push_back(
+        (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") + ": " +
+        format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
+  }
+  if (s.holder) {
+    section.facts.push_back("held by " + s.holder->description + " " +
+                            hex_address(s.holder->address) + " (" + format_count(s.holder_share) +
+                            " of them)" + (picture.holder_drawn ? ", drawn in red" : ""));
+    section.facts.push_back("path: " + path_text(*s.path));
+  } else {
+    section.facts.push_back("no single object holds most of them");
+  }
+  auto svg = viz::dot_to_svg(viz::to_dot(picture.picture));
+  if (svg)
+    section.svg = std::move(*svg);
+  else
+    section.facts.push_back("(no picture: " + svg.error().message + ")");
+  return section;
+}
+
+}  // namespace
+
+std::string html(const ReportAnswer& a) {
+  const LeaksAnswer& leaks = a.leaks;
+  viz::Report r;
+  r.title = "heapq report: " + leaks.input.path;
+  if (leaks.several)
+    r.summary.push_back({"dumps", format_count(leaks.inputs.size()) + ", " +
+                                      leaks.inputs.front().path + " to " + leaks.input.path});
+  r.summary.push_back(
+      {"objects", format_count(a.stats.objects) + " (" + format_bytes(a.stats.bytes) + ")"});
+  r.summary.push_back(
+      {"reachable from the GC roots",
+       counted(a.reachable_objects, "object", "objects") + ", " + format_bytes(a.reachable_bytes)});
+  if (a.unreachable_objects)
+    r.summary.push_back({"unreachable (garbage not yet swept)",
+                         counted(a.unreachable_objects, "object", "objects") + ", " +
+                             format_bytes(a.unreachable_bytes)});
+  r.summary.push_back({"classes", format_count(a.stats.classes)});
+  r.summary.push_back({"objects with an allocation site", format_count(a.sites.objects_with_site)});
+  for (const std::string& warning : leaks.input.warnings) r.summary.push_back({"warning", warning});
+  if (leaks.several) {
+    r.summary.push_back({"objects matched across dumps by", match_method_name(leaks.match)});
+    r.suspects_note =
+        counted(leaks.born, "object", "objects") + " of the last dump " +
+        (leaks.born == 1 ? "was" : "were") + " born after the first; " +
+        counted(leaks.groups_growing, "group", "groups") + " (class, allocation site) " +
+        (leaks.groups_growing == 1 ? "is" : "are") + " growing. " +
+        (leaks.suspects.empty()
+             ? "No group gained enough to be a suspect."
+             : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");
+  } else {
+    r.suspects_note = "One dump: where memory accumulates (objects retaining " +
+                      std::to_string(leaks.threshold_percent) +
+                      "% or more of the heap, followed down to their accumulation point). Give "
+                      "several dumps of one process to see what grows.";
+  }
+  for (size_t i = 0; i < leaks.suspects.size() && i < a.pictures.size(); ++i)
+    r.suspects.push_back(suspect_section(leaks, i, a.pictures[i]));
+  r.tables.push_back(class_table(a.stats));
+  r.tables.push_back(site_table(a.sites));
+  r.icicle = a.icicle;
+  return viz::render_report(r);
+}
+
+}  // namespace heapq::render

@@ -1,0 +1,57 @@
+#include "heapq/answer/report.h"
+
+#include <algorithm>
+
+#include "heapq/answer/pictures.h"
+#include "heapq/retainers.h"
+#include "heapq/wording.h"
+
+namespace heapq {
+
+Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
+                                   const ReportOptions& options, const InputOptions& inputs) {
+  HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
+                         load_dumps_over_time(paths, inputs, options.as_given));
+  const HeapGraph& g = dumps.back().graph;
+  const HeapDominators dom = HeapDominators::compute(g);
+  ReportAnswer a;
+  // Retained sizes only for the rows the tables show: each costs a walk of part of the graph.
+  StatsOptions stats;
+  stats.top = options.top;
+  a.stats = stats_answer(dumps.back(), &dom, stats);
+  SitesOptions sites;
+  sites.top = options.top;
+  a.sites = sites_answer(dumps.back(), &dom, sites);
+  LeaksOptions leaks;
+  leaks.top = options.suspects;
+  leaks.max_depth = 24;
+  const bool several = dumps.size() > 1;
+  const LeakReport report =
+      several || options.suspects ? find_leaks(dumps, dom, leaks) : LeakReport();
+  a.leaks = leaks_answer(dumps, report, leaks);
+  a.reachable_objects = dom.retained_count(g.virtual_root()) - 1;
+  a.reachable_bytes = dom.retained_bytes(g.virtual_root());
+  a.unreachable_objects = dom.unreachable_count();
+  a.unreachable_bytes = dom.unreachable_bytes();
+  if (!report.suspects.empty()) {
+    const ShortestPathTree tree = ShortestPathTree::compute(g);
+    for (size_t i = 0; i < report.suspects.size(); ++i) {
+      const LeakSuspect& s = report.suspects[i];
+      std::string heading = s.group.cls;
+      if (s.group.has_site())
+        heading += " allocated at " + site_string({s.group.file, s.group.line, s.group.method});
+      ReportAnswer::SuspectPicture p;
+      p.picture = shapes_picture(g, tree, dom, s.members, heading + ", in the last dump", s.holder,
+                                 PictureLimits{24, 12});
+      p.picture.id = "suspect" + std::to_string(i + 1);
+      p.holder_drawn =
+          std::any_of(p.picture.boxes.begin(), p.picture.boxes.end(),
+                      [](const viz::Box& b) { return b.kind == viz::BoxKind::kHolder; });
+      a.pictures.push_back(std::move(p));
+    }
+  }
+  a.icicle = icicle_nodes(g, dom, std::max<size_t>(options.nodes, 1));
+  return a;
+}
+
+}  // namespace heapq
