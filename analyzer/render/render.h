@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "heapq/answer/diff.h"
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/load.h"
 #include "heapq/answer/report.h"
@@ -33,6 +34,8 @@ std::string text(const LoadAnswer& answer, const TextOptions& options);
 std::string json(const LoadAnswer& answer);
 std::string text(const SitesAnswer& answer, const TextOptions& options);
 std::string json(const SitesAnswer& answer);
+std::string text(const DiffAnswer& answer, const TextOptions& options);
+std::string json(const DiffAnswer& answer);
 
 // The report: one self-contained HTML page (each suspect's picture laid out by graphviz).
 std::string html(const ReportAnswer& answer);
@@ -42,7 +45,7 @@ Result<std::string> picture(const VizAnswer& answer, Format format);
 
 // Any command's answer, for the dispatcher.
 using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
-                            SitesAnswer, ReportAnswer>;
+                            SitesAnswer, ReportAnswer, DiffAnswer>;
 
 // In the format asked for: text and JSON for every answer but a picture (DOT, SVG) and the
 // report (HTML, whatever the format).
