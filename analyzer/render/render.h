@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "heapq/answer/diff.h"
+#include "heapq/answer/dominators.h"
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/load.h"
 #include "heapq/answer/report.h"
@@ -36,6 +37,8 @@ std::string text(const SitesAnswer& answer, const TextOptions& options);
 std::string json(const SitesAnswer& answer);
 std::string text(const DiffAnswer& answer, const TextOptions& options);
 std::string json(const DiffAnswer& answer);
+std::string text(const DominatorsAnswer& answer, const TextOptions& options);
+std::string json(const DominatorsAnswer& answer);
 
 // The report: one self-contained HTML page (each suspect's picture laid out by graphviz).
 std::string html(const ReportAnswer& answer);
@@ -45,7 +48,7 @@ Result<std::string> picture(const VizAnswer& answer, Format format);
 
 // Any command's answer, for the dispatcher.
 using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
-                            SitesAnswer, ReportAnswer, DiffAnswer>;
+                            SitesAnswer, ReportAnswer, DiffAnswer, DominatorsAnswer>;
 
 // In the format asked for: text and JSON for every answer but a picture (DOT, SVG) and the
 // report (HTML, whatever the format).

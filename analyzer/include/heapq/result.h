@@ -54,7 +54,8 @@ using Status = Result<Ok>;
     if (auto heapq_status_ = (expr); !heapq_status_) return heapq_status_.error(); \
   } while (0)
 
-// `lhs = value of a Result expression` (lhs may declare: auto x), or returns its error.
+// `lhs = value of a Result expression` (lhs may declare: auto x), or returns its error. It is
+// several statements: within an if, give it braces.
 #define HEAPQ_ASSIGN_OR_RETURN(lhs, expr) \
   HEAPQ_ASSIGN_OR_RETURN_(HEAPQ_CONCAT_(heapq_result_, __LINE__), lhs, expr)
 #define HEAPQ_ASSIGN_OR_RETURN_(result, lhs, expr) \
