@@ -73,17 +73,13 @@ Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t
   return *count == 0 ? SIZE_MAX : static_cast<size_t>(*count);
 }
 
-size_t help_width() {
-  return output_width() == 0 ? SIZE_MAX : output_width();
-}
-
 Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what) {
   if (args.has("o") && args.has("output"))
     return usage_error("give the " + std::string(what) + " once: -o or --output");
   return args.get("output", args.get("o"));
 }
 
-std::string describe_options(std::span<const OptionSpec> specs) {
+std::string describe_options(std::span<const OptionSpec> specs, size_t width) {
   std::string out;
   for (const OptionSpec& s : specs) {
     std::string left = (s.name.size() == 1 ? "  -" : "  --") + std::string(s.name);
@@ -95,7 +91,7 @@ std::string describe_options(std::span<const OptionSpec> specs) {
     // A description is one paragraph: a newline in it would start a line at the margin.
     std::string help(s.help);
     std::replace(help.begin(), help.end(), '\n', ' ');
-    out += left + wrap_words(help, left.size(), 22, help_width()) + "\n";
+    out += left + wrap_words(help, left.size(), 22, width) + "\n";
   }
   return out;
 }

@@ -44,14 +44,11 @@ Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64
 // A count where 0 means no limit (--top 0: all): SIZE_MAX for 0.
 Result<size_t> get_limit(const ParsedArgs& args, std::string_view name, uint64_t fallback);
 
-// Columns help text takes: --width's (output_width), no limit for 0.
-size_t help_width();
-
 // The file -o FILE or --output FILE names; empty when neither is given. A usage error ("give the
 // `what` once") when both are.
 Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what = "output");
 
-// "  --top N      help" lines for a help text, within help_width() columns.
-std::string describe_options(std::span<const OptionSpec> specs);
+// "  --top N      help" lines for a help text, within `width` columns.
+std::string describe_options(std::span<const OptionSpec> specs, size_t width);
 
 }  // namespace heapq::cli

@@ -20,7 +20,7 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
                                 : global.format == OutputFormat::kCsv ? render::Format::kCsv
                                                                       : render::Format::kText;
   auto sink =
-      render::sql_renderer(format, {output_width()}, [](std::string_view s) { return emit(s); });
+      render::sql_renderer(format, {global.width}, [](std::string_view s) { return emit(s); });
   Status s = run_sql(store, sql, args.has("write"), *sink);
   if (s) s = sink->finish();
   return s ? 0 : report_error(s.error());

@@ -24,6 +24,7 @@ struct GlobalOptions {
   bool strict = false;
   unsigned threads = 0;
   uint64_t max_line_mib = 1024;  // --max-line
+  size_t width = 80;             // --width: columns of text output; 0: no limit
 };
 
 struct Command {

@@ -52,7 +52,7 @@ int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answe
   if (global.format == OutputFormat::kJson) format = render::Format::kJson;
   if (global.format == OutputFormat::kDot) format = render::Format::kDot;
   if (global.format == OutputFormat::kSvg) format = render::Format::kSvg;
-  const Result<std::string> rendered = render::render(answer.value(), format, {output_width()});
+  const Result<std::string> rendered = render::render(answer.value(), format, {global.width});
   if (!rendered) return report_error(rendered.error());
   if (output.empty()) return emit(rendered.value()) ? 0 : static_cast<int>(ExitCode::kIo);
   const Status written = write_file(output, rendered.value(), global.quiet);

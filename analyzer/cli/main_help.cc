@@ -15,7 +15,7 @@ namespace heapq::cli {
 
 namespace {
 
-std::string tool_help() {
+std::string tool_help(size_t width) {
   std::string out =
       "usage: heapq [--format text|json] [--width N] [--quiet] [--strict] COMMAND\n"
       "             [options] INPUT\n\n"
@@ -28,9 +28,9 @@ std::string tool_help() {
   for (const Command& c : commands()) {
     std::string name = "  " + std::string(c.name);
     name.resize(column + 4, ' ');
-    out += name + wrap_words(c.summary, name.size(), name.size(), help_width()) + "\n";
+    out += name + wrap_words(c.summary, name.size(), name.size(), width) + "\n";
   }
-  out += "\noptions (before or after the command):\n" + describe_options(global_options()) +
+  out += "\noptions (before or after the command):\n" + describe_options(global_options(), width) +
          "\nexit status: 0 success, 1 usage error, 2 bad input, 3 I/O error.\n"
          "heapq COMMAND --help tells more about a command.\n";
   return out;
@@ -94,11 +94,11 @@ std::string fit_help(std::string_view text, size_t width) {
   return out;
 }
 
-std::string command_help(const Command& c) {
-  std::string out = fit_help("usage: " + std::string(c.usage), help_width()) + "\n" +
-                    fit_help(c.details, help_width());
-  if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options);
-  out += "\nglobal options:\n" + describe_options(global_options());
+std::string command_help(const Command& c, size_t width) {
+  std::string out =
+      fit_help("usage: " + std::string(c.usage), width) + "\n" + fit_help(c.details, width);
+  if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options, width);
+  out += "\nglobal options:\n" + describe_options(global_options(), width);
   return out;
 }
 
@@ -145,15 +145,16 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
   if (*width != 0 && *width < 40)
     return usage_error("--width expects 0 (no limit) or at least 40 columns, not " +
                        std::to_string(*width));
-  set_output_width(*width);
+  g.width = *width;
   return g;
 }
 
 // Help fits --width when it is one (help needs no valid options: a width that is not one
-// leaves the default).
-void width_for_help(const ParsedArgs& args) {
+// leaves the default); 0: no limit.
+size_t help_width(const ParsedArgs& args) {
   auto width = get_count(args, "width", kDefaultWidth);
-  if (width && (*width == 0 || *width >= 40)) set_output_width(*width);
+  const size_t columns = width && (*width == 0 || *width >= 40) ? *width : kDefaultWidth;
+  return columns == 0 ? SIZE_MAX : columns;
 }
 
 }  // namespace
@@ -181,15 +182,15 @@ int run_heapq(const std::vector<std::string>& args) {
   }
   if (at < args.size() && args[at] == "help") {
     const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;
-    return emit(about ? command_help(*about) : tool_help()) ? 0 : 3;
+    return emit(about ? command_help(*about, kDefaultWidth) : tool_help(kDefaultWidth)) ? 0 : 3;
   }
   if (!command) {
     auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());
     if (!parsed) return report_error(parsed.error());
-    width_for_help(*parsed);
+    const size_t width = help_width(*parsed);
     if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
-    if (parsed->has("help")) return emit(tool_help()) ? 0 : 3;
-    std::fputs(tool_help().c_str(), stderr);
+    if (parsed->has("help")) return emit(tool_help(width)) ? 0 : 3;
+    std::fputs(tool_help(width).c_str(), stderr);
     return static_cast<int>(heapq::ExitCode::kUsage);
   }
 
@@ -201,8 +202,7 @@ int run_heapq(const std::vector<std::string>& args) {
   command_args.insert(command_args.end(), args.begin() + at + 1, args.end());
   auto parsed = parse_args(command_args, specs);
   if (!parsed) return report_error(parsed.error());
-  width_for_help(*parsed);
-  if (parsed->has("help")) return emit(command_help(*command)) ? 0 : 3;
+  if (parsed->has("help")) return emit(command_help(*command, help_width(*parsed))) ? 0 : 3;
   auto global = get_global(*parsed);
   if (!global) return report_error(global.error());
   if (global->format == OutputFormat::kCsv && !command->writes_csv)

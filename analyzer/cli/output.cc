@@ -8,22 +8,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "heapq/answer/common.h"
-#include "heapq/store.h"
 #include "heapq/temp_file.h"
 #include "heapq/utf8.h"
-#include "render/json/common.h"
-#include "render/text/terminal_text.h"
 
 namespace heapq::cli {
-
-void write_input_json(JsonWriter& w, const LoadedDump& dump) {
-  render::write_input(w, summarize(dump));
-}
-
-void write_input_object(JsonWriter& w, const LoadedDump& dump) {
-  render::write_input_object(w, summarize(dump));
-}
 
 bool emit(std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
@@ -31,14 +19,6 @@ bool emit(std::string_view text) {
     return false;
   }
   return true;
-}
-
-bool emit_text(std::string_view text) {
-  return emit(fit_lines(escape_controls_keep_lines(text), output_width()));
-}
-
-bool emit_json(const rapidjson::StringBuffer& buffer) {
-  return emit(std::string_view(buffer.GetString(), buffer.GetSize())) && emit("\n");
 }
 
 namespace {

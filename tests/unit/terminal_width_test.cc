@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/main_help.h"
 #include "cli/output.h"
+#include "render/text/table.h"
 #include "render/text/terminal_text.h"
 
 namespace heapq::cli {

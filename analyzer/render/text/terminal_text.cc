@@ -7,8 +7,6 @@ namespace heapq::render {
 
 namespace {
 
-size_t g_output_width = kDefaultWidth;
-
 // A unit of a line to wrap: a word (with the spaces that follow it) or a " -> " step.
 std::vector<std::string_view> split_units(std::string_view body, std::string_view separator) {
   std::vector<std::string_view> out;
@@ -98,13 +96,6 @@ std::string wrap_words(std::string_view text, size_t start, size_t indent, size_
     empty = false;
   }
   return out;
-}
-
-size_t output_width() {
-  return g_output_width;
-}
-void set_output_width(size_t columns) {
-  g_output_width = columns;
 }
 
 std::string fit_lines(std::string_view text, size_t width) {

@@ -25,8 +25,6 @@ size_t display_width(std::string_view s);
 // Columns text output may take: 80 unless --width says otherwise (also when stdout is not a
 // terminal: the output does not depend on where it goes); 0: no limit.
 constexpr size_t kDefaultWidth = 80;
-size_t output_width();
-void set_output_width(size_t columns);
 
 // Every line of text made to fit `width` columns (0: left as it is) without losing anything
 // but the middle of a word longer than a line: a long line wraps at " -> " (a retention path)
