@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "analyze/process_dumps.h"
 #include "heapq/diff.h"
 #include "heapq/dominators.h"
 #include "heapq/dump_match.h"
@@ -15,38 +16,13 @@
 namespace heapq {
 namespace {
 
+using testing::id;
+using testing::kClasses;
+using testing::load;
+using testing::process_dump;
 using testing::record;
 using testing::root;
-
-HeapGraph load(const std::string& text) {
-  auto loaded = testing::load_text(text);
-  EXPECT_TRUE(loaded.graph.ok()) << (loaded.graph.ok() ? "" : loaded.graph.error().message);
-  return std::move(loaded.graph.value());
-}
-
-ObjectId id(const HeapGraph& g, uint64_t address) {
-  return g.find(address).value();
-}
-
-// Classes: 0x10 Cache, 0x20 Hash, 0x30 Item, 0x40 Array, 0x50 Session, 0x60 String.
-const std::string kClasses =
-    R"({"address":"0x10", "type":"CLASS", "name":"Cache", "references":[], "memsize":0})"
-    "\n"
-    R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})"
-    "\n"
-    R"({"address":"0x30", "type":"CLASS", "name":"Item", "references":[], "memsize":0})"
-    "\n"
-    R"({"address":"0x40", "type":"CLASS", "name":"Array", "references":[], "memsize":0})"
-    "\n"
-    R"({"address":"0x50", "type":"CLASS", "name":"Session", "references":[], "memsize":0})"
-    "\n"
-    R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":0})"
-    "\n";
-
-std::string traced(const char* file, int line, int generation) {
-  return std::string(R"("file":")") + file + R"(", "line":)" + std::to_string(line) +
-         R"(, "method":"m", "generation":)" + std::to_string(generation) + ", ";
-}
+using testing::traced;
 
 TEST(DumpMatch, MemprofSeqIsReadAndMatchesExactly) {
   const std::string meta = R"({"type":"META", "format":"memprof", "version":1})"
@@ -141,66 +117,6 @@ TEST(DumpMatch, TrackingRestartedBetweenDumpsKeepsTheFirstDumpsObjects) {
   EXPECT_EQ(r.suspects[0].count, 200u) << "the first dump's Items were there before";
 }
 
-// An anonymous class assigned to a constant between two dumps is the same class: its kept
-// instances are kept, under the name it has now, and the rows add up to the header.
-TEST(Diff, AClassNamedBetweenDumpsIsOneClass) {
-  const std::string anonymous =
-      R"({"address":"0x70", "type":"CLASS", "references":[], "memsize":0})"
-      "\n";
-  const std::string named =
-      R"({"address":"0x70", "type":"CLASS", "name":"Widget", "references":[], "memsize":0})"
-      "\n";
-  std::string kept;
-  for (uint64_t a : {0x1000, 0x1028, 0x1050}) kept += record(a, "OBJECT", 0x70, {}, 40);
-  HeapGraph before = load(kClasses + anonymous + root("vm", {0x1000, 0x1028, 0x1050}) + kept);
-  HeapGraph after =
-      load(kClasses + named + root("vm", {0x1000, 0x1028, 0x1050, 0x2000, 0x2028}) + kept +
-           record(0x2000, "OBJECT", 0x70, {}, 40) + record(0x2028, "OBJECT", 0x70, {}, 40));
-  ASSERT_EQ(before.class_name(before.class_of(id(before, 0x1000))), "#<Class:0x70>");
-  DumpDiff diff(before, after);
-  EXPECT_EQ(diff.born(), 2u);
-  EXPECT_EQ(diff.freed(), 0u);
-  for (GroupTable::By by : {GroupTable::By::kClass, GroupTable::By::kClassAndSite}) {
-    const std::vector<DiffRow> rows = diff.by(by);
-    ASSERT_EQ(rows.size(), 1u) << "one class, under the name it has now";
-    EXPECT_EQ(rows[0].group.cls, "Widget");
-    EXPECT_EQ(rows[0].before_count, 3u);
-    EXPECT_EQ(rows[0].after_count, 5u);
-    EXPECT_EQ(rows[0].born, 2u);
-    EXPECT_EQ(rows[0].freed, 0u);
-  }
-  // Named classes keep their own names: a class is never merged into another by address.
-  const std::string other =
-      R"({"address":"0x70", "type":"CLASS", "name":"Gadget", "references":[], "memsize":0})"
-      "\n";
-  HeapGraph reused =
-      load(kClasses + other + root("vm", {0x1000}) + record(0x1000, "OBJECT", 0x70, {}, 40));
-  DumpDiff apart(after, reused);
-  EXPECT_EQ(apart.by(GroupTable::By::kClass).size(), 2u);
-}
-
-// Dump d of a process: a Cache whose Hash gains `leaked` Items per dump (a.rb:1), an Array that
-// a warm-up fills once between dumps 1 and 2 (b.rb:2), and a bounded Hash of Sessions that is
-// replaced whole every time (c.rb:3: churn).
-std::string process_dump(int d) {
-  std::string out = kClasses + root("vm", {0x100, 0x500, 0x800});
-  std::vector<uint64_t> items, warm, sessions;
-  const int leaked = 20 * d;
-  for (int i = 0; i < leaked; ++i) items.push_back(0x10000 + 0x28 * i);
-  if (d >= 2)
-    for (int i = 0; i < 30; ++i) warm.push_back(0x20000 + 0x28 * i);
-  for (int i = 0; i < 25; ++i) sessions.push_back(0x30000 + 0x1000 * d + 0x28 * i);
-  out += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, items, 200);
-  for (size_t i = 0; i < items.size(); ++i)
-    out += record(items[i], "OBJECT", 0x30, {}, 40, traced("a.rb", 1, int(i / 20) + 1).c_str());
-  out += record(0x500, "ARRAY", 0x40, warm, 80);
-  for (uint64_t a : warm) out += record(a, "STRING", 0x60, {}, 400, traced("b.rb", 2, 2).c_str());
-  out += record(0x800, "HASH", 0x20, sessions, 200);
-  for (uint64_t a : sessions)
-    out += record(a, "OBJECT", 0x50, {}, 40, traced("c.rb", 3, d).c_str());
-  return out;
-}
-
 TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   HeapGraph d1 = load(process_dump(1)), d2 = load(process_dump(2)), d3 = load(process_dump(3));
   HeapDominators dom = HeapDominators::compute(d3);
@@ -230,40 +146,6 @@ TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   LeakOptions strict;
   strict.min_growth = 41;
   EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).suspects.empty());
-}
-
-TEST(Diff, CountsBornAndFreedByClassAndSite) {
-  HeapGraph d1 = load(process_dump(1)), d3 = load(process_dump(3));
-  DumpDiff diff(d1, d3);
-  EXPECT_EQ(diff.match(), MatchMethod::kGeneration);
-  EXPECT_EQ(diff.born(), 40u + 30 + 25);
-  EXPECT_EQ(diff.freed(), 25u);
-  auto row = [](const std::vector<DiffRow>& rows, std::string_view cls) {
-    for (const DiffRow& r : rows)
-      if (r.group.cls == cls) return r;
-    return DiffRow();
-  };
-  const std::vector<DiffRow> by_class = diff.by(GroupTable::By::kClass);
-  ASSERT_EQ(by_class.size(), 3u) << "the classes, Cache, the Hashes and the Array did not change";
-  EXPECT_EQ(by_class[0].group.cls, "String") << "the largest growth in bytes first";
-  const DiffRow items = row(by_class, "Item");
-  EXPECT_EQ(items.before_count, 20u);
-  EXPECT_EQ(items.after_count, 60u);
-  EXPECT_EQ(items.bytes_change(), 40 * 40);
-  EXPECT_EQ(items.born, 40u);
-  EXPECT_EQ(items.freed, 0u);
-  const DiffRow sessions = row(by_class, "Session");
-  EXPECT_EQ(sessions.count_change(), 0);
-  EXPECT_EQ(sessions.born, 25u);
-  EXPECT_EQ(sessions.freed, 25u);
-  const std::vector<DiffRow> by_site = diff.by(GroupTable::By::kClassAndSite);
-  const DiffRow site = row(by_site, "Item");
-  EXPECT_EQ(site.group.file, "a.rb");
-  EXPECT_EQ(site.group.line, 1u);
-  EXPECT_EQ(site.born, 40u);
-  const std::vector<DiffRow> by_gem = diff.by(GroupTable::By::kGem);
-  ASSERT_FALSE(by_gem.empty());
-  EXPECT_EQ(by_gem[0].group.file, "(app)");
 }
 
 // Without allocation tracing: no sites and no generations, objects matched by address and
