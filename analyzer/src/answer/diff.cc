@@ -36,6 +36,11 @@ Result<DiffAnswer> answer_diff(const std::vector<std::string>& paths, const Diff
                          load_input(dumps.front(), inputs, Needs::kObjectsOnly));
   HEAPQ_ASSIGN_OR_RETURN(const LoadedDump after,
                          load_input(dumps.back(), inputs, Needs::kObjectsOnly));
+  return diff_answer(before, after, options);
+}
+
+Result<DiffAnswer> diff_answer(const LoadedDump& before, const LoadedDump& after,
+                               const DiffOptions& options) {
   HEAPQ_RETURN_IF_ERROR(check_one_process({&before, &after}, options.as_given));
   const DumpDiff diff(before.graph, after.graph);
   DiffAnswer a;

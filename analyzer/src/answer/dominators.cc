@@ -71,6 +71,10 @@ Result<DominatorsAnswer> answer_dominators(const std::string& input,
                                            const DominatorsOptions& options,
                                            const InputOptions& inputs) {
   HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(input, inputs));
+  return dominators_answer(dump, options);
+}
+
+DominatorsAnswer dominators_answer(const LoadedDump& dump, const DominatorsOptions& options) {
   const HeapGraph& g = dump.graph;
   const HeapDominators dom = HeapDominators::compute(g);
   DominatorsAnswer a;

@@ -86,6 +86,11 @@ Result<RetainersAnswer> answer_retainers(const std::string& input, const std::st
                                          const RetainersOptions& options,
                                          const InputOptions& inputs) {
   HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(input, inputs));
+  return retainers_answer(dump, target, options);
+}
+
+Result<RetainersAnswer> retainers_answer(const LoadedDump& dump, const std::string& target,
+                                         const RetainersOptions& options) {
   HEAPQ_ASSIGN_OR_RETURN(const Target found, find_target(dump.graph, target, dump.path));
   RetainersAnswer a;
   a.input = summarize(dump);

@@ -11,6 +11,11 @@ namespace heapq {
 Result<VizAnswer> answer_viz(const std::string& input, const std::string& target,
                              const VizOptions& options, const InputOptions& inputs) {
   HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(input, inputs));
+  return viz_answer(dump, target, options);
+}
+
+Result<VizAnswer> viz_answer(const LoadedDump& dump, const std::string& target,
+                             const VizOptions& options) {
   const HeapGraph& g = dump.graph;
   std::optional<Target> found;
   if (!options.dominators) {

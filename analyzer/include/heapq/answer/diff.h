@@ -39,5 +39,8 @@ struct DiffOptions {
 // paths: BEFORE and AFTER, or one store (its first and last dump).
 Result<DiffAnswer> answer_diff(const std::vector<std::string>& paths, const DiffOptions& options,
                                const InputOptions& inputs);
+// The same for dumps already loaded.
+Result<DiffAnswer> diff_answer(const LoadedDump& before, const LoadedDump& after,
+                               const DiffOptions& options);
 
 }  // namespace heapq

@@ -46,5 +46,7 @@ struct DominatorsOptions {
 Result<DominatorsAnswer> answer_dominators(const std::string& input,
                                            const DominatorsOptions& options,
                                            const InputOptions& inputs);
+// The same for a dump already loaded.
+DominatorsAnswer dominators_answer(const LoadedDump& dump, const DominatorsOptions& options);
 
 }  // namespace heapq

@@ -57,5 +57,8 @@ struct RetainersOptions {
 Result<RetainersAnswer> answer_retainers(const std::string& input, const std::string& target,
                                          const RetainersOptions& options,
                                          const InputOptions& inputs);
+// The same for a dump already loaded.
+Result<RetainersAnswer> retainers_answer(const LoadedDump& dump, const std::string& target,
+                                         const RetainersOptions& options);
 
 }  // namespace heapq

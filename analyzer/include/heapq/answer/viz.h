@@ -23,5 +23,8 @@ struct VizOptions {
 // target: an object's address (0x...) or a class name; unused with options.dominators.
 Result<VizAnswer> answer_viz(const std::string& input, const std::string& target,
                              const VizOptions& options, const InputOptions& inputs);
+// The same for a dump already loaded.
+Result<VizAnswer> viz_answer(const LoadedDump& dump, const std::string& target,
+                             const VizOptions& options);
 
 }  // namespace heapq
