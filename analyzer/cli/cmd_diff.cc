@@ -8,13 +8,13 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"by", "GROUP", "rows: class (default), site (file:line, class) or gem"},
-    {"top", "N", "rows to list, largest growth first (default 20; 0: all)"},
+    {"by", "GROUP", "rows: class, site (file:line, class) or gem", "class"},
+    top_option("rows to list, largest growth first; 0: all", "20"),
     kAsGivenOption,
 };
 
 Result<GroupTable::By> get_grouping(const ParsedArgs& args) {
-  std::string by = args.get("by", "class");
+  std::string by = args.get("by");
   if (by == "class") return GroupTable::By::kClass;
   if (by == "site") return GroupTable::By::kClassAndSite;
   if (by == "gem") return GroupTable::By::kGem;
@@ -24,7 +24,7 @@ Result<GroupTable::By> get_grouping(const ParsedArgs& args) {
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
   DiffOptions options;
   HEAPQ_ASSIGN_OR_RETURN(options.by, get_grouping(args));
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top", 20));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
   options.as_given = args.has("as-given");
   HEAPQ_ASSIGN_OR_RETURN(DiffAnswer diff,
                          answer_diff(args.positional(), options, input_options(global)));

@@ -8,7 +8,7 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"top", "N", "objects to list by retained bytes (default 10); with --depth, children per node"},
+    top_option("objects to list by retained bytes; with --depth, children per node", "10"),
     {"depth", "D", "print the top D levels of the dominator tree instead"},
 };
 
@@ -16,10 +16,10 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   if (args.positional().size() != 1)
     return usage_error("dominators takes one INPUT (see heapq dominators --help)");
   DominatorsOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top", 10));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
   options.tree = args.has("depth");
   if (options.tree) {
-    HEAPQ_ASSIGN_OR_RETURN(options.depth, get_count(args, "depth", 0));
+    HEAPQ_ASSIGN_OR_RETURN(options.depth, get_count(args, "depth"));
   }
   HEAPQ_ASSIGN_OR_RETURN(DominatorsAnswer dominators,
                          answer_dominators(args.positional()[0], options, input_options(global)));

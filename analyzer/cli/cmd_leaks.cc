@@ -8,10 +8,10 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"top", "N", "suspects to show (default 5; 0: every growing group)"},
-    {"min-growth", "N", "objects a group gains, first to last dump, at least (10)"},
-    {"threshold", "PCT", "one dump: % of the heap a suspect retains at least (10)"},
-    {"max-depth", "D", "steps shown of a path, its middle elided past them (64)"},
+    top_option("suspects to show; 0: every growing group", "5"),
+    {"min-growth", "N", "objects a group gains, first to last dump, at least", "10"},
+    {"threshold", "PCT", "one dump: % of the heap a suspect retains at least", "10"},
+    {"max-depth", "D", "steps shown of a path, its middle elided past them", "64"},
     kAsGivenOption,
 };
 
@@ -19,10 +19,10 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   if (args.positional().empty())
     return usage_error("leaks takes one or more INPUTs (see heapq leaks --help)");
   LeaksOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top", 5));
-  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth", 64));
-  HEAPQ_ASSIGN_OR_RETURN(options.min_growth, get_count(args, "min-growth", 10));
-  HEAPQ_ASSIGN_OR_RETURN(options.threshold_percent, get_count(args, "threshold", 10));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
+  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
+  HEAPQ_ASSIGN_OR_RETURN(options.min_growth, get_count(args, "min-growth"));
+  HEAPQ_ASSIGN_OR_RETURN(options.threshold_percent, get_count(args, "threshold"));
   if (options.threshold_percent == 0 || options.threshold_percent > 100)
     return usage_error("--threshold expects a percentage from 1 to 100");
   options.as_given = args.has("as-given");

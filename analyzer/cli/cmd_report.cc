@@ -11,9 +11,9 @@ namespace {
 constexpr OptionSpec kOptions[] = {
     {"o", "FILE", "the report to write (required)"},
     {"output", "FILE", "same as -o"},
-    {"top", "N", "rows of each table (default 50)"},
-    {"suspects", "N", "leak suspects shown, each with its retention tree (default 5)"},
-    {"nodes", "N", "objects of the dominator tree drawn in the icicle (default 2000)"},
+    top_option("rows of each table", "50"),
+    {"suspects", "N", "leak suspects shown, each with its retention tree", "5"},
+    {"nodes", "N", "objects of the dominator tree drawn in the icicle", "2000"},
     kAsGivenOption,
 };
 
@@ -24,9 +24,9 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   if (output.empty()) return usage_error("report needs -o FILE (the HTML file to write)");
   HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, args.positional()));
   ReportOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top", 50));
-  HEAPQ_ASSIGN_OR_RETURN(options.suspects, get_count(args, "suspects", 5));
-  HEAPQ_ASSIGN_OR_RETURN(options.nodes, get_count(args, "nodes", 2000));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top"));
+  HEAPQ_ASSIGN_OR_RETURN(options.suspects, get_count(args, "suspects"));
+  HEAPQ_ASSIGN_OR_RETURN(options.nodes, get_count(args, "nodes"));
   options.as_given = args.has("as-given");
   HEAPQ_ASSIGN_OR_RETURN(ReportAnswer report,
                          answer_report(args.positional(), options, input_options(global)));

@@ -8,10 +8,11 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"paths", "N", "paths to show (default 3; for a class, path shapes; 0: all)"},
+    {"paths", "N", "paths to show (for a class, path shapes); 0: all", "3"},
     {"max-depth", "D",
      "steps shown of a path, its middle elided past them; for a class, the deepest "
-     "shape, deeper paths merged into it (default 64)"},
+     "shape, deeper paths merged into it",
+     "64"},
     {"referrers", "", "also list the direct referrers"},
 };
 
@@ -19,8 +20,8 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   if (args.positional().size() != 2)
     return usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)");
   RetainersOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.paths, get_limit(args, "paths", 3));
-  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth", 64));
+  HEAPQ_ASSIGN_OR_RETURN(options.paths, get_limit(args, "paths"));
+  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
   options.referrers = args.has("referrers");
   HEAPQ_ASSIGN_OR_RETURN(
       RetainersAnswer retainers,

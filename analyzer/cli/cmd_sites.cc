@@ -8,14 +8,14 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"by", "GROUP", "site (file:line and class; default), file, method, class or gem"},
-    {"top", "N", "groups to list, largest first (default 20; 0 lists all)"},
-    {"sort", "KEY", "order by bytes (default) or count"},
-    {"retained", "", "also compute retained bytes (dominators; slower, more memory)"},
+    {"by", "GROUP", "site (file:line and class), file, method, class or gem", "site"},
+    top_option("groups to list, largest first; 0 lists all", "20"),
+    kSortOption,
+    kRetainedOption,
 };
 
 Result<SiteGrouping> get_grouping(const ParsedArgs& args) {
-  std::string by = args.get("by", "site");
+  std::string by = args.get("by");
   if (by == "site") return SiteGrouping::kSite;
   if (by == "file") return SiteGrouping::kFile;
   if (by == "method") return SiteGrouping::kMethod;
@@ -29,7 +29,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
     return usage_error("sites takes one INPUT (see heapq sites --help)");
   SitesOptions options;
   HEAPQ_ASSIGN_OR_RETURN(options.by, get_grouping(args));
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top", 20));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
   HEAPQ_ASSIGN_OR_RETURN(options.sort, get_sort(args));
   options.retained = args.has("retained");
   HEAPQ_ASSIGN_OR_RETURN(SitesAnswer sites,

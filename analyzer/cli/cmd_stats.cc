@@ -8,16 +8,16 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"top", "N", "classes to list, largest first (default 20; 0 lists all)"},
-    {"sort", "KEY", "order by bytes (default) or count"},
-    {"retained", "", "also compute retained bytes (dominators; slower, more memory)"},
+    top_option("classes to list, largest first; 0 lists all", "20"),
+    kSortOption,
+    kRetainedOption,
 };
 
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
   if (args.positional().size() != 1)
     return usage_error("stats takes one INPUT (see heapq stats --help)");
   StatsOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top", 20));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
   HEAPQ_ASSIGN_OR_RETURN(options.sort, get_sort(args));
   options.retained = args.has("retained");
   HEAPQ_ASSIGN_OR_RETURN(StatsAnswer stats,

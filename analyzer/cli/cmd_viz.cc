@@ -10,14 +10,13 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"o", "FILE", "write to FILE instead of stdout"},
-    {"output", "FILE", "same as -o"},
-    {"max-nodes", "N",
-     "boxes drawn at most; the rest collapse into \"+ N more\" boxes (default 40)"},
+    kOutputOption,
+    kOutputLongOption,
+    {"max-nodes", "N", "boxes drawn at most; the rest collapse into \"+ N more\" boxes", "40"},
     {"depth", "D",
      "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)"},
     {"dominators", "", "draw the top of the dominator tree instead of a retention tree"},
-    {"top", "N", "--dominators: children drawn per box (default 6)"},
+    top_option("--dominators: children drawn per box", "6"),
 };
 
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
@@ -27,9 +26,9 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
     return usage_error(options.dominators
                            ? "viz --dominators takes one INPUT (see heapq viz --help)"
                            : "viz takes INPUT and TARGET (see heapq viz --help)");
-  HEAPQ_ASSIGN_OR_RETURN(options.max_boxes, get_count(args, "max-nodes", 40));
+  HEAPQ_ASSIGN_OR_RETURN(options.max_boxes, get_count(args, "max-nodes"));
   HEAPQ_ASSIGN_OR_RETURN(options.depth, get_count(args, "depth", options.dominators ? 3 : 12));
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top", 6));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top"));
   if (options.max_boxes == 0 || options.depth == 0 || options.top == 0)
     return usage_error("--max-nodes, --depth and --top must be 1 or more");
   HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));

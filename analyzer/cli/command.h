@@ -38,6 +38,17 @@ struct Command {
   bool draws = false;       // accepts --format dot|svg, and neither text nor json
 };
 
+// Options several commands share, declared once.
+inline constexpr OptionSpec kSortOption = {"sort", "KEY", "order by bytes or count", "bytes"};
+inline constexpr OptionSpec kRetainedOption = {
+    "retained", "", "also compute retained bytes (dominators; slower, more memory)"};
+inline constexpr OptionSpec kOutputOption = {"o", "FILE", "write to FILE instead of stdout"};
+inline constexpr OptionSpec kOutputLongOption = {"output", "FILE", "same as -o"};
+// --top N: what it counts is the command's, and its default.
+constexpr OptionSpec top_option(std::string_view help, std::string_view fallback) {
+  return {"top", "N", help, fallback};
+}
+
 std::span<const Command> commands();
 std::span<const OptionSpec> global_options();
 

@@ -13,12 +13,12 @@ const Command* const kCommands[] = {
     &kDiffCommand,  &kLoadCommand,  &kSqlCommand,       &kVizCommand,        &kReportCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
-    {"format", "FORMAT", "text (default) or json; also csv for sql, dot or svg for viz"},
+    {"format", "FORMAT", "text or json; also csv for sql, dot or svg for viz", "text"},
     {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
-    {"threads", "N", "parser threads (default: one per core)"},
-    {"max-line", "MIB", "longest line read, in MiB (default 1024); a longer one is an error"},
-    {"width", "N", "columns of text output (default 80, terminal or not; 0: no limit)"},
+    {"threads", "N", "parser threads; 0: one per core", "0"},
+    {"max-line", "MIB", "longest line read, in MiB; a longer one is an error", "1024"},
+    {"width", "N", "columns of text output, terminal or not; 0: no limit", "80"},
     {"help", "", "show help (also: heapq COMMAND --help)"},
     {"version", "", "show the version"},
 };
@@ -60,7 +60,7 @@ int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answe
 }
 
 Result<SortKey> get_sort(const ParsedArgs& args) {
-  std::string sort = args.get("sort", "bytes");
+  std::string sort = args.get("sort");
   if (sort == "bytes") return SortKey::kBytes;
   if (sort == "count") return SortKey::kCount;
   return usage_error("--sort expects bytes or count, not \"" + sort + "\"");

@@ -116,7 +116,7 @@ const Command* find_command(const std::string& name) {
 
 Result<GlobalOptions> get_global(const ParsedArgs& args) {
   GlobalOptions g;
-  std::string format = args.get("format", "text");
+  std::string format = args.get("format");
   if (format == "json")
     g.format = OutputFormat::kJson;
   else if (format == "csv")
@@ -131,16 +131,16 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
         "\"");
   g.quiet = args.has("quiet");
   g.strict = args.has("strict");
-  auto threads = get_count(args, "threads", 0);
+  auto threads = get_count(args, "threads");
   if (!threads) return threads.error();
   g.threads = static_cast<unsigned>(std::min<uint64_t>(*threads, 64));
-  auto max_line = get_count(args, "max-line", g.max_line_mib);
+  auto max_line = get_count(args, "max-line");
   if (!max_line) return max_line.error();
   if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
     return usage_error("--max-line expects MiB from 1 to 1048576, not " +
                        std::to_string(*max_line));
   g.max_line_mib = *max_line;
-  auto width = get_count(args, "width", kDefaultWidth);
+  auto width = get_count(args, "width");
   if (!width) return width.error();
   if (*width != 0 && *width < 40)
     return usage_error("--width expects 0 (no limit) or at least 40 columns, not " +
@@ -152,7 +152,7 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
 // Help fits --width when it is one (help needs no valid options: a width that is not one
 // leaves the default); 0: no limit.
 size_t help_width(const ParsedArgs& args) {
-  auto width = get_count(args, "width", kDefaultWidth);
+  auto width = get_count(args, "width");
   const size_t columns = width && (*width == 0 || *width >= 40) ? *width : kDefaultWidth;
   return columns == 0 ? SIZE_MAX : columns;
 }
