@@ -55,6 +55,9 @@ struct LeakReport {
   uint64_t heap_bytes = 0;  // what the roots of the last dump retain (one dump: less a
                             // profiler's own objects, which retain profiler_bytes)
   uint64_t profiler_bytes = 0;
+  // One dump: no object retains the threshold; the suspects are the biggest accumulation points
+  // all the same (three at most), below it.
+  bool below_threshold = false;
 };
 
 // dumps: the same process over time, oldest first (at least two); only the last one needs its
@@ -62,7 +65,8 @@ struct LeakReport {
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
                               const LeakOptions& options);
 
-// One dump: where its memory accumulates.
+// One dump: where its memory accumulates. When no object retains the threshold, the three
+// biggest accumulation points all the same, marked below_threshold.
 LeakReport find_accumulations(const HeapGraph& graph, const HeapDominators& dom,
                               const LeakOptions& options);
 

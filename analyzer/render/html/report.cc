@@ -120,7 +120,11 @@ std::string html(const ReportAnswer& a) {
     r.suspects_note = "One dump: where memory accumulates (objects retaining " +
                       std::to_string(leaks.threshold_percent) +
                       "% or more of the heap, followed down to their accumulation point). Give "
-                      "several dumps of one process to see what grows.";
+                      "several dumps of one process to see what grows." +
+                      std::string(leaks.below_threshold
+                                      ? " No object retains that much: the biggest accumulation "
+                                        "points all the same."
+                                      : "");
   }
   for (size_t i = 0; i < leaks.suspects.size() && i < a.pictures.size(); ++i)
     r.suspects.push_back(suspect_section(leaks, i, a.pictures[i]));

@@ -17,6 +17,10 @@ std::string json(const LeaksAnswer& a) {
   w.Uint64(a.heap_bytes);
   json_key(w, "profiler_bytes");
   w.Uint64(a.profiler_bytes);
+  if (!a.several) {
+    json_key(w, "below_threshold");
+    w.Bool(a.below_threshold);
+  }
   if (a.several) {
     json_key(w, "matched_by");
     json_string(w, match_method_name(a.match));

@@ -25,6 +25,9 @@ std::string heading(const LeaksAnswer& a) {
         "process show what grows).\n";
     if (a.suspects.empty())
       out += "No object retains " + std::to_string(a.threshold_percent) + "% of the heap.\n";
+    else if (a.below_threshold)
+      out += "No object retains " + std::to_string(a.threshold_percent) +
+             "% of the heap; the biggest accumulation points all the same:\n";
     return out;
   }
   std::string out = format_count(a.inputs.size()) + " dumps, " + a.inputs.front().path + " to " +

@@ -1,6 +1,7 @@
 #include "heapq/leaks.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "heapq/saturating_add.h"
@@ -193,45 +194,64 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
   report.heap_bytes = dom.retained_bytes(root) - report.profiler_bytes;
   const auto threshold =
       static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
-  auto big = [&](ObjectId o) {
-    return dom.retained_bytes(o) >= threshold && dom.retained_bytes(o) > 0 && !profiler(o);
-  };
-
-  // Objects that retain more than the threshold, each followed down to where it accumulates.
-  // A chain (a linked list: each node dominating the rest) is followed no further than its
-  // first node: what accumulates is the chain.
+  // Objects that retain more than `least`, each followed down to where it accumulates. A chain
+  // (a linked list: each node dominating the rest) is followed no further than its first node:
+  // what accumulates is the chain.
   auto chain_starts = [&](ObjectId a, const std::vector<ObjectId>& kids) {
     return !kids.empty() && g.class_of(kids[0]) == g.class_of(a);
   };
-  std::vector<ObjectId> pending, points;
-  for (ObjectId c : dom.children(root))
-    if (big(c)) pending.push_back(c);
-  while (!pending.empty()) {
-    ObjectId a = pending.back();
-    pending.pop_back();
-    std::vector<ObjectId> kids = dom.children(a);
-    while (!kids.empty() && !chain_starts(a, kids) &&
-           static_cast<double>(dom.retained_bytes(kids[0])) >=
-               options.dominant * static_cast<double>(dom.retained_bytes(a))) {
-      a = kids[0];
-      kids = dom.children(a);
+  auto accumulation_points = [&](uint64_t least) {
+    auto big = [&](ObjectId o) {
+      return dom.retained_bytes(o) >= least && dom.retained_bytes(o) > 0 && !profiler(o);
+    };
+    std::vector<ObjectId> pending, points;
+    for (ObjectId c : dom.children(root))
+      if (big(c)) pending.push_back(c);
+    while (!pending.empty()) {
+      ObjectId a = pending.back();
+      pending.pop_back();
+      std::vector<ObjectId> kids = dom.children(a);
+      while (!kids.empty() && !chain_starts(a, kids) &&
+             static_cast<double>(dom.retained_bytes(kids[0])) >=
+                 options.dominant * static_cast<double>(dom.retained_bytes(a))) {
+        a = kids[0];
+        kids = dom.children(a);
+      }
+      // A container of a few big things is not where memory accumulates: each of them may be.
+      uint64_t in_big = 0;
+      size_t big_kids = 0;
+      while (big_kids < kids.size() && big(kids[big_kids]))
+        in_big += dom.retained_bytes(kids[big_kids++]);
+      if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a) && !chain_starts(a, kids)) {
+        pending.insert(pending.end(), kids.begin(),
+                       kids.begin() + static_cast<ptrdiff_t>(big_kids));
+        continue;
+      }
+      points.push_back(a);
     }
-    // A container of a few big things is not where memory accumulates: each of them may be.
-    uint64_t in_big = 0;
-    size_t big_kids = 0;
-    while (big_kids < kids.size() && big(kids[big_kids]))
-      in_big += dom.retained_bytes(kids[big_kids++]);
-    if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a) && !chain_starts(a, kids)) {
-      pending.insert(pending.end(), kids.begin(), kids.begin() + static_cast<ptrdiff_t>(big_kids));
-      continue;
+    std::sort(points.begin(), points.end(), [&](ObjectId x, ObjectId y) {
+      return dom.retained_bytes(x) != dom.retained_bytes(y)
+                 ? dom.retained_bytes(x) > dom.retained_bytes(y)
+                 : x < y;
+    });
+    return points;
+  };
+  std::vector<ObjectId> points = accumulation_points(threshold);
+  if (points.empty() && options.top > 0) {
+    // Nothing retains the threshold: the biggest three all the same, from the roots' biggest
+    // children (the least of the three is the bar), marked as below it.
+    std::vector<uint64_t> sizes;
+    for (ObjectId c : dom.unordered_children(root))
+      if (!profiler(c) && dom.retained_bytes(c) > 0) sizes.push_back(dom.retained_bytes(c));
+    if (!sizes.empty()) {
+      const size_t third = std::min<size_t>(3, sizes.size()) - 1;
+      std::nth_element(sizes.begin(), sizes.begin() + static_cast<ptrdiff_t>(third), sizes.end(),
+                       std::greater<>());
+      points = accumulation_points(sizes[third]);
+      if (points.size() > 3) points.resize(3);
+      report.below_threshold = !points.empty();
     }
-    points.push_back(a);
   }
-  std::sort(points.begin(), points.end(), [&](ObjectId x, ObjectId y) {
-    return dom.retained_bytes(x) != dom.retained_bytes(y)
-               ? dom.retained_bytes(x) > dom.retained_bytes(y)
-               : x < y;
-  });
   if (points.size() > options.top) points.resize(options.top);
 
   GroupTable classes(GroupTable::By::kClass), sites;

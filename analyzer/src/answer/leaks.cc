@@ -51,6 +51,7 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport&
   a.groups_growing = report.groups_growing;
   a.min_growth = options.min_growth;
   a.threshold_percent = options.threshold_percent;
+  a.below_threshold = report.below_threshold;
   if (report.suspects.empty()) return a;
 
   const ShortestPathTree tree = ShortestPathTree::compute(last);

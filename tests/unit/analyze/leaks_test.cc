@@ -259,6 +259,33 @@ TEST(Leaks, OneDumpSkipsTheProfilerAndNamesBigObjectsThemselves) {
 
 // A linked list: each node dominates the rest, and each one keeps most of its parent. What
 // accumulates is the chain, held by the list, not its last node.
+// One dump where no object retains the threshold: the three biggest accumulation points all the
+// same, marked as below it; a threshold they cross finds them as usual.
+TEST(Leaks, OneDumpBelowTheThresholdStillNamesTheBiggest) {
+  std::string text = kClasses;
+  std::vector<uint64_t> arrays;
+  for (int a = 0; a < 20; ++a) {
+    const uint64_t array = 0x100000 + 0x1000 * a;
+    arrays.push_back(array);
+    std::vector<uint64_t> items;
+    for (int i = 0; i < 4 + a % 3; ++i) items.push_back(array + 0x28 * (i + 1));
+    text += record(array, "ARRAY", 0x40, items, 40);
+    for (uint64_t item : items) text += record(item, "OBJECT", 0x30, {}, 1000);
+  }
+  HeapGraph g = load(text + root("vm", arrays));
+  HeapDominators dom = HeapDominators::compute(g);
+  LeakReport r = find_accumulations(g, dom, LeakOptions());
+  ASSERT_EQ(r.suspects.size(), 3u);
+  EXPECT_TRUE(r.below_threshold);
+  for (const LeakSuspect& s : r.suspects) EXPECT_EQ(s.group.cls, "Item");
+  EXPECT_EQ(dom.retained_bytes(r.suspects[0].holder), 40u + 6 * 1000) << "an Array of six";
+  LeakOptions low;
+  low.threshold = 0.04;
+  LeakReport crossing = find_accumulations(g, dom, low);
+  EXPECT_FALSE(crossing.below_threshold);
+  EXPECT_GT(crossing.suspects.size(), 3u);
+}
+
 TEST(Leaks, OneDumpStopsAtAChainsFirstNode) {
   std::string dump = kClasses + root("vm", {0x100});
   const int kLength = 2000;

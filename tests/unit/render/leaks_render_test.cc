@@ -119,6 +119,15 @@ TEST(LeaksRender, Text) {
             "   growth 0 -> 900 -> 900 (grew, then stopped: a warm-up?)\n"
             "   600 born after the first dump, still alive: 42.2 KiB, retaining 65.6 KiB\n"
             "   no single object holds most of them\n");
+  LeaksAnswer below = one();
+  below.below_threshold = true;
+  EXPECT_NE(
+      render::text(below, {80})
+          .find(
+              "No object retains 10% of the heap; the biggest accumulation points all the same:\n"),
+      std::string::npos)
+      << render::text(below, {80});
+  EXPECT_NE(render::json(below).find(R"("below_threshold": true)"), std::string::npos);
   // Held by a root directly: its edge, the root's category, is the path's.
   EXPECT_EQ(render::text(one(), {80}),
             "app.json: 10.0 MiB reachable (and 1.00 MiB of profiler overhead).\n"

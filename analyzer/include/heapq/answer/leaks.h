@@ -28,6 +28,7 @@ struct LeaksAnswer {
   uint64_t min_growth = 0;
   // One dump.
   uint64_t threshold_percent = 0;
+  bool below_threshold = false;  // nothing retains it: the suspects are the biggest all the same
 
   struct Suspect {
     std::string cls;
