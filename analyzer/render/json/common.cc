@@ -43,6 +43,16 @@ void write_input_object(JsonWriter& w, const InputSummary& input) {
   w.EndObject();
 }
 
+void count_and_bytes(JsonWriter& w, std::string_view key, uint64_t count, uint64_t bytes) {
+  json_key(w, key);
+  w.StartObject();
+  json_key(w, "count");
+  w.Uint64(count);
+  json_key(w, "bytes");
+  w.Uint64(bytes);
+  w.EndObject();
+}
+
 void object_json(JsonWriter& w, const ObjectRef& object) {
   json_key(w, "address");
   json_string(w, hex_address(object.address));

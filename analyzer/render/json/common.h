@@ -13,6 +13,9 @@ void write_input(JsonWriter& w, const InputSummary& input);
 // The same object without its key, for answers that read several inputs.
 void write_input_object(JsonWriter& w, const InputSummary& input);
 
+// key: {"count": count, "bytes": bytes}, as every answer writes totals.
+void count_and_bytes(JsonWriter& w, std::string_view key, uint64_t count, uint64_t bytes);
+
 // The "address" and "class" keys of an object, as every command's JSON names objects.
 void object_json(JsonWriter& w, const ObjectRef& object);
 // {"file","line","method"}, or null without a site.

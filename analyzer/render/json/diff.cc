@@ -5,16 +5,6 @@ namespace heapq::render {
 
 namespace {
 
-void totals(JsonWriter& w, std::string_view name, uint64_t count, uint64_t bytes) {
-  json_key(w, name);
-  w.StartObject();
-  json_key(w, "count");
-  w.Uint64(count);
-  json_key(w, "bytes");
-  w.Uint64(bytes);
-  w.EndObject();
-}
-
 void rows_json(JsonWriter& w, std::string_view key, const DiffAnswer::Rows& rows,
                GroupTable::By by) {
   json_key(w, key);
@@ -43,8 +33,8 @@ void rows_json(JsonWriter& w, std::string_view key, const DiffAnswer::Rows& rows
       json_key(w, "method");
       json_string_or_null(w, r.group.method);
     }
-    totals(w, "before", r.before_count, r.before_bytes);
-    totals(w, "after", r.after_count, r.after_bytes);
+    count_and_bytes(w, "before", r.before_count, r.before_bytes);
+    count_and_bytes(w, "after", r.after_count, r.after_bytes);
     json_key(w, "change");
     w.StartObject();
     json_key(w, "count");

@@ -17,16 +17,6 @@ void node_json(JsonWriter& w, const DominatorsAnswer::Node& n) {
   w.Uint64(n.retained_count);
 }
 
-void totals(JsonWriter& w, std::string_view key, uint64_t count, uint64_t bytes) {
-  json_key(w, key);
-  w.StartObject();
-  json_key(w, "count");
-  w.Uint64(count);
-  json_key(w, "bytes");
-  w.Uint64(bytes);
-  w.EndObject();
-}
-
 // The entries, depth first, as nested objects: each node's "children" stays open until an entry
 // no deeper than it comes.
 void tree_json(JsonWriter& w, const DominatorsAnswer& a) {
@@ -65,8 +55,8 @@ std::string json(const DominatorsAnswer& a) {
   JsonWriter w(buffer);
   w.StartObject();
   write_input(w, a.input);
-  totals(w, "reachable", a.reachable_count, a.reachable_bytes);
-  totals(w, "unreachable", a.unreachable_count, a.unreachable_bytes);
+  count_and_bytes(w, "reachable", a.reachable_count, a.reachable_bytes);
+  count_and_bytes(w, "unreachable", a.unreachable_count, a.unreachable_bytes);
   json_key(w, "dominators");
   w.StartArray();
   for (const DominatorsAnswer::Dominator& d : a.dominators) {

@@ -1,6 +1,7 @@
 // heapq dominators' renderers, on answers built by hand: the list, and the tree.
 #include <gtest/gtest.h>
 
+#include "render/answer_parts.h"
 #include "render/render.h"
 #include "schema_check.h"
 
@@ -9,8 +10,7 @@ namespace {
 
 DominatorsAnswer::Node node(uint64_t address, std::string cls, uint64_t retained, uint64_t count) {
   DominatorsAnswer::Node n;
-  n.object.address = address;
-  n.object.description = std::move(cls);
+  n.object = testing::object(address, std::move(cls));
   n.bytes = 40;
   n.retained_bytes = retained;
   n.retained_count = count;

@@ -1,18 +1,14 @@
 // heapq retainers' renderers, on answers built by hand: an object and a class target.
 #include <gtest/gtest.h>
 
+#include "render/answer_parts.h"
 #include "render/render.h"
 #include "schema_check.h"
 
 namespace heapq {
 namespace {
 
-ObjectRef object(uint64_t address, std::string description) {
-  ObjectRef o;
-  o.address = address;
-  o.description = std::move(description);
-  return o;
-}
+using testing::object;
 
 PathRef cart_path() {
   PathRef p;
