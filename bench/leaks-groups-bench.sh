@@ -1,6 +1,6 @@
 #!/bin/sh
 # heapq leaks --top 0 (every growing group) beside --top 5 on three dumps of a process in which
-# GROUPS allocation sites leak (bench/make-many-groups.rb): the work for the suspects is linear
+# GROUPS allocation sites leak (bench/make-many-groups.rb): the work for the leaks is linear
 # in the heap whatever --top is (target: --top 0 within 1.5x the time of --top 5).
 # Usage: sh bench/leaks-groups-bench.sh [GROUPS] [BASE]   (the dumps are made once under bench/out/)
 set -eu

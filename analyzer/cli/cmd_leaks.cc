@@ -8,9 +8,9 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    top_option("suspects to show; 0: every growing group", "5"),
+    top_option("leaks to show; 0: every one", "5"),
     {"min-growth", "N", "objects a group gains, first to last dump, at least", "10"},
-    {"threshold", "PCT", "one dump: % of the heap a suspect retains at least", "10"},
+    {"threshold", "PCT", "one dump: % of the heap a leak retains at least", "10"},
     {"max-depth", "D", "steps shown of a path, its middle elided past them", "64"},
     kAsGivenOption,
 };
@@ -40,22 +40,24 @@ const Command kLeaksCommand = {
     "       heapq leaks [--top N] [--threshold PCT] DUMP",
     "D1 D2 D3...: dumps of one process over time, oldest first (or one store\n"
     "holding several: heapq load d1 d2 d3 -o app.db; heapq leaks app.db). Take the\n"
-    "first after warm-up, the others after more load. The suspects are the objects\n"
-    "born after D1 and alive in the last dump, grouped by class and allocation\n"
-    "site, that gained --min-growth objects or more: groups whose count grew\n"
-    "between every two dumps first, then those still growing at the last dump, then\n"
-    "the rest (a one-time warm-up grows once), each by the memory they hold. Each\n"
-    "suspect names its counts per dump, its bytes, what freeing them all would\n"
-    "free, the object that holds them (the deepest object that dominates most of\n"
-    "them, else the one that references most) and a path from the GC roots to it.\n"
+    "first after warm-up, the others after more load. The objects born after D1 and\n"
+    "alive in the last dump are grouped by class and allocation site; groups that\n"
+    "gained --min-growth objects or more are growing. Each group's holder is the\n"
+    "deepest object that dominates most of it, else the one that references most of\n"
+    "it; groups with one holder, or held by an object of another growing group (the\n"
+    "Requests a leaking Proc captures), are one leak. Leaks that grew between every\n"
+    "two dumps come first, then those still growing at the last dump, then the rest\n"
+    "(a one-time warm-up grows once), each by the memory it holds. Each leak names\n"
+    "its holder, a path from the GC roots to it, its objects per dump, what freeing\n"
+    "them all would free, and what it holds: each class and allocation site with its\n"
+    "count, bytes and counts per dump.\n"
     "Objects are matched across dumps by memprof's seq, else by address, class and\n"
     "GC generation (allocation tracing on), else by address and class. The counts\n"
     "per dump are of every object, as heapq stats counts; objects the roots do not\n"
-    "reach (garbage not yet swept) are never suspects.\n"
+    "reach (garbage not yet swept) are never part of a leak.\n"
     "DUMP alone: objects that retain more than --threshold percent of the heap,\n"
     "followed down the dominator tree while one child keeps most of its parent (the\n"
-    "accumulation point), with the class, count and allocation sites of what\n"
-    "accumulates there.\n",
+    "accumulation point), with what accumulates there by class and allocation site.\n",
     kOptions,
     run_answer<answer>,
 };

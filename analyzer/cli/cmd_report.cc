@@ -1,5 +1,5 @@
-// heapq report: one HTML file that works offline: summary, top classes and sites, leak
-// suspects with their retention trees, and the dominator tree to click through.
+// heapq report: one HTML file that works offline: summary, top classes and sites, leaks with
+// their retention trees, and the dominator tree to click through.
 #include "cli/command.h"
 #include "cli/input.h"
 #include "heapq/answer/report.h"
@@ -12,7 +12,7 @@ constexpr OptionSpec kOptions[] = {
     {"o", "FILE", "the report to write (required)"},
     {"output", "FILE", "same as -o"},
     top_option("rows of each table", "50"),
-    {"suspects", "N", "leak suspects shown, each with its retention tree", "5"},
+    {"leaks", "N", "leaks shown, each with its retention tree", "5"},
     {"nodes", "N", "objects of the dominator tree drawn in the icicle", "2000"},
     kAsGivenOption,
 };
@@ -25,7 +25,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, args.positional()));
   ReportOptions options;
   HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top"));
-  HEAPQ_ASSIGN_OR_RETURN(options.suspects, get_count(args, "suspects"));
+  HEAPQ_ASSIGN_OR_RETURN(options.leaks, get_count(args, "leaks"));
   HEAPQ_ASSIGN_OR_RETURN(options.nodes, get_count(args, "nodes"));
   options.as_given = args.has("as-given");
   HEAPQ_ASSIGN_OR_RETURN(ReportAnswer report,
@@ -37,13 +37,14 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 
 const Command kReportCommand = {
     "report",
-    "one self-contained HTML file: summary, tables, leak suspects, the dominator tree",
-    "heapq report -o FILE [--top N] [--suspects N] [--nodes N] INPUT...",
+    "one self-contained HTML file: summary, tables, leaks, the dominator tree",
+    "heapq report -o FILE [--top N] [--leaks N] [--nodes N] INPUT...",
     "Writes one HTML file that opens offline in any browser (no network, no server): a\n"
     "summary of the last INPUT, its top classes and allocation sites with retained sizes\n"
-    "(tables sort by any column), leak suspects as heapq leaks finds them (several INPUTs,\n"
-    "or a store holding several dumps: what grows; one INPUT: where memory accumulates), each\n"
-    "with its retention tree drawn by graphviz, and an icicle of the dominator tree's top\n"
+    "(tables sort by any column), leaks as heapq leaks finds them (several INPUTs, or a\n"
+    "store holding several dumps: what grows; one INPUT: where memory accumulates), each\n"
+    "with its retention tree drawn by graphviz (what it holds as the leaves), and an icicle of the "
+    "dominator tree's top\n"
     "--nodes objects: click to zoom in and out, hover for class, size, site and path.\n",
     kOptions,
     run_answer_to_output<answer>,

@@ -14,6 +14,8 @@ constexpr OptionSpec kOptions[] = {
      "shape, deeper paths merged into it",
      "64"},
     {"referrers", "", "also list the direct referrers"},
+    {"site", "FILE:LINE",
+     "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"},
 };
 
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
@@ -23,6 +25,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   HEAPQ_ASSIGN_OR_RETURN(options.paths, get_limit(args, "paths"));
   HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
   options.referrers = args.has("referrers");
+  options.site = args.get("site");
   HEAPQ_ASSIGN_OR_RETURN(
       RetainersAnswer retainers,
       answer_retainers(args.positional()[0], args.positional()[1], options, input_options(global)));
@@ -34,8 +37,10 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 const Command kRetainersCommand = {
     "retainers",
     "why is an object alive: shortest paths from the GC roots, referrers",
-    "heapq retainers [--paths N] [--max-depth D] [--referrers] INPUT TARGET",
-    "TARGET is an object's address (0x...) or a class name as heapq stats shows it.\n"
+    "heapq retainers [--paths N] [--max-depth D] [--referrers] [--site FILE:LINE] INPUT TARGET",
+    "TARGET is an object's address (0x...) or a class name as heapq stats shows it;\n"
+    "--site FILE:LINE narrows a class to its instances allocated there (one row of heapq\n"
+    "leaks or heapq sites).\n"
     "For an address: the N shortest paths from the GC roots to the object, each through a\n"
     "different referrer (the object holding it directly), as\n"
     "ROOT(category) -> Class @ivar -> Hash [\"key\"] -> ...; reference names come from memprof\n"

@@ -17,13 +17,21 @@ constexpr OptionSpec kOptions[] = {
      "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)"},
     {"dominators", "", "draw the top of the dominator tree instead of a retention tree"},
     top_option("--dominators: children drawn per box", "6"),
+    {"leak", "N", "draw leak N as heapq leaks numbers them, from the dumps heapq leaks takes"},
+    kAsGivenOption,
+    {"site", "FILE:LINE",
+     "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"},
 };
 
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
   VizOptions options;
   options.dominators = args.has("dominators");
-  if (args.positional().size() != (options.dominators ? 1u : 2u))
-    return usage_error(options.dominators
+  const bool leak = args.has("leak");
+  if (options.dominators && leak)
+    return usage_error("--dominators and --leak draw different things");
+  if (leak ? args.positional().empty() : args.positional().size() != (options.dominators ? 1u : 2u))
+    return usage_error(leak ? "viz --leak N takes the dumps heapq leaks takes"
+                       : options.dominators
                            ? "viz --dominators takes one INPUT (see heapq viz --help)"
                            : "viz takes INPUT and TARGET (see heapq viz --help)");
   HEAPQ_ASSIGN_OR_RETURN(options.max_boxes, get_count(args, "max-nodes"));
@@ -31,11 +39,25 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top"));
   if (options.max_boxes == 0 || options.depth == 0 || options.top == 0)
     return usage_error("--max-nodes, --depth and --top must be 1 or more");
+  if (leak) {
+    HEAPQ_ASSIGN_OR_RETURN(options.leak, get_count(args, "leak"));
+    if (options.leak == 0) return usage_error("--leak counts from 1, as heapq leaks numbers them");
+  }
+  options.as_given = args.has("as-given");
+  options.site = args.get("site");
+  if (!options.site.empty() && (leak || options.dominators))
+    return usage_error("--site narrows a class TARGET; --leak and --dominators take none");
   HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
-  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, {args.positional()[0]}));
-  HEAPQ_ASSIGN_OR_RETURN(VizAnswer viz, answer_viz(args.positional()[0],
-                                                   options.dominators ? "" : args.positional()[1],
-                                                   options, input_options(global)));
+  const std::vector<std::string> inputs =
+      leak ? args.positional() : std::vector<std::string>{args.positional()[0]};
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, inputs));
+  if (leak) {
+    HEAPQ_ASSIGN_OR_RETURN(VizAnswer viz, answer_viz_leak(inputs, options, input_options(global)));
+    return render::Answer(std::move(viz));
+  }
+  HEAPQ_ASSIGN_OR_RETURN(
+      VizAnswer viz, answer_viz(inputs[0], options.dominators ? "" : args.positional()[1], options,
+                                input_options(global)));
   return render::Answer(std::move(viz));
 }
 
@@ -44,9 +66,12 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 const Command kVizCommand = {
     "viz",
     "pictures: the retention tree of an object or class, the dominator tree (DOT, SVG)",
-    "heapq viz [--format dot|svg] [-o FILE] [--max-nodes N] [--depth D] INPUT TARGET\n"
+    "heapq viz [--format dot|svg] [-o FILE] [--max-nodes N] [--depth D] [--site FILE:LINE]\n"
+    "          INPUT TARGET\n"
+    "       heapq viz --leak N [--format dot|svg] [-o FILE] [--max-nodes N] D1 D2 [D3...]\n"
     "       heapq viz --dominators [--top N] [--depth D] [--format dot|svg] [-o FILE] INPUT",
-    "TARGET is an object's address (0x...) or a class name as heapq stats shows it. Draws its\n"
+    "TARGET is an object's address (0x...) or a class name as heapq stats shows it (--site\n"
+    "FILE:LINE: its instances allocated there only). Draws its\n"
     "retention tree from the GC roots down: for a class, the shortest path of every instance\n"
     "merged by shape as heapq retainers merges them; for an address, its shortest paths\n"
     "through different referrers. Each box shows the class, an address, the shallow and\n"
@@ -54,6 +79,8 @@ const Command kVizCommand = {
     "--max-nodes collapse into \"+ N more\" boxes; the object that holds most of a class's\n"
     "instances (the deepest that dominates more than half, else the one that references\n"
     "most; as heapq leaks names it) is drawn in red.\n"
+    "--leak N draws leak N of heapq leaks on the same INPUTs (several dumps, or one): every\n"
+    "object it holds, whatever its class, merged by shape, its holder in red.\n"
     "--dominators draws the top of the dominator tree instead: --top children of each box,\n"
     "--depth levels, --max-nodes boxes at most, breadth first.\n"
     "DOT goes to stdout unless -o is given (heapq viz app.json Foo | dot -Tpng > foo.png);\n"

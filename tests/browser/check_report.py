@@ -105,10 +105,10 @@ def check_icicle(driver, name):
 
 
 def check_sorting(driver, name):
-    th = driver.find_element(By.XPATH, "//table[1]//th[normalize-space()='objects']")
+    th = driver.find_element(By.XPATH, "(//section[@id='tables']//table)[1]//th[normalize-space()='objects']")
     th.click()
     values = driver.execute_script("""
-        return Array.prototype.map.call(document.querySelectorAll('table')[0].tBodies[0].rows,
+        return Array.prototype.map.call(document.querySelectorAll('#tables table')[0].tBodies[0].rows,
                                         function (r) { return Number(r.cells[1].dataset.sort); });""")
     check(th.get_attribute("aria-sort") == "descending" and values == sorted(values, reverse=True),
           name + ": a click on a column heading sorts the table by it")
@@ -119,9 +119,10 @@ def check_report(driver, path, name, leak_class, shots):
     print("      %s opened in %.2f s (load event at %s ms)" % (name, seconds, load))
     errors = console_errors(driver)
     check(not errors, name + ": no console errors %s" % errors)
-    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#suspects h3")]
-    check(any(leak_class in h for h in headings), name + ": the leak suspect %r is in the page" % leak_class)
-    check(len(driver.find_elements(By.CSS_SELECTOR, "#suspects svg")) > 0, name + ": suspects have retention trees")
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#leaks article h3")) > 0, name + ": a leak is in the page")
+    held = [td.text for td in driver.find_elements(By.CSS_SELECTOR, "#leaks article:first-of-type td")]
+    check(any(leak_class in td for td in held), name + ": the first leak holds %r: %s" % (leak_class, held[:10]))
+    check(len(driver.find_elements(By.CSS_SELECTOR, "#leaks svg")) > 0, name + ": leaks have retention trees")
     check_icicle(driver, name)
     check_sorting(driver, name)
     shot = os.path.join(shots, "report-%s.png" % name)

@@ -162,18 +162,20 @@ class TestEveryCommand < Test::Unit::TestCase
     assert_equal("@memo", hash["path"].last["edge"]) if memprof?(kind)
   end
 
-  # --- leaks on the three dumps: the top suspect is the leak's line, held by the Hash.
+  # --- leaks on the three dumps: the top leak holds the leak's line first, held by the Hash.
   def check_leaks(kind)
     truth = truth(kind)
     result = heapq_json("leaks", *dumps(kind))
     assert_equal(3, result["inputs"].size)
-    top = result["suspects"].first
-    assert_not_nil(top, "a suspect")
-    assert_equal(leak[1], top["class"])
-    assert(at_leak_line?(top["site"]), "the marked line: #{top['site']}")
-    assert_equal(truth.counts, top["growth"], "live per dump")
+    top = result["leaks"].first
+    assert_not_nil(top, "a leak")
+    row = top["holds"].first
+    assert_equal(leak[1], row["class"])
+    assert(at_leak_line?(row["site"]), "the marked line: #{row['site']}")
+    assert_equal(truth.counts, row["growth"], "live per dump")
+    assert_true(row["steady"], "grows between every two dumps")
     assert_true(top["steady"], "grows between every two dumps")
-    assert_in_delta(2 * REQUESTS, top["count"], 2, "born after the first dump")
+    assert_in_delta(2 * REQUESTS, row["count"], 2, "born after the first dump")
     assert_operator(top["retained_bytes"], :>=, top["bytes"])
     assert_equal(truth.holder, top["holder"]["address"], "held by the Hash of @memo")
     assert_equal(truth.holder, top["path"].last["address"], "the path ends at the holder")
@@ -185,11 +187,12 @@ class TestEveryCommand < Test::Unit::TestCase
   def check_leaks_one_dump(kind)
     truth = truth(kind)
     result = heapq_json("leaks", dumps(kind).last)
-    top = result["suspects"].first
+    top = result["leaks"].first
     assert_not_nil(top, "something retains 10% of the heap")
-    assert_equal(leak[1], top["class"])
-    assert(at_leak_line?(top["site"]), "the marked line: #{top['site']}")
-    assert_in_delta(truth.counts.last, top["count"], 2)
+    row = top["holds"].first
+    assert_equal(leak[1], row["class"])
+    assert(at_leak_line?(row["site"]), "the marked line: #{row['site']}")
+    assert_in_delta(truth.counts.last, row["count"], 2)
     assert_operator(top["retained_bytes"], :>=, leak_bytes_but_two(truth))
     assert_equal(truth.holder, top["holder"]["address"])
     assert_equal("@memo", top["holder"]["edge"]) if memprof?(kind)

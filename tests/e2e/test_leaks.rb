@@ -1,6 +1,6 @@
 # heapq leaks on the samples whose answers are known (samples/*.rb, three dumps each by
-# samples/three_dumps.rb): the top suspect is the line marked "# leak: Class", held by the
-# object that accumulates it, reached by the reference the sample names.
+# samples/three_dumps.rb): the top leak holds the line marked "# leak: Class" first, held by
+# the object that accumulates it, reached by the reference the sample names.
 require_relative "helper"
 
 class TestLeaks < Test::Unit::TestCase
@@ -18,8 +18,8 @@ class TestLeaks < Test::Unit::TestCase
   }.freeze
 
   LEAKS.each do |sample, expected|
-    define_method("test_#{sample}_objectspace") { check_top_suspect(sample, false, **expected) }
-    define_method("test_#{sample}_memprof") { check_top_suspect(sample, true, **expected) }
+    define_method("test_#{sample}_objectspace") { check_top_leak(sample, false, **expected) }
+    define_method("test_#{sample}_memprof") { check_top_leak(sample, true, **expected) }
   end
 
   def test_warm_up_ranks_below_steady_growth_objectspace
@@ -57,51 +57,67 @@ class TestLeaks < Test::Unit::TestCase
   private
 
   def leaks(*dumps)
-    suspects = heapq_json("leaks", *dumps)["suspects"]
-    assert_kind_of(Array, suspects)
-    suspects
+    found = heapq_json("leaks", *dumps)["leaks"]
+    assert_kind_of(Array, found)
+    found
   end
 
-  # The suspect allocated at LINE of the sample, of class KLASS (nil when not listed).
-  def suspect_at(suspects, sample, line, klass)
-    suspects.find do |s|
-      s["class"] == klass && s["site"] && s["site"]["line"] == line &&
-        s["site"]["file"].end_with?("/samples/#{sample}.rb")
+  # The leak holding objects of class KLASS allocated at LINE of the sample, and that row of what
+  # it holds (nil when no leak holds them).
+  def held_at(leaks, sample, line, klass)
+    leaks.each do |leak|
+      row = leak["holds"].find do |h|
+        h["class"] == klass && h["site"] && h["site"]["line"] == line &&
+          h["site"]["file"].end_with?("/samples/#{sample}.rb")
+      end
+      return [leak, row] if row
     end
+    nil
   end
 
-  def check_top_suspect(sample, memprof, holder:, owner:, edge:)
+  def check_top_leak(sample, memprof, holder:, owner:, edge:)
     dumps = three_dumps(sample, memprof: memprof, requests: REQUESTS)
-    suspects = leaks(*dumps)
-    assert_not_empty(suspects, "#{sample}: a leak is found")
-    top = suspects.first
-    site = top["site"]
-    assert_not_nil(site, "#{sample}: the top suspect has an allocation site")
-    assert(site["file"].end_with?("/samples/#{sample}.rb"), "#{sample}: top suspect's file #{site['file']}")
+    found = leaks(*dumps)
+    assert_not_empty(found, "#{sample}: a leak is found")
+    top = found.first
+    row = top["holds"].first
+    site = row["site"]
+    assert_not_nil(site, "#{sample}: what the top leak holds first has an allocation site")
+    assert(site["file"].end_with?("/samples/#{sample}.rb"), "#{sample}: top leak's file #{site['file']}")
     # event_bus marks the Proc that is never unsubscribed (where subscribe stores it, and in
     # memprof dumps, which name it so, where its block is written) and the Request it
     # captures; either is a right answer, the Proc (which holds the Request) the likelier. Not
     # its IMEMO:env: as many bytes as the Procs (80 each) but it is what a Proc holds, and it
     # names no class a reader knows.
     marks = sample_marks(sample)
-    assert_include(marks, [site["line"], top["class"]], "#{sample}: the top suspect is a '# leak:' line")
+    assert_include(marks, [site["line"], row["class"]], "#{sample}: the top leak holds a '# leak:' line first")
+    # One leak: every marked line that a leak holds, the top one holds.
+    marks.each do |line, klass|
+      leak, = held_at(found, sample, line, klass)
+      assert_same(top, leak, "#{sample}: line #{line} (#{klass}) is part of the top leak") if leak
+    end
 
-    growth = top["growth"]
-    assert_equal(3, growth.size, "#{sample}: one count per dump")
-    assert_operator(growth[0], :<, growth[1], "#{sample}: growth #{growth}")
-    assert_operator(growth[1], :<, growth[2], "#{sample}: growth #{growth}")
+    [row, top].each do |counted|
+      growth = counted["growth"]
+      assert_equal(3, growth.size, "#{sample}: one count per dump")
+      assert_operator(growth[0], :<, growth[1], "#{sample}: growth #{growth}")
+      assert_operator(growth[1], :<, growth[2], "#{sample}: growth #{growth}")
+      assert_true(counted["growing"], "#{sample}: the top leak grows")
+    end
     # Steady: each round of requests leaves as many objects behind (a stale word on the machine
     # stack may keep a request's garbage, or Ruby keep one of its own, a little longer).
+    growth = row["growth"]
     assert_in_delta(REQUESTS, growth[1] - growth[0], 2, "#{sample}: growth #{growth}")
     assert_in_delta(REQUESTS, growth[2] - growth[1], 2, "#{sample}: growth #{growth}")
-    assert_true(top["growing"], "#{sample}: the top suspect grows")
-    assert_in_delta(2 * REQUESTS, top["count"], 2, "#{sample}: born after dump 1, alive in dump 3")
+    assert_in_delta(2 * REQUESTS, row["count"], 2, "#{sample}: born after dump 1, alive in dump 3")
+    assert_equal(top["holds"].sum { |h| h["count"] }, top["count"], "#{sample}: the leak counts what it holds")
     assert_operator(top["bytes"], :>, 0)
     assert_operator(top["retained_bytes"], :>=, top["bytes"])
 
     held_by = top["holder"]
     assert_not_nil(held_by, "#{sample}: the holder is named")
     assert_equal(holder, held_by["class"], "#{sample}: holder")
+    assert_equal(top["count"], held_by["holds"], "#{sample}: the holder holds all of it")
     path = top["path"]
     assert_not_empty(path, "#{sample}: a path from the roots to the holder")
     assert_equal(held_by["address"], path.last["address"], "#{sample}: the path ends at the holder")
@@ -120,34 +136,35 @@ class TestLeaks < Test::Unit::TestCase
   # more bytes than the leak, but flat from dump 2 on. Steady growth ranks above it.
   def check_warm_up(memprof)
     dumps = three_dumps("memo_cache", memprof: memprof, requests: REQUESTS)
-    suspects = leaks(*dumps)
+    found = leaks(*dumps)
     (leak_line, leak_class), = sample_marks("memo_cache")
     (warm_line, warm_class), = sample_marks("memo_cache", "warmup")
-    leak = suspect_at(suspects, "memo_cache", leak_line, leak_class)
-    assert_not_nil(leak, "the leak is a suspect")
-    warm = suspect_at(suspects, "memo_cache", warm_line, warm_class)
-    assert_not_nil(warm, "the warm-up table is a suspect, ranked below the leak")
-    assert_operator(warm["bytes"], :>, leak["bytes"], "the table is bigger than the leak")
-    assert_operator(suspects.index(leak), :<, suspects.index(warm), "steady growth ranks above a one-time warm-up")
+    leak, leak_row = held_at(found, "memo_cache", leak_line, leak_class)
+    assert_not_nil(leak, "the leak is found")
+    warm, warm_row = held_at(found, "memo_cache", warm_line, warm_class)
+    assert_not_nil(warm, "the warm-up table is a leak too, ranked below the leak")
+    assert_not_same(leak, warm, "held by another object")
+    assert_operator(warm_row["bytes"], :>, leak_row["bytes"], "the table is bigger than the leak")
+    assert_operator(found.index(leak), :<, found.index(warm), "steady growth ranks above a one-time warm-up")
     assert_false(warm["growing"], "the table stays flat after dump 2: #{warm['growth']}")
-    assert_in_delta(warm["growth"][1], warm["growth"][2], 2, "flat after dump 2")
+    assert_in_delta(warm_row["growth"][1], warm_row["growth"][2], 2, "flat after dump 2")
   end
 
   # lru_churn: 500 Sessions in every dump, none of them the same; nothing grows.
   def check_churn(memprof)
     dumps = three_dumps("lru_churn", memprof: memprof)
-    suspects = leaks(*dumps)
-    growing = suspects.select { |s| s["growing"] }
-    assert(suspects.none? { |s| s["growing"] },
-           "no growing suspect: #{growing.map { |s| [s['class'], s['site'], s['growth']] }}")
+    found = leaks(*dumps)
+    growing = found.select { |s| s["growing"] }
+    assert(growing.empty?,
+           "no growing leak: #{growing.map { |l| l['holds'].map { |h| [h['class'], h['site'], h['growth']] } }}")
     (line, klass), = sample_marks("lru_churn", "churn")
-    session = suspect_at(suspects, "lru_churn", line, klass)
+    _leak, session = held_at(found, "lru_churn", line, klass)
     return if session.nil?
 
     assert_operator(session["growth"].max - session["growth"].min, :<=, 2, "flat: #{session['growth']}")
   end
 
-  # One dump: the Array in @@recent holds most of the heap; it is among the first suspects'
+  # One dump: the Array in @@recent holds most of the heap; it is among the first leaks'
   # holders. Its address comes from heapq retainers (the path to the leaking Hashes).
   def check_single_dump(memprof)
     dump = three_dumps("rails_controller", memprof: memprof, requests: 1500).last
@@ -156,14 +173,15 @@ class TestLeaks < Test::Unit::TestCase
     recent = groups.max_by { |g| g["count"] }["path"][-2]
     assert_equal("Array", recent["class"])
 
-    suspects = leaks(dump)
-    assert_not_empty(suspects)
-    holders = suspects.first(3).map { |s| s["holder"] }.compact
+    found = leaks(dump)
+    assert_not_empty(found)
+    holders = found.first(3).map { |s| s["holder"] }.compact
     assert_include(holders.map { |h| h["address"] }, recent["address"],
-                   "the Array in @@recent is among the top suspects' holders: #{holders}")
+                   "the Array in @@recent is among the top leaks' holders: #{holders}")
+    top = found.first(3).find { |s| s.dig("holder", "address") == recent["address"] }
+    assert_equal(klass, top["holds"].first["class"], "what it holds is the leaking #{klass}")
     return unless memprof
 
-    top = suspects.first(3).find { |s| s.dig("holder", "address") == recent["address"] }
     edges = (top["path"].drop(1).map { |step| step["edge"] } << top["holder"]["edge"]).compact
     assert_include(edges, "@@recent")
   end

@@ -23,6 +23,32 @@ class TestRetention < Test::Unit::TestCase
     assert_match(/^(1,999|2,000) .* -> Catalog::PriceCache -> Hash -> Catalog::Quote 0x\h+$/, out)
   end
 
+  # --site narrows a class to one allocation site: the tax table's 900 Strings (one line of
+  # memo_cache) among every String of the heap, each path leading to the table.
+  def test_site_narrows_a_class_to_one_line
+    dump = three_dumps("memo_cache").last
+    (line, klass), = sample_marks("memo_cache", "warmup")
+    every = heapq_json("retainers", dump, klass)["target"]["instances"]
+    narrowed = heapq_json("retainers", "--site", "memo_cache.rb:#{line}", dump, klass)
+    assert_equal(900, narrowed["target"]["instances"])
+    assert_operator(every, :>, 900)
+    assert_equal(["Array"], narrowed["groups"].map { |g| g["path"][-2]["class"] }.uniq, "all in the table")
+
+    _out, err, code = heapq("retainers", "--site", "memo_cache.rb:#{line + 1}", dump, klass)
+    assert_equal(1, code)
+    assert_match(/no instance of String in .* was allocated at memo_cache\.rb:#{line + 1}/, err)
+    _out, err, code = heapq("retainers", "--site", "memo_cache.rb", dump, klass)
+    assert_equal(1, code)
+    assert_match(/--site expects FILE:LINE/, err)
+    _out, err, code = heapq("retainers", "--site", "memo_cache.rb:#{line}", dump, "0x10")
+    assert_equal(1, code)
+    assert_match(/--site narrows a class TARGET/, err)
+
+    out, err, code = heapq("viz", "--site", "samples/memo_cache.rb:#{line}", dump, klass)
+    assert_equal(0, code, err)
+    assert_match(/String allocated at samples\/memo_cache\.rb:#{line}: 900 objects/, out)
+  end
+
   def test_retainers_of_one_object
     dump = leaky_dump(2000)
     quote = heapq_json("retainers", dump, "Catalog::Quote")["paths"].first.last["address"]

@@ -37,13 +37,14 @@ class TestSignalLeaks < Test::Unit::TestCase
 
   def test_three_dumps_by_signal_find_the_loops_leak
     dumps = signalled_dumps
-    suspects = heapq_json("leaks", *dumps)["suspects"]
-    assert_not_empty(suspects)
-    top = suspects.first
+    leaks = heapq_json("leaks", *dumps)["leaks"]
+    assert_not_empty(leaks)
+    top = leaks.first
+    row = top["holds"].first
     line = PROGRAM.lines.index { |l| l.include?("# leak: Session") } + 1
-    assert_equal("Session", top["class"], "top suspect: #{top.slice('class', 'site', 'growth')}")
-    assert_equal([@program, line], top["site"]&.values_at("file", "line"))
-    growth = top["growth"]
+    assert_equal("Session", row["class"], "top leak: #{row.slice('class', 'site', 'growth')}")
+    assert_equal([@program, line], row["site"]&.values_at("file", "line"))
+    growth = row["growth"]
     assert_equal(3, growth.size)
     assert_in_delta(REQUESTS, growth[1] - growth[0], 2, "steady growth: #{growth}")
     assert_in_delta(REQUESTS, growth[2] - growth[1], 2, "steady growth: #{growth}")

@@ -143,13 +143,39 @@ class TestViz < Test::Unit::TestCase
     assert_match(%r{cannot write .*no/such/dir/report\.html}, err)
   end
 
+  # viz --leak N draws leak N of heapq leaks: the Quotes and their label Strings, held by the
+  # Hash of @memo, in red.
+  def test_viz_draws_a_leak
+    dumps = three_dumps("memo_cache")
+    leak = heapq_json("leaks", *dumps)["leaks"].first
+    out, err, code = heapq("viz", "--leak", "1", *dumps)
+    assert_equal(0, code, err)
+    leak["holds"].each do |held|
+      assert_match(/"#{Regexp.escape(held['class'])}\\n#{held['count']} targets end here/, out,
+                   "every class the leak holds is a leaf")
+    end
+    holder = out.lines.find { |l| l.include?("the holder") }
+    assert_not_nil(holder, out)
+    assert_include(holder, leak["holder"]["address"])
+    assert_match(/and 1 other group, in the last dump: #{leak['count'].to_s.reverse.scan(/\d{1,3}/).join(',').reverse} objects/, out)
+
+    _out, err, code = heapq("viz", "--leak", "3", *dumps)
+    assert_equal(1, code)
+    assert_match(/there is no leak 3: heapq leaks finds 2 leaks in /, err)
+    _out, err, code = heapq("viz", "--leak", "1", "--dominators", *dumps)
+    assert_equal(1, code, err)
+  end
+
   def test_report
     dumps = three_dumps("memo_cache")
     path = File.join(@tmp, "report.html")
     _, err, code = heapq("--quiet", "report", "-o", path, *dumps)
     assert_equal(0, code, err)
     html = File.read(path)
-    assert_match(%r{<h3>1\. Pricing::Quote allocated at \S*samples/memo_cache\.rb:\d+ in new</h3>}, html)
+    assert_match(%r{<h3>1\. Held by Hash 0x\h+</h3>}, html)
+    first = html[/<article class="leak">.*?<\/article>/m]
+    assert_match(%r{<td>Pricing::Quote</td><td>\S*samples/memo_cache\.rb:\d+ in new</td>}, first,
+                 "the first leak holds the Quotes")
     assert_operator(html.scan("<svg").size, :>=, 1)
     assert_no_match(/<(script|link|img|iframe)[^>]+(src|href)=/i, html, "nothing is fetched")
     assert_equal(2, html.scan(/<script\b/).size)

@@ -76,14 +76,15 @@ std::string render_report(const Report& r) {
       "</h1></header>\n<main>\n<section id=\"summary\"><h2>Summary</h2><dl>\n";
   for (const auto& [label, value] : r.summary)
     out += "<dt>" + xml_text(label) + "</dt><dd>" + xml_text(value) + "</dd>\n";
-  out += "</dl></section>\n<section id=\"suspects\"><h2>Leak suspects</h2>\n<p>" +
-         xml_text(r.suspects_note) + "</p>\n";
-  for (size_t i = 0; i < r.suspects.size(); ++i) {
-    const SuspectSection& s = r.suspects[i];
-    out += "<article class=\"suspect\"><h3>" + std::to_string(i + 1) + ". " + xml_text(s.heading) +
+  out += "</dl></section>\n<section id=\"leaks\"><h2>Leaks</h2>\n<p>" + xml_text(r.leaks_note) +
+         "</p>\n";
+  for (size_t i = 0; i < r.leaks.size(); ++i) {
+    const LeakSection& s = r.leaks[i];
+    out += "<article class=\"leak\"><h3>" + std::to_string(i + 1) + ". " + xml_text(s.heading) +
            "</h3><ul>";
     for (const std::string& f : s.facts) out += "<li>" + xml_text(f) + "</li>";
     out += "</ul>\n";
+    if (!s.holds.rows.empty()) render_table(s.holds, out);
     if (!s.svg.empty()) out += "<div class=\"tree\">" + inline_svg(s.svg) + "</div>\n";
     out += "</article>\n";
   }

@@ -148,6 +148,10 @@ class HeapGraph {
   // Bytes held by the model, for memory accounting.
   size_t bytes() const;
 
+  // Frees the references (every object's and the roots' edges; roots() stays): an older dump
+  // that is compared by its objects alone, its reachability taken first.
+  void drop_references();
+
  private:
   friend class GraphBuilder;
   friend class StoreReader;  // rebuilds a graph from a store's tables (src/store/)

@@ -19,6 +19,9 @@ struct LoadedDump {
   HeapGraph graph;
   LoadReport report;
   std::string name = path;  // for text headers: a store's dump by its number, "app.db#3"
+  // By object: what the roots reach, for a dump loaded without its references (an older dump
+  // of load_dumps_over_time); empty when not taken.
+  std::vector<bool> reachable;
 };
 
 // What a command reads of its INPUT.
@@ -50,7 +53,8 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
 Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths);
 
 // Loads those dumps, oldest first: the last one whole, the earlier ones without their references
-// (they are only counted and matched, never followed). Checked with check_one_process.
+// (they are only counted and matched, never followed), each with what its roots reach
+// (LoadedDump::reachable) taken before they go. Checked with check_one_process.
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const InputOptions& options, bool as_given);
 

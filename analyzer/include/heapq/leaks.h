@@ -1,16 +1,18 @@
-// Leak suspects: what grows across dumps of one process, which line allocated it, and which
-// object holds it; or, from one dump, where memory accumulates (Eclipse MAT's leak suspects).
+// Leaks: what grows across dumps of one process, which lines allocated it, and which object
+// holds it; or, from one dump, where memory accumulates (Eclipse MAT's leak suspects).
 //
 // Several dumps (the three-dump technique): objects born after the first dump and alive in the
-// last, grouped by class and allocation site; the groups that gained objects from the first dump
-// to the last are ranked by how steadily they grew (between every two dumps; up to the last one;
-// only once, as a warm-up does) and then by the memory they hold. The holder is the object
-// deepest in the dominator tree that still dominates most of the group (the Hash of a cache,
-// the Array of a class variable), or, when none does, the object that references most of it.
+// last, grouped by class and allocation site; the groups that gained objects from the first
+// dump to the last are growing. Each group's holder is the object deepest in the dominator tree
+// that still dominates most of it (the Hash of a cache, the Array of a class variable), or, when
+// none does, the object that references most of it. Groups with one holder, or whose holder is
+// itself an object of another growing group (a captured Request held by its Proc's
+// environment), are one leak: the leaks are ranked by how steadily they grew (between every two
+// dumps; up to the last one; only once, as a warm-up does) and then by the memory they hold.
 //
 // One dump: an object retaining more than a threshold of the heap, followed down the dominator
 // tree while one child keeps most of its parent's retained size (the accumulation point); the
-// suspect is its children's biggest class, with their count and top allocation sites.
+// leak is what it holds: its children, grouped by class and allocation site.
 #pragma once
 
 #include <cstdint>
@@ -23,47 +25,60 @@
 
 namespace heapq {
 
-struct LeakSuspect {
-  GroupTable::Group group;       // class and allocation site
-  uint64_t count = 0;            // objects of the group: born after the first dump and alive in the
-  uint64_t bytes = 0;            // last (one dump: the accumulation point's children of that class)
-  uint64_t retained_bytes = 0;   // what freeing all of them would free
-  std::vector<uint64_t> growth;  // objects of the group in each dump
+// What a leak holds of one group (class, allocation site).
+struct LeakGroup {
+  GroupTable::Group group;
+  uint64_t count = 0;  // several dumps: its objects born after the first dump and alive in the
+  uint64_t bytes = 0;  // last; one dump: the accumulation point's children of the group
+  std::vector<uint64_t> growth;  // objects of the group in each dump (one dump: count)
   bool growing = false;          // more in the last dump than in the one before it
   bool steady = false;           // more in each dump than in the one before
-  ObjectId holder;               // in the last dump; none when nothing holds most of the group
-  uint64_t holder_share = 0;     // objects of the group the holder dominates or references
   ObjectId example;              // one object of the group
-  std::vector<ObjectId> members;  // the objects counted (what a picture of the suspect draws)
-  std::vector<std::pair<GroupTable::Group, uint64_t>> sites;  // one dump: the top sites, counted
+};
+
+struct Leak {
+  ObjectId holder;                // in the last dump; none when nothing holds most of the leak
+  uint64_t holder_share = 0;      // members the holder dominates or references
+  std::vector<LeakGroup> groups;  // what it holds, most likely first
+  std::vector<ObjectId> members;  // every group's objects (what a picture of the leak draws)
+  uint64_t count = 0;             // members
+  uint64_t bytes = 0;             // their memsize
+  uint64_t retained_bytes = 0;    // what freeing all of them would free
+  std::vector<uint64_t> growth;   // the groups' objects in each dump, summed
+  bool growing = false;           // a group is growing
+  bool steady = false;            // a group grew between every two dumps
 };
 
 struct LeakOptions {
-  size_t top = 10;  // suspects to return
+  size_t top = 10;  // leaks to return
   uint64_t min_growth =
       10;  // several dumps: objects a group gains from the first to the last at least
-  double threshold = 0.10;  // one dump: the share of the heap a suspect retains at least
+  double threshold = 0.10;  // one dump: the share of the heap a leak retains at least
   double dominant = 0.80;   // one dump: the share of its parent a child keeps to be followed
 };
 
 struct LeakReport {
-  std::vector<LeakSuspect> suspects;  // most likely first
+  std::vector<Leak> leaks;  // most likely first
   MatchMethod match = MatchMethod::kAddress;
-  uint64_t born = 0;  // objects of the last dump born after the first dump
-  uint64_t groups_growing =
-      0;                    // suspects still growing (more in the last dump than the one before)
-  uint64_t heap_bytes = 0;  // what the roots of the last dump retain (one dump: less a
-                            // profiler's own objects, which retain profiler_bytes)
+  uint64_t born = 0;            // objects of the last dump born after the first dump
+  uint64_t groups_growing = 0;  // groups still growing (more in the last dump than the one before)
+  uint64_t groups = 0;          // groups that gained min_growth objects, in all the leaks
+  uint64_t found = 0;           // leaks, before top cut them
+  uint64_t heap_bytes = 0;      // what the roots of the last dump retain (one dump: less a
+                                // profiler's own objects, which retain profiler_bytes)
   uint64_t profiler_bytes = 0;
-  // One dump: no object retains the threshold; the suspects are the biggest accumulation points
+  // One dump: no object retains the threshold; the leaks are the biggest accumulation points
   // all the same (three at most), below it.
   bool below_threshold = false;
 };
 
 // dumps: the same process over time, oldest first (at least two); only the last one needs its
-// references. dom: the last one's.
+// references. dom: the last one's. reachable: by dump but the last, what its roots reach (by
+// object; null or empty: every object counts), for the counts per dump: garbage not yet swept
+// is not growth.
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
-                              const LeakOptions& options);
+                              const LeakOptions& options,
+                              const std::vector<const std::vector<bool>*>& reachable = {});
 
 // One dump: where its memory accumulates. When no object retains the threshold, the three
 // biggest accumulation points all the same, marked below_threshold.

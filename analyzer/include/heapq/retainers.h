@@ -125,6 +125,10 @@ struct MergedPaths {
 MergedPaths merge_paths(const HeapGraph& graph, const ShortestPathTree& tree,
                         const std::vector<ObjectId>& targets, size_t max_depth);
 
+// The objects the roots reach (references held by weak maps do not count), by object id.
+// O(objects + references).
+std::vector<bool> reachable_from_roots(const HeapGraph& graph);
+
 // How an object reads in a path: its class, or "class Foo" / "module Bar" for classes.
 std::string describe(const HeapGraph& graph, ObjectId o);
 

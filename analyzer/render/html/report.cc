@@ -1,5 +1,5 @@
 // The report's page: its model (heapq/viz/report.h) built from the answers of stats, sites and
-// leaks, then written by viz/ (the page, the SVG of each suspect's picture).
+// leaks, then written by viz/ (the page, the SVG of each leak's picture).
 #include "heapq/viz/report.h"
 
 #include <algorithm>
@@ -49,33 +49,56 @@ viz::Table site_table(const SitesAnswer& sites) {
   return t;
 }
 
-viz::SuspectSection suspect_section(const LeaksAnswer& leaks, size_t i,
-                                    const ReportAnswer::SuspectPicture& picture) {
-  const LeaksAnswer::Suspect& s = leaks.suspects[i];
-  viz::SuspectSection section;
-  section.heading = s.site ? s.cls + " allocated at " + site_string(*s.site) : s.cls;
+std::string growth_text(const std::vector<uint64_t>& growth) {
+  std::string out;
+  for (uint64_t n : growth) out += (out.empty() ? "" : " \u2192 ") + format_count(n);
+  return out;
+}
+
+viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
+                              const ReportAnswer::LeakPicture& picture) {
+  const LeaksAnswer::Leak& l = leaks.leaks[i];
+  viz::LeakSection section;
+  if (l.holder) {
+    section.heading = (l.own_memory ? "" : "Held by ") + l.holder->description + " " +
+                      hex_address(l.holder->address) +
+                      (l.holder_edge.empty() ? "" : " (" + l.holder_edge + ")");
+    if (l.holder->site) section.heading += ", allocated at " + site_string(*l.holder->site);
+    section.facts.push_back("path: " + path_text(*l.path));
+  } else {
+    section.heading = "No single object holds it";
+  }
   if (leaks.several) {
-    std::string growth;
-    for (uint64_t n : s.growth) growth += (growth.empty() ? "" : " \u2192 ") + format_count(n);
-    section.facts.push_back("objects in each dump: " + growth +
-                            (s.steady    ? " (grows between every two dumps)"
-                             : s.growing ? " (grows)"
+    section.facts.push_back("objects in each dump: " + growth_text(l.growth) +
+                            (l.steady    ? " (grows between every two dumps)"
+                             : l.growing ? " (grows)"
                                          : " (grew, then stopped)"));
-    section.facts.push_back(format_count(s.count) +
-                            " born after the first dump and still alive: " + format_bytes(s.bytes) +
-                            ", retaining " + format_bytes(s.retained_bytes));
+    section.facts.push_back(counted(l.count, "object", "objects") +
+                            " born after the first dump and still alive: " + format_bytes(l.bytes) +
+                            ", retaining " + format_bytes(l.retained_bytes));
   } else {
     section.facts.push_back(
-        (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") + ": " +
-        format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes));
+        (l.count == 1 ? std::string("1 object") : format_count(l.count) + " held together") + ": " +
+        format_bytes(l.bytes) + ", retaining " + format_bytes(l.retained_bytes));
   }
-  if (s.holder) {
-    section.facts.push_back("held by " + s.holder->description + " " +
-                            hex_address(s.holder->address) + " (" + format_count(s.holder_share) +
-                            " of them)" + (picture.holder_drawn ? ", drawn in red" : ""));
-    section.facts.push_back("path: " + path_text(*s.path));
-  } else {
-    section.facts.push_back("no single object holds most of them");
+  if (l.holder && l.holder_share != l.count)
+    section.facts.push_back("the holder holds " + format_count(l.holder_share) + " of them");
+  if (l.holder && picture.holder_drawn) section.facts.push_back("the holder is drawn in red");
+  section.holds = {"What it holds",
+                   {"class", "allocated at", "objects", "bytes"},
+                   {false, false, true, true},
+                   {}};
+  if (leaks.several) {
+    section.holds.header.push_back("in each dump");
+    section.holds.numeric.push_back(false);
+  }
+  for (const LeaksAnswer::Held& h : l.holds) {
+    std::vector<viz::Cell> row = {{h.cls, {}},
+                                  {h.site ? site_string(*h.site) : "(no allocation site)", {}},
+                                  number(h.count, format_count(h.count)),
+                                  number(h.bytes, format_bytes(h.bytes))};
+    if (leaks.several) row.push_back({growth_text(h.growth), {}});
+    section.holds.rows.push_back(std::move(row));
   }
   auto svg = viz::dot_to_svg(viz::to_dot(picture.picture));
   if (svg)
@@ -108,26 +131,27 @@ std::string html(const ReportAnswer& a) {
   for (const std::string& warning : leaks.input.warnings) r.summary.push_back({"warning", warning});
   if (leaks.several) {
     r.summary.push_back({"objects matched across dumps by", match_method_name(leaks.match)});
-    r.suspects_note =
+    r.leaks_note =
         counted(leaks.born, "object", "objects") + " of the last dump " +
         (leaks.born == 1 ? "was" : "were") + " born after the first; " +
-        counted(leaks.groups_growing, "group", "groups") + " (class, allocation site) " +
-        (leaks.groups_growing == 1 ? "is" : "are") + " growing. " +
-        (leaks.suspects.empty()
-             ? "No group gained enough to be a suspect."
+        counted(leaks.groups, "group", "groups") + " (class, allocation site) gained " +
+        std::to_string(leaks.min_growth) + " or more" +
+        (leaks.found ? ": " + counted(leaks.found, "leak", "leaks") + ". " : ". ") +
+        (leaks.leaks.empty()
+             ? "No group gained enough to be a leak."
              : "Steady growth first, then by the memory they hold; as heapq leaks ranks them.");
   } else {
-    r.suspects_note = "One dump: where memory accumulates (objects retaining " +
-                      std::to_string(leaks.threshold_percent) +
-                      "% or more of the heap, followed down to their accumulation point). Give "
-                      "several dumps of one process to see what grows." +
-                      std::string(leaks.below_threshold
-                                      ? " No object retains that much: the biggest accumulation "
-                                        "points all the same."
-                                      : "");
+    r.leaks_note = "One dump: where memory accumulates (objects retaining " +
+                   std::to_string(leaks.threshold_percent) +
+                   "% or more of the heap, followed down to their accumulation point). Give "
+                   "several dumps of one process to see what grows." +
+                   std::string(leaks.below_threshold
+                                   ? " No object retains that much: the biggest accumulation "
+                                     "points all the same."
+                                   : "");
   }
-  for (size_t i = 0; i < leaks.suspects.size() && i < a.pictures.size(); ++i)
-    r.suspects.push_back(suspect_section(leaks, i, a.pictures[i]));
+  for (size_t i = 0; i < leaks.leaks.size() && i < a.pictures.size(); ++i)
+    r.leaks.push_back(leak_section(leaks, i, a.pictures[i]));
   r.tables.push_back(class_table(a.stats));
   r.tables.push_back(site_table(a.sites));
   r.icicle = a.icicle;

@@ -21,68 +21,83 @@ std::string json(const LeaksAnswer& a) {
     json_key(w, "below_threshold");
     w.Bool(a.below_threshold);
   }
+  json_key(w, "found");
+  w.Uint64(a.found);
   if (a.several) {
     json_key(w, "matched_by");
     json_string(w, match_method_name(a.match));
     json_key(w, "born");
     w.Uint64(a.born);
+    json_key(w, "groups");
+    w.Uint64(a.groups);
     json_key(w, "groups_growing");
     w.Uint64(a.groups_growing);
   }
-  json_key(w, "suspects");
-  w.StartArray();
-  for (const LeaksAnswer::Suspect& s : a.suspects) {
-    w.StartObject();
-    json_key(w, "class");
-    json_string(w, s.cls);
-    json_key(w, "site");
-    site_json(w, s.site);
-    json_key(w, "count");
-    w.Uint64(s.count);
-    json_key(w, "bytes");
-    w.Uint64(s.bytes);
-    json_key(w, "retained_bytes");
-    w.Uint64(s.retained_bytes);
-    json_key(w, "growth");
+  auto counts = [&](const std::vector<uint64_t>& growth) {
     w.StartArray();
-    for (uint64_t n : s.growth) w.Uint64(n);
+    for (uint64_t n : growth) w.Uint64(n);
     w.EndArray();
-    json_key(w, "growing");
-    w.Bool(s.growing);
-    json_key(w, "steady");
-    w.Bool(s.steady);
-    json_key(w, "example");
-    json_string(w, hex_address(s.example));
-    if (!a.several) {
-      json_key(w, "sites");
-      w.StartArray();
-      for (const auto& [site, n] : s.sites) {
-        w.StartObject();
-        json_key(w, "site");
-        site_json(w, site);
-        json_key(w, "count");
-        w.Uint64(n);
-        w.EndObject();
-      }
-      w.EndArray();
-    }
+  };
+  json_key(w, "leaks");
+  w.StartArray();
+  for (const LeaksAnswer::Leak& leak : a.leaks) {
+    w.StartObject();
     json_key(w, "holder");
-    if (s.holder) {
+    if (leak.holder) {
       w.StartObject();
-      object_json(w, *s.holder);
+      object_json(w, *leak.holder);
+      json_key(w, "site");
+      site_json(w, leak.holder->site);
       json_key(w, "edge");
-      json_string_or_null(w, s.holder_edge);
+      json_string_or_null(w, leak.holder_edge);
       json_key(w, "holds");
-      w.Uint64(s.holder_share);
+      w.Uint64(leak.holder_share);
+      json_key(w, "own_memory");
+      w.Bool(leak.own_memory);
       w.EndObject();
     } else {
       w.Null();
     }
     json_key(w, "path");
-    if (s.path)
-      path_json(w, *s.path);
+    if (leak.path)
+      path_json(w, *leak.path);
     else
       w.Null();
+    json_key(w, "count");
+    w.Uint64(leak.count);
+    json_key(w, "bytes");
+    w.Uint64(leak.bytes);
+    json_key(w, "retained_bytes");
+    w.Uint64(leak.retained_bytes);
+    json_key(w, "growth");
+    counts(leak.growth);
+    json_key(w, "growing");
+    w.Bool(leak.growing);
+    json_key(w, "steady");
+    w.Bool(leak.steady);
+    json_key(w, "holds");
+    w.StartArray();
+    for (const LeaksAnswer::Held& h : leak.holds) {
+      w.StartObject();
+      json_key(w, "class");
+      json_string(w, h.cls);
+      json_key(w, "site");
+      site_json(w, h.site);
+      json_key(w, "count");
+      w.Uint64(h.count);
+      json_key(w, "bytes");
+      w.Uint64(h.bytes);
+      json_key(w, "growth");
+      counts(h.growth);
+      json_key(w, "growing");
+      w.Bool(h.growing);
+      json_key(w, "steady");
+      w.Bool(h.steady);
+      json_key(w, "example");
+      json_string(w, hex_address(h.example));
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <string>
 
 #include "heapq/wording.h"
 #include "render/render.h"
 #include "render/text/common.h"
+#include "render/text/table.h"
 
 namespace heapq::render {
 
@@ -23,7 +25,7 @@ std::string heading(const LeaksAnswer& a) {
         ".\nWhere memory accumulates: objects retaining " + std::to_string(a.threshold_percent) +
         "% or more, followed down to\ntheir accumulation point (several dumps of one "
         "process show what grows).\n";
-    if (a.suspects.empty())
+    if (a.leaks.empty())
       out += "No object retains " + std::to_string(a.threshold_percent) + "% of the heap.\n";
     else if (a.below_threshold)
       out += "No object retains " + std::to_string(a.threshold_percent) +
@@ -32,9 +34,11 @@ std::string heading(const LeaksAnswer& a) {
   }
   std::string out = format_count(a.inputs.size()) + " dumps, " + a.inputs.front().path + " to " +
                     a.input.path + ":\n" + counted(a.born, "object", "objects") + " of the last " +
-                    (a.born == 1 ? "was" : "were") + " born after the first; " +
-                    counted(a.groups_growing, "group", "groups") + "\n(class, allocation site) " +
-                    (a.groups_growing == 1 ? "is" : "are") + " growing.\n";
+                    (a.born == 1 ? "was" : "were") + " born after the first.\n" +
+                    counted(a.groups, "group", "groups") + " (class, allocation site) gained " +
+                    std::to_string(a.min_growth) + " or more" +
+                    (a.groups ? ", " + format_count(a.groups_growing) + " still growing" : "") +
+                    (a.found ? ": " + counted(a.found, "leak", "leaks") : "") + ".\n";
   switch (a.match) {
     case MatchMethod::kSeq:
       break;
@@ -45,69 +49,103 @@ std::string heading(const LeaksAnswer& a) {
       break;
     case MatchMethod::kAddress:
       out +=
-          "The dumps have no allocation tracing: objects matched by address and class only (a "
-          "reused\n"
-          "address passes for the old object), and no allocation sites. Trace allocations\n"
-          "(Memprof.start, or ObjectSpace.trace_object_allocations_start) to see which line "
-          "leaks.\n";
+          "The dumps have no allocation tracing: objects matched by address and class only\n"
+          "(a reused address passes for the old object), and no allocation sites. Trace\n"
+          "allocations (Memprof.start, or ObjectSpace.trace_object_allocations_start) to see\n"
+          "which line leaks.\n";
       break;
   }
-  if (a.suspects.empty())
-    out += "No suspect: no group of objects born after the first dump gained " +
+  if (a.leaks.empty())
+    out += "No leak: no group of objects born after the first dump gained " +
            std::to_string(a.min_growth) + " or more (--min-growth).\n";
   else
-    out += "Suspects, steady growth first, then by the memory they hold:\n";
+    out += "Leaks, steady growth first, then by the memory they hold:\n";
   return out;
 }
 
-std::string suspect_text(const LeaksAnswer& a, size_t i) {
-  const LeaksAnswer::Suspect& s = a.suspects[i];
-  std::string t = "\n" + std::to_string(i + 1) + ". " + name_text(s.cls);
-  if (s.site) t += " allocated at " + site_text(*s.site);
-  t += "\n";
+std::string growth_note(bool steady, bool growing) {
+  return steady    ? " (grows between every two dumps)"
+         : growing ? " (grows, though not between every two dumps)"
+                   : " (grew, then stopped: a warm-up?)";
+}
+
+constexpr size_t kHeldRows = 8;  // rows of a leak's table in text
+
+// What a leak holds, by class and site (their counts in each dump are in --format json and the
+// report: a column of them would not leave a terminal room for the sites).
+std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
+  std::vector<std::string> head = {"count", "bytes"};
+  std::vector<bool> numeric = {true, true};
+  // Without allocation tracing no row has a site: no column says so on every row.
+  const bool sites = std::any_of(leak.holds.begin(), leak.holds.end(),
+                                 [](const LeaksAnswer::Held& h) { return h.site.has_value(); });
+  head.push_back("class");
+  numeric.push_back(false);
+  if (sites) {
+    head.push_back("allocated at");
+    numeric.push_back(false);
+  }
+  TextTable table(head, numeric);
+  for (size_t i = 0; i < leak.holds.size() && i < kHeldRows; ++i) {
+    const LeaksAnswer::Held& h = leak.holds[i];
+    std::vector<std::string> row = {format_count(h.count), format_bytes(h.bytes)};
+    row.push_back(h.cls);
+    if (sites) row.push_back(h.site ? site_string(*h.site) : "(no allocation site)");
+    table.add(std::move(row));
+  }
+  std::string out = table.render(width);
+  if (leak.holds.size() > kHeldRows)
+    out += "(" + counted(leak.holds.size() - kHeldRows, "more group", "more groups") +
+           "; --format json lists all)\n";
+  return out;
+}
+
+std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
+  const LeaksAnswer::Leak& leak = a.leaks[i];
+  std::string t = "\n" + std::to_string(i + 1) + ". ";
+  if (!leak.holder) {
+    t += "No single object holds it\n";
+  } else {
+    // Held by a root directly: the edge is the root's category, which the path shows.
+    const bool by_root = !leak.path->steps.empty() &&
+                         leak.path->steps.front().object.address == leak.holder->address;
+    t += leak.own_memory ? "" : "Held by ";
+    t += object_text(*leak.holder) + " " + hex_address(leak.holder->address) +
+         (leak.holder_edge.empty() || by_root ? "" : " (" + name_text(leak.holder_edge) + ")");
+    t += "\n";
+    if (leak.holder->site) t += "   allocated at " + site_text(*leak.holder->site) + "\n";
+    t += "   " + path_text(*leak.path) + "\n";
+    // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
+    if (leak.own_memory)
+      return t + "   its memory is its own, not its children's: " + format_bytes(leak.bytes) + "\n";
+  }
+  const std::string share =
+      !leak.holder || leak.holder_share == leak.count
+          ? ""
+          : "\n   the holder holds " + format_count(leak.holder_share) + " of them";
   if (a.several) {
-    t += "   growth " + growth_text(s.growth) +
-         (s.steady    ? " (grows between every two dumps)"
-          : s.growing ? " (grows, though not between every two dumps)"
-                      : " (grew, then stopped: a warm-up?)") +
+    t += "   " + counted(leak.count, "object", "objects") +
+         " born after the first dump: " + format_bytes(leak.bytes) + ", retaining " +
+         format_bytes(leak.retained_bytes) + share + "\n";
+    t += "   in each dump: " + growth_text(leak.growth) + growth_note(leak.steady, leak.growing) +
          "\n";
-    t += "   " + format_count(s.count) +
-         " born after the first dump, still alive: " + format_bytes(s.bytes) + ", retaining " +
-         format_bytes(s.retained_bytes) + "\n";
   } else {
     t += "   " +
-         (s.count == 1 ? std::string("1 object") : format_count(s.count) + " held together") +
-         ": " + format_bytes(s.bytes) + ", retaining " + format_bytes(s.retained_bytes) + "\n";
-    // A group of one site has it in its heading already.
-    if (!s.site)
-      for (const auto& [site, n] : s.sites)
-        t += "   " + format_count(n) + " allocated at " + (site ? site_text(*site) : "") + "\n";
+         (leak.count == 1 ? std::string("1 object") : format_count(leak.count) + " held together") +
+         ": " + format_bytes(leak.bytes) + ", retaining " + format_bytes(leak.retained_bytes) +
+         share + "\n";
   }
-  if (!s.holder) return t + "   no single object holds most of them\n";
-  if (s.same_holder_as)
-    return t + "   held by the same " + object_text(*s.holder) + " as #" +
-           std::to_string(s.same_holder_as) +
-           (s.holder_share == s.count ? "" : " (" + format_count(s.holder_share) + " of them)") +
-           "\n";
-  if (s.own_memory)
-    // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
-    return t + "   its memory is its own, not its children's\n   " + path_text(*s.path) + "\n";
-  // Held by a root directly: the edge is the root's category, which the path shows.
-  const bool by_root =
-      !s.path->steps.empty() && s.path->steps.front().object.address == s.holder->address;
-  return t + "   held by " + object_text(*s.holder) + " " + hex_address(s.holder->address) +
-         (s.holder_edge.empty() || by_root ? "" : " (" + name_text(s.holder_edge) + ")") +
-         ", which " +
-         (s.holder_share == s.count ? "holds all of them\n"
-                                    : "holds " + format_count(s.holder_share) + " of them\n") +
-         "   " + path_text(*s.path) + "\n";
+  return t + held_table(leak, width);
 }
 
 }  // namespace
 
 std::string text(const LeaksAnswer& a, const TextOptions& options) {
   std::string out = heading(a);
-  for (size_t i = 0; i < a.suspects.size(); ++i) out += suspect_text(a, i);
+  for (size_t i = 0; i < a.leaks.size(); ++i) out += leak_text(a, i, options.width);
+  if (a.leaks.size() < a.found)
+    out += "\n(" + counted(a.found - a.leaks.size(), "more leak", "more leaks") +
+           "; --top 0 shows all)\n";
   return finish_text(out, options.width);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 #include "heapq/saturating_add.h"
 
@@ -10,21 +11,48 @@ namespace heapq {
 
 namespace {
 
-// Objects with the most of a key first, each key once, at most `top`.
-std::vector<std::pair<GroupTable::Group, uint64_t>> top_groups(GroupTable& table,
-                                                               const std::vector<uint32_t>& of,
-                                                               const std::vector<ObjectId>& objects,
-                                                               size_t top) {
-  std::map<uint32_t, uint64_t> counts;
-  for (ObjectId o : objects)
-    if (of[o.value()] != GroupTable::kNoGroup) ++counts[of[o.value()]];
-  std::vector<std::pair<uint32_t, uint64_t>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](auto& a, auto& b) { return a.second > b.second; });
-  std::vector<std::pair<GroupTable::Group, uint64_t>> out;
-  for (size_t i = 0; i < sorted.size() && i < top; ++i)
-    out.push_back({table.group(sorted[i].first), sorted[i].second});
-  return out;
+// Disjoint sets of groups (union by size, halving paths): which growing groups are one leak.
+class GroupSets {
+ public:
+  explicit GroupSets(size_t n) : parent_(n), size_(n, 1) {
+    for (uint32_t i = 0; i < n; ++i) parent_[i] = i;
+  }
+  uint32_t find(uint32_t x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void join(uint32_t a, uint32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    if (size_[a] < size_[b]) std::swap(a, b);
+    parent_[b] = a;
+    size_[a] += size_[b];
+  }
+
+ private:
+  std::vector<uint32_t> parent_, size_;
+};
+
+// The leaks' objects as one key per object (UINT32_MAX: none), their holders and what they
+// retain, for the leaks in `wanted` (by index).
+void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
+                   const std::vector<uint32_t>& leak_of, std::vector<Leak>& leaks) {
+  for (Leak& leak : leaks) leak.members.clear();
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (leak_of[i] != UINT32_MAX) leaks[leak_of[i]].members.push_back(ObjectId(i));
+  std::vector<uint32_t> wanted(leaks.size());
+  for (uint32_t k = 0; k < leaks.size(); ++k) wanted[k] = k;
+  const std::vector<uint64_t> retained =
+      leaks.empty() ? std::vector<uint64_t>()
+                    : dom.retained_by(
+                          g, leaks.size(), [&](ObjectId o) { return leak_of[o.value()]; }, wanted);
+  const std::vector<std::pair<ObjectId, uint64_t>> holders =
+      find_holders(g, dom, leak_of, leaks.size());
+  for (uint32_t k = 0; k < leaks.size(); ++k) {
+    leaks[k].retained_bytes = retained[k];
+    if (!leaks[k].holder.valid()) std::tie(leaks[k].holder, leaks[k].holder_share) = holders[k];
+  }
 }
 
 }  // namespace
@@ -73,18 +101,25 @@ std::pair<ObjectId, uint64_t> find_holder(const HeapGraph& g, const HeapDominato
 }
 
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
-                              const LeakOptions& options) {
+                              const LeakOptions& options,
+                              const std::vector<const std::vector<bool>*>& reachable) {
   LeakReport report;
   const HeapGraph& first = *dumps.front();
   const HeapGraph& last = *dumps.back();
   report.heap_bytes = dom.retained_bytes(last.virtual_root());
 
-  // The objects of each group in each dump, as heapq stats counts them.
+  // The objects of each group in each dump that its roots reach.
   GroupTable table;
   std::vector<std::vector<uint64_t>> counts;
   std::vector<uint32_t> group_of;  // of the last dump's objects
-  for (const HeapGraph* g : dumps) {
-    std::vector<uint32_t> of = table.assign(*g, [](ObjectId) { return true; });
+  for (size_t d = 0; d < dumps.size(); ++d) {
+    const HeapGraph* g = dumps[d];
+    const std::vector<bool>* known =
+        g == &last ? nullptr : (d < reachable.size() ? reachable[d] : nullptr);
+    if (known && known->size() != g->object_count()) known = nullptr;
+    std::vector<uint32_t> of = table.assign(*g, [&](ObjectId o) {
+      return g == &last ? dom.reachable(o) : !known || (*known)[o.value()];
+    });
     std::vector<uint64_t>& c = counts.emplace_back();
     for (uint32_t grp : of)
       if (grp != GroupTable::kNoGroup) {
@@ -101,78 +136,119 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   const uint32_t n = static_cast<uint32_t>(last.object_count());
   std::vector<uint32_t> born_group(n, GroupTable::kNoGroup);
   std::vector<uint64_t> born_count(table.size(), 0), born_bytes(table.size(), 0);
+  std::vector<ObjectId> example(table.size());
   for (uint32_t i = 0; i < n; ++i) {
     if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) continue;
-    born_group[i] = group_of[i];
-    ++born_count[group_of[i]];
-    add_saturating(born_bytes[group_of[i]], last.memsize(ObjectId(i)));
+    const uint32_t grp = group_of[i];
+    born_group[i] = grp;
+    if (born_count[grp]++ == 0) example[grp] = ObjectId(i);
+    add_saturating(born_bytes[grp], last.memsize(ObjectId(i)));
     ++report.born;
   }
 
-  // Rank: steady growth first, then the bytes the born objects hold (what single objects of a
-  // group dominate: cheap for every group at once; the exact set size is computed for the top).
-  const std::vector<uint64_t> held =
-      dom.dominated_by(last, table.size(), [&](ObjectId o) { return born_group[o.value()]; });
-  struct Candidate {
-    uint32_t group;
-    bool growing, steady;
-  };
-  std::vector<Candidate> candidates;
+  // The growing groups, each with its holder.
+  std::vector<uint32_t> grown(table.size(), GroupTable::kNoGroup);  // group -> index in growing
+  std::vector<LeakGroup> growing;
+  std::vector<uint32_t> growing_group;
   for (uint32_t grp = 0; grp < table.size(); ++grp) {
     if (born_count[grp] == 0 ||
         counts.back()[grp] < counts.front()[grp] + std::max<uint64_t>(options.min_growth, 1))
       continue;
-    bool steady = true;
+    LeakGroup lg;
+    lg.group = table.group(grp);
+    lg.count = born_count[grp];
+    lg.bytes = born_bytes[grp];
+    for (const auto& per_dump : counts) lg.growth.push_back(per_dump[grp]);
+    lg.steady = true;
     for (size_t d = 1; d < counts.size(); ++d)
-      steady = steady && counts[d][grp] > counts[d - 1][grp];
-    const bool growing = counts[counts.size() - 1][grp] > counts[counts.size() - 2][grp];
-    candidates.push_back({grp, growing, steady});
-    report.groups_growing += growing;
+      lg.steady = lg.steady && counts[d][grp] > counts[d - 1][grp];
+    lg.growing = counts[counts.size() - 1][grp] > counts[counts.size() - 2][grp];
+    lg.example = example[grp];
+    report.groups_growing += lg.growing;
+    grown[grp] = static_cast<uint32_t>(growing.size());
+    growing.push_back(std::move(lg));
+    growing_group.push_back(grp);
   }
-  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
-    if (a.steady != b.steady) return a.steady;
-    if (a.growing != b.growing) return a.growing;
-    if (held[a.group] != held[b.group]) return held[a.group] > held[b.group];
-    if (born_bytes[a.group] != born_bytes[b.group])
-      return born_bytes[a.group] > born_bytes[b.group];
-    return a.group < b.group;
-  });
-  if (candidates.size() > options.top) candidates.resize(options.top);
-
-  // What each suspect needs, for all of them at once: the work is linear in the heap however
-  // many there are (--top 0), and each group's retained set is walked once.
-  std::vector<uint32_t> slot(table.size(), UINT32_MAX), wanted;
-  for (const Candidate& c : candidates) {
-    slot[c.group] = static_cast<uint32_t>(wanted.size());
-    wanted.push_back(c.group);
-  }
-  std::vector<std::vector<ObjectId>> members(candidates.size());
+  report.groups = growing.size();
+  std::vector<uint32_t> growing_of(n, UINT32_MAX);  // the born objects of growing groups
   for (uint32_t i = 0; i < n; ++i)
-    if (born_group[i] != GroupTable::kNoGroup && slot[born_group[i]] != UINT32_MAX)
-      members[slot[born_group[i]]].push_back(ObjectId(i));
-  const std::vector<uint64_t> retained =
-      wanted.empty()
-          ? std::vector<uint64_t>()
-          : dom.retained_by(
-                last, table.size(), [&](ObjectId o) { return born_group[o.value()]; }, wanted);
+    if (born_group[i] != GroupTable::kNoGroup) growing_of[i] = grown[born_group[i]];
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
-      find_holders(last, dom, born_group, table.size());
+      find_holders(last, dom, growing_of, growing.size());
 
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = candidates[i];
-    LeakSuspect s;
-    s.group = table.group(c.group);
-    s.count = born_count[c.group];
-    s.bytes = born_bytes[c.group];
-    for (const auto& per_dump : counts) s.growth.push_back(per_dump[c.group]);
-    s.growing = c.growing;
-    s.steady = c.steady;
-    s.members = std::move(members[i]);
-    s.example = s.members.front();
-    s.retained_bytes = retained[c.group];
-    std::tie(s.holder, s.holder_share) = holders[c.group];
-    report.suspects.push_back(std::move(s));
+  // One leak: the groups one object holds, and those held by an object of another.
+  GroupSets sets(growing.size());
+  std::unordered_map<uint32_t, uint32_t> by_holder;
+  for (uint32_t k = 0; k < growing.size(); ++k) {
+    const ObjectId h = holders[k].first;
+    if (!h.valid()) continue;
+    if (auto [it, added] = by_holder.try_emplace(h.value(), k); !added) sets.join(k, it->second);
+    if (growing_of[h.value()] != UINT32_MAX) sets.join(k, growing_of[h.value()]);
   }
+  std::vector<uint32_t> leak_index(growing.size(), UINT32_MAX);
+  std::vector<Leak> leaks;
+  for (uint32_t k = 0; k < growing.size(); ++k) {
+    uint32_t& index = leak_index[sets.find(k)];
+    if (index == UINT32_MAX) {
+      index = static_cast<uint32_t>(leaks.size());
+      leaks.emplace_back().growth.assign(dumps.size(), 0);
+    }
+    leak_index[k] = index;
+  }
+  report.found = leaks.size();
+
+  // Rank: steady growth first, then the bytes the born objects hold (what single objects
+  // dominate: cheap for every group and every leak at once; the exact set size is computed for
+  // the leaks kept).
+  const std::vector<uint64_t> held_by_group =
+      dom.dominated_by(last, growing.size(), [&](ObjectId o) { return growing_of[o.value()]; });
+  std::vector<uint32_t> order(growing.size());
+  for (uint32_t k = 0; k < growing.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const LeakGroup &x = growing[a], &y = growing[b];
+    if (x.steady != y.steady) return x.steady;
+    if (x.growing != y.growing) return x.growing;
+    if (held_by_group[a] != held_by_group[b]) return held_by_group[a] > held_by_group[b];
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return growing_group[a] < growing_group[b];
+  });
+  for (uint32_t k : order) {
+    Leak& leak = leaks[leak_index[k]];
+    LeakGroup& lg = growing[k];
+    leak.count += lg.count;
+    add_saturating(leak.bytes, lg.bytes);
+    for (size_t d = 0; d < lg.growth.size(); ++d) leak.growth[d] += lg.growth[d];
+    leak.steady = leak.steady || lg.steady;
+    leak.growing = leak.growing || lg.growing;
+    leak.groups.push_back(std::move(lg));
+  }
+  std::vector<uint32_t> leak_of(n, UINT32_MAX);
+  for (uint32_t i = 0; i < n; ++i)
+    if (growing_of[i] != UINT32_MAX) leak_of[i] = leak_index[growing_of[i]];
+  const std::vector<uint64_t> held =
+      dom.dominated_by(last, leaks.size(), [&](ObjectId o) { return leak_of[o.value()]; });
+  std::vector<uint32_t> rank(leaks.size());
+  for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = k;
+  std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
+    const Leak &x = leaks[a], &y = leaks[b];
+    if (x.steady != y.steady) return x.steady;
+    if (x.growing != y.growing) return x.growing;
+    if (held[a] != held[b]) return held[a] > held[b];
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return a < b;
+  });
+  if (rank.size() > options.top) rank.resize(options.top);
+
+  // The leaks kept, each with its members, holder and retained size: linear in the heap
+  // however many there are (--top 0).
+  std::vector<uint32_t> kept(leaks.size(), UINT32_MAX);
+  for (uint32_t r = 0; r < rank.size(); ++r) {
+    kept[rank[r]] = r;
+    report.leaks.push_back(std::move(leaks[rank[r]]));
+  }
+  for (uint32_t& k : leak_of)
+    if (k != UINT32_MAX) k = kept[k];
+  resolve_leaks(last, dom, leak_of, report.leaks);
   return report;
 }
 
@@ -252,15 +328,15 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
       report.below_threshold = !points.empty();
     }
   }
+  report.found = points.size();
   if (points.size() > options.top) points.resize(options.top);
 
-  GroupTable classes(GroupTable::By::kClass), sites;
-  const std::vector<uint32_t> class_of = classes.assign(g, [](ObjectId) { return true; });
-  const std::vector<uint32_t> site_of =
-      sites.assign(g, [&](ObjectId o) { return g.source_site(o).valid(); });
+  GroupTable table;
+  const std::vector<uint32_t> group_of = table.assign(g, [](ObjectId) { return true; });
+  std::vector<uint32_t> leak_of(g.object_count(), UINT32_MAX);
   for (ObjectId a : points) {
-    LeakSuspect s;
-    s.holder = a;
+    Leak& leak = report.leaks.emplace_back();
+    leak.holder = a;
     std::vector<ObjectId> kids = dom.children(a);
     if (chain_starts(a, kids)) {
       // The chain's nodes, held by what holds its first one.
@@ -270,38 +346,57 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
         kids = dom.children(kids[0]);
       }
       kids = std::move(chain);
-      if (dom.idom(a) != root) s.holder = dom.idom(a);
+      if (dom.idom(a) != root) leak.holder = dom.idom(a);
     }
     // Where the children hold less than the object itself (a big String, an Array of small
     // Integers), the memory is the object's own.
     uint64_t in_kids = 0;
     for (ObjectId k : kids) add_saturating(in_kids, dom.retained_bytes(k));
-    if (in_kids < g.memsize(a) && s.holder == a) kids.assign(1, a);
-    // The children's class that retains the most.
-    std::map<uint32_t, uint64_t> retained;
-    for (ObjectId k : kids) retained[class_of[k.value()]] += dom.retained_bytes(k);
-    const uint32_t cls = std::max_element(retained.begin(), retained.end(), [](auto& x, auto& y) {
-                           return x.second < y.second;
-                         })->first;
-    std::vector<bool> in_set(g.object_count(), false);
-    for (ObjectId k : kids)
-      if (class_of[k.value()] == cls) {
-        s.members.push_back(k);
-        in_set[k.value()] = true;
-        add_saturating(s.bytes, g.memsize(k));
+    if (in_kids < g.memsize(a) && leak.holder == a) kids.assign(1, a);
+    // What it holds by class and site, the groups retaining the most first (a child's
+    // retained set is its own: the sums are exact).
+    std::unordered_map<uint32_t, size_t> row;
+    std::vector<uint64_t> row_retained;
+    for (ObjectId k : kids) {
+      if (profiler(k)) continue;
+      const uint32_t grp = group_of[k.value()];
+      auto [it, added] = row.try_emplace(grp, leak.groups.size());
+      if (added) {
+        LeakGroup& lg = leak.groups.emplace_back();
+        lg.group = table.group(grp);
+        lg.example = k;
+        row_retained.push_back(0);
       }
-    s.count = s.members.size();
-    s.growth = {s.count};
-    s.holder_share = s.count;
-    s.example = s.members.front();
-    const uint32_t wanted[] = {0};
-    s.retained_bytes = dom.retained_by(
-        g, 1, [&](ObjectId o) { return in_set[o.value()] ? 0u : UINT32_MAX; }, wanted)[0];
-    s.sites = top_groups(sites, site_of, s.members, 3);
-    s.group = s.sites.empty() ? GroupTable::Group() : s.sites.front().first;
-    s.group.cls = classes.group(cls).cls;
-    report.suspects.push_back(std::move(s));
+      LeakGroup& lg = leak.groups[it->second];
+      ++lg.count;
+      add_saturating(lg.bytes, g.memsize(k));
+      add_saturating(row_retained[it->second], dom.retained_bytes(k));
+      leak_of[k.value()] = static_cast<uint32_t>(report.leaks.size() - 1);
+      ++leak.count;
+      add_saturating(leak.bytes, g.memsize(k));
+    }
+    if (leak.groups.empty()) {  // the profiler's alone
+      report.leaks.pop_back();
+      continue;
+    }
+    std::vector<size_t> order(leak.groups.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      if (row_retained[x] != row_retained[y]) return row_retained[x] > row_retained[y];
+      if (leak.groups[x].count != leak.groups[y].count)
+        return leak.groups[x].count > leak.groups[y].count;
+      return x < y;
+    });
+    std::vector<LeakGroup> sorted;
+    for (size_t i : order) {
+      sorted.push_back(std::move(leak.groups[i]));
+      sorted.back().growth = {sorted.back().count};
+    }
+    leak.groups = std::move(sorted);
+    leak.growth = {leak.count};
+    leak.holder_share = leak.count;
   }
+  resolve_leaks(g, dom, leak_of, report.leaks);
   return report;
 }
 

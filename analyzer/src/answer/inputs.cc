@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 
+#include "heapq/retainers.h"
 #include "heapq/store.h"
 #include "heapq/utf8.h"
 #include "heapq/wording.h"
@@ -27,7 +28,8 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
 // A store (heapq load): the graph is rebuilt from its tables, the report is the one saved at
 // load time. PATH may end in #N to pick a dump other than the last.
 Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
-  LoadedDump dump{path, {}, {}};
+  LoadedDump dump;
+  dump.path = path;
   StoredDump which;
   auto graph = read_store(ref.file, ref.dump, dump.report, &which, references);
   if (!graph) return graph.error();
@@ -160,9 +162,14 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
   if (!expanded) return expanded.error();
   std::vector<LoadedDump> dumps;
   for (size_t i = 0; i < expanded->size(); ++i) {
-    auto dump = load_input((*expanded)[i], options,
-                           i + 1 == expanded->size() ? Needs::kGraph : Needs::kObjectsOnly);
+    auto dump = load_input((*expanded)[i], options, Needs::kGraph);
     if (!dump) return dump.error();
+    if (i + 1 < expanded->size()) {
+      // Only what the roots reach counts (garbage not yet swept is not growth); the references
+      // go once that is known, so that older dumps cost their objects alone.
+      dump->reachable = reachable_from_roots(dump->graph);
+      dump->graph.drop_references();
+    }
     dumps.push_back(std::move(*dump));
     // Each checked against those before it as it comes: a refusal need not wait for the rest.
     std::vector<const LoadedDump*> so_far;
@@ -188,8 +195,8 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   load.references = needs != Needs::kObjectsOnly;
   load.max_line_bytes = static_cast<size_t>(options.max_line_mib) << 20;
   if (options.progress) load.progress = options.progress(path);
-  LoadedDump dump{path == "-" ? "<stdin>" : path, {}, {}};
-  dump.name = dump.path;
+  LoadedDump dump;
+  dump.path = dump.name = path == "-" ? "<stdin>" : path;
   auto graph = load_dump(**input, load, dump.report);
   load.progress = nullptr;  // done: a progress bar clears its line
   if (!graph) return graph.error();

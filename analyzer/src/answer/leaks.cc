@@ -1,7 +1,5 @@
 #include "heapq/answer/leaks.h"
 
-#include <algorithm>
-
 #include "heapq/dominators.h"
 #include "heapq/leaks.h"
 #include "heapq/retainers.h"
@@ -33,8 +31,12 @@ LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators
   leak_options.min_growth = options.min_growth;
   if (dumps.size() == 1) return find_accumulations(dumps.back().graph, dom, leak_options);
   std::vector<const HeapGraph*> graphs;
-  for (const LoadedDump& d : dumps) graphs.push_back(&d.graph);
-  return find_growing_leaks(graphs, dom, leak_options);
+  std::vector<const std::vector<bool>*> reachable;
+  for (const LoadedDump& d : dumps) {
+    graphs.push_back(&d.graph);
+    reachable.push_back(&d.reachable);
+  }
+  return find_growing_leaks(graphs, dom, leak_options, reachable);
 }
 
 LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport& report,
@@ -48,39 +50,33 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport&
   a.profiler_bytes = report.profiler_bytes;
   a.match = report.match;
   a.born = report.born;
+  a.groups = report.groups;
   a.groups_growing = report.groups_growing;
+  a.found = report.found;
   a.min_growth = options.min_growth;
   a.threshold_percent = options.threshold_percent;
   a.below_threshold = report.below_threshold;
-  if (report.suspects.empty()) return a;
+  if (report.leaks.empty()) return a;
 
   const ShortestPathTree tree = ShortestPathTree::compute(last);
-  for (size_t i = 0; i < report.suspects.size(); ++i) {
-    const LeakSuspect& s = report.suspects[i];
-    LeaksAnswer::Suspect out;
-    out.cls = s.group.cls;
-    out.site = group_site(s.group);
-    out.count = s.count;
-    out.bytes = s.bytes;
-    out.retained_bytes = s.retained_bytes;
-    out.growth = s.growth;
-    out.growing = s.growing;
-    out.steady = s.steady;
-    out.example = last.address(s.example);
-    for (const auto& [site, n] : s.sites) out.sites.push_back({group_site(site), n});
-    out.holder_share = s.holder_share;
-    if (s.holder.valid()) {
-      out.holder = object_ref(last, s.holder);
-      out.holder_edge = std::string(last.string(tree.edge_into(last, s.holder)));
-      out.path = path_ref(last, tree.path_to(last, s.holder, options.max_depth));
-      const auto same =
-          std::find_if(report.suspects.begin(), report.suspects.begin() + static_cast<ptrdiff_t>(i),
-                       [&](const LeakSuspect& x) { return x.holder == s.holder; });
-      if (same != report.suspects.begin() + static_cast<ptrdiff_t>(i))
-        out.same_holder_as = static_cast<size_t>(same - report.suspects.begin()) + 1;
-      out.own_memory = s.count == 1 && s.holder == s.example;
+  for (const Leak& leak : report.leaks) {
+    LeaksAnswer::Leak& out = a.leaks.emplace_back();
+    out.count = leak.count;
+    out.bytes = leak.bytes;
+    out.retained_bytes = leak.retained_bytes;
+    out.growth = leak.growth;
+    out.growing = leak.growing;
+    out.steady = leak.steady;
+    for (const LeakGroup& g : leak.groups)
+      out.holds.push_back({g.group.cls, group_site(g.group), g.count, g.bytes, g.growth, g.growing,
+                           g.steady, last.address(g.example)});
+    out.holder_share = leak.holder_share;
+    if (leak.holder.valid()) {
+      out.holder = object_ref(last, leak.holder);
+      out.holder_edge = std::string(last.string(tree.edge_into(last, leak.holder)));
+      out.path = path_ref(last, tree.path_to(last, leak.holder, options.max_depth));
+      out.own_memory = leak.count == 1 && leak.members.front() == leak.holder;
     }
-    a.suspects.push_back(std::move(out));
   }
   return a;
 }

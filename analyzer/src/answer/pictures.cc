@@ -23,6 +23,9 @@ std::vector<std::string> object_lines(const HeapGraph& g, const HeapDominators& 
   lines.push_back(format_bytes(g.memsize(o)) + " itself, retains " +
                   format_bytes(dom.retained_bytes(o)));
   if (auto site = site_ref(g, g.site(o))) lines.push_back(site_string(*site));
+  // A Proc: where its block is written, the line heapq leaks groups it by.
+  if (auto block = site_ref(g, g.block_site(o)))
+    lines.push_back("block at " + site_location(block->file, block->line));
   return lines;
 }
 
@@ -149,6 +152,21 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
     p.boxes.push_back(more_box(hidden, "path shape", "path shapes", count, hidden_bytes));
     p.arrows.push_back(Arrow{box_of[parent], p.boxes.size() - 1, ""});
   }
+  return p;
+}
+
+viz::Picture leak_picture(const HeapGraph& g, const ShortestPathTree& tree,
+                          const HeapDominators& dom, const Leak& leak, const std::string& id,
+                          const PictureLimits& limits) {
+  const GroupTable::Group& first = leak.groups.front().group;
+  std::string what = first.cls;
+  if (first.has_site())
+    what += " allocated at " + site_string({first.file, first.line, first.method});
+  if (leak.groups.size() > 1)
+    what += " and " + counted(leak.groups.size() - 1, "other group", "other groups");
+  viz::Picture p =
+      shapes_picture(g, tree, dom, leak.members, what + ", in the last dump", leak.holder, limits);
+  p.id = id;
   return p;
 }
 

@@ -23,27 +23,21 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
   sites.top = options.top;
   a.sites = sites_answer(dumps.back(), &dom, sites);
   LeaksOptions leaks;
-  leaks.top = options.suspects;
+  leaks.top = options.leaks;
   leaks.max_depth = 24;
   const bool several = dumps.size() > 1;
-  const LeakReport report =
-      several || options.suspects ? find_leaks(dumps, dom, leaks) : LeakReport();
+  const LeakReport report = several || options.leaks ? find_leaks(dumps, dom, leaks) : LeakReport();
   a.leaks = leaks_answer(dumps, report, leaks);
   a.reachable_objects = dom.retained_count(g.virtual_root()) - 1;
   a.reachable_bytes = dom.retained_bytes(g.virtual_root());
   a.unreachable_objects = dom.unreachable_count();
   a.unreachable_bytes = dom.unreachable_bytes();
-  if (!report.suspects.empty()) {
+  if (!report.leaks.empty()) {
     const ShortestPathTree tree = ShortestPathTree::compute(g);
-    for (size_t i = 0; i < report.suspects.size(); ++i) {
-      const LeakSuspect& s = report.suspects[i];
-      std::string heading = s.group.cls;
-      if (s.group.has_site())
-        heading += " allocated at " + site_string({s.group.file, s.group.line, s.group.method});
-      ReportAnswer::SuspectPicture p;
-      p.picture = shapes_picture(g, tree, dom, s.members, heading + ", in the last dump", s.holder,
-                                 PictureLimits{24, 12});
-      p.picture.id = "suspect" + std::to_string(i + 1);
+    for (size_t i = 0; i < report.leaks.size(); ++i) {
+      ReportAnswer::LeakPicture p;
+      p.picture = leak_picture(g, tree, dom, report.leaks[i], "leak" + std::to_string(i + 1),
+                               PictureLimits{24, 12});
       p.holder_drawn =
           std::any_of(p.picture.boxes.begin(), p.picture.boxes.end(),
                       [](const viz::Box& b) { return b.kind == viz::BoxKind::kHolder; });

@@ -91,7 +91,8 @@ Result<RetainersAnswer> answer_retainers(const std::string& input, const std::st
 
 Result<RetainersAnswer> retainers_answer(const LoadedDump& dump, const std::string& target,
                                          const RetainersOptions& options) {
-  HEAPQ_ASSIGN_OR_RETURN(const Target found, find_target(dump.graph, target, dump.path));
+  HEAPQ_ASSIGN_OR_RETURN(const Target found,
+                         find_target(dump.graph, target, dump.path, options.site));
   RetainersAnswer a;
   a.input = summarize(dump);
   a.max_depth = options.max_depth;

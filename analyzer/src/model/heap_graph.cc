@@ -48,4 +48,10 @@ size_t HeapGraph::bytes() const {
          v(sites_) + v(address_index_) + strings_.bytes();
 }
 
+void HeapGraph::drop_references() {
+  std::vector<uint32_t>().swap(edge_target_);
+  std::vector<StringId>().swap(edge_name_);
+  edge_begin_.assign(object_count() + 2, 0);
+}
+
 }  // namespace heapq

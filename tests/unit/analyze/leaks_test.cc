@@ -5,12 +5,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "analyze/process_dumps.h"
 #include "heapq/diff.h"
 #include "heapq/dominators.h"
 #include "heapq/dump_match.h"
+#include "heapq/retainers.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -18,6 +20,7 @@ namespace {
 
 using testing::id;
 using testing::kClasses;
+using testing::kClassRoots;
 using testing::load;
 using testing::process_dump;
 using testing::record;
@@ -112,9 +115,9 @@ TEST(DumpMatch, TrackingRestartedBetweenDumpsKeepsTheFirstDumpsObjects) {
 
   HeapDominators dom = HeapDominators::compute(a);
   LeakReport r = find_growing_leaks({&b, &a}, dom, LeakOptions());
-  ASSERT_FALSE(r.suspects.empty());
-  EXPECT_EQ(r.suspects[0].group.cls, "Item");
-  EXPECT_EQ(r.suspects[0].count, 200u) << "the first dump's Items were there before";
+  ASSERT_FALSE(r.leaks.empty());
+  EXPECT_EQ(r.leaks[0].groups[0].group.cls, "Item");
+  EXPECT_EQ(r.leaks[0].count, 200u) << "the first dump's Items were there before";
 }
 
 TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
@@ -122,12 +125,14 @@ TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   HeapDominators dom = HeapDominators::compute(d3);
   LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
   EXPECT_EQ(r.match, MatchMethod::kGeneration);
-  ASSERT_EQ(r.suspects.size(), 2u) << "the churning Sessions never grow";
-  const LeakSuspect& leak = r.suspects[0];
-  EXPECT_EQ(leak.group.cls, "Item");
-  EXPECT_EQ(leak.group.file, "a.rb");
-  EXPECT_EQ(leak.group.line, 1u);
-  EXPECT_EQ(leak.growth, (std::vector<uint64_t>{20, 40, 60}));
+  ASSERT_EQ(r.leaks.size(), 2u) << "the churning Sessions never grow";
+  const Leak& leak = r.leaks[0];
+  ASSERT_EQ(leak.groups.size(), 1u);
+  EXPECT_EQ(leak.groups[0].group.cls, "Item");
+  EXPECT_EQ(leak.groups[0].group.file, "a.rb");
+  EXPECT_EQ(leak.groups[0].group.line, 1u);
+  EXPECT_EQ(leak.groups[0].growth, (std::vector<uint64_t>{20, 40, 60}));
+  EXPECT_EQ(leak.growth, leak.groups[0].growth);
   EXPECT_TRUE(leak.steady);
   EXPECT_TRUE(leak.growing);
   EXPECT_EQ(leak.count, 40u) << "born after the first dump";
@@ -135,17 +140,128 @@ TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   EXPECT_EQ(leak.holder, id(d3, 0x200));
   EXPECT_EQ(leak.holder_share, 40u);
   // The warm-up holds more memory but grew once: below the steady leak, and not growing now.
-  const LeakSuspect& warm = r.suspects[1];
-  EXPECT_EQ(warm.group.cls, "String");
+  const Leak& warm = r.leaks[1];
+  EXPECT_EQ(warm.groups[0].group.cls, "String");
   EXPECT_EQ(warm.growth, (std::vector<uint64_t>{0, 30, 30}));
   EXPECT_FALSE(warm.growing);
   EXPECT_GT(warm.bytes, leak.bytes);
   EXPECT_EQ(warm.holder, id(d3, 0x500));
   EXPECT_EQ(r.groups_growing, 1u);
+  EXPECT_EQ(r.groups, 2u);
+  EXPECT_EQ(r.found, 2u);
 
   LeakOptions strict;
   strict.min_growth = 41;
-  EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).suspects.empty());
+  EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).leaks.empty());
+}
+
+// Growing groups with one holder are one leak, and so are those held by an object of another
+// growing group: the Items of a cache and their Strings; the Sessions of an Array and the Tasks
+// one of those Sessions keeps. A growing Array of Strings elsewhere is a leak of its own.
+TEST(Leaks, GroupsOneObjectHoldsAreOneLeak) {
+  auto dump = [](int d) {
+    std::string out = kClasses + root("vm", {0x100, 0x500, 0x800});
+    std::vector<uint64_t> items, sessions, logs, tasks;
+    for (int i = 0; i < 20 * d; ++i) items.push_back(0x10000 + 0x28 * i);
+    for (int i = 0; i < 20 * d; ++i) sessions.push_back(0x60000 + 0x28 * i);
+    for (int i = 0; i < 15 * d; ++i) logs.push_back(0x80000 + 0x28 * i);
+    for (int i = 0; i < 30 * (d - 1); ++i) tasks.push_back(0x70000 + 0x28 * i);
+    out += record(0x100, "OBJECT", 0x10, {0x200}, 40) + record(0x200, "HASH", 0x20, items, 200) +
+           record(0x500, "ARRAY", 0x40, sessions, 80) + record(0x800, "ARRAY", 0x40, logs, 80);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const int gen = static_cast<int>(i / 20) + 1;
+      out += record(items[i], "OBJECT", 0x30, {0x40000 + 0x28 * i}, 40,
+                    traced("a.rb", 1, gen).c_str()) +
+             record(0x40000 + 0x28 * i, "STRING", 0x60, {}, 40, traced("a.rb", 2, gen).c_str());
+    }
+    for (size_t i = 0; i < sessions.size(); ++i)
+      out += record(sessions[i], "OBJECT", 0x50, i == 20 ? tasks : std::vector<uint64_t>{}, 40,
+                    traced("c.rb", 3, static_cast<int>(i / 20) + 1).c_str());
+    for (size_t i = 0; i < tasks.size(); ++i)
+      out += record(tasks[i], "OBJECT", 0x30, {}, 40,
+                    traced("d.rb", 4, static_cast<int>(i / 30) + 2).c_str());
+    for (size_t i = 0; i < logs.size(); ++i)
+      out += record(logs[i], "STRING", 0x60, {}, 40,
+                    traced("e.rb", 5, static_cast<int>(i / 15) + 1).c_str());
+    return out;
+  };
+  HeapGraph d1 = load(dump(1)), d2 = load(dump(2)), d3 = load(dump(3));
+  HeapDominators dom = HeapDominators::compute(d3);
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
+  EXPECT_EQ(r.groups, 5u);
+  EXPECT_EQ(r.found, 3u);
+  ASSERT_EQ(r.leaks.size(), 3u);
+  auto sites = [](const Leak& leak) {
+    std::vector<std::string> out;
+    for (const LeakGroup& g : leak.groups)
+      out.push_back(g.group.cls + " " + g.group.file + ":" + std::to_string(g.group.line));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::map<uint64_t, const Leak*> by_holder;
+  for (const Leak& leak : r.leaks) by_holder[d3.address(leak.holder)] = &leak;
+  ASSERT_EQ(by_holder.size(), 3u) << "three holders";
+  ASSERT_TRUE(by_holder.count(0x200) && by_holder.count(0x500) && by_holder.count(0x800));
+  EXPECT_EQ(sites(*by_holder[0x200]), (std::vector<std::string>{"Item a.rb:1", "String a.rb:2"}));
+  EXPECT_EQ(sites(*by_holder[0x500]), (std::vector<std::string>{"Item d.rb:4", "Session c.rb:3"}))
+      << "the Tasks are held by a Session, itself growing";
+  EXPECT_EQ(sites(*by_holder[0x800]), (std::vector<std::string>{"String e.rb:5"}));
+  const Leak& cache = *by_holder[0x200];
+  EXPECT_EQ(cache.count, 80u) << "40 Items and their 40 Strings born after the first dump";
+  EXPECT_EQ(cache.holder_share, 80u);
+  EXPECT_EQ(cache.growth, (std::vector<uint64_t>{40, 80, 120}));
+  EXPECT_EQ(cache.members.size(), 80u);
+  EXPECT_EQ(cache.retained_bytes, 80u * 40);
+  const Leak& sessions = *by_holder[0x500];
+  EXPECT_EQ(sessions.count, 40u + 60) << "40 Sessions, 60 Tasks";
+  EXPECT_EQ(sessions.growth, (std::vector<uint64_t>{20, 70, 120}));
+
+  LeakOptions one;
+  one.top = 1;
+  LeakReport top = find_growing_leaks({&d1, &d2, &d3}, dom, one);
+  ASSERT_EQ(top.leaks.size(), 1u);
+  EXPECT_EQ(top.found, 3u);
+  EXPECT_EQ(top.leaks[0].holder, r.leaks[0].holder) << "--top keeps the first";
+  EXPECT_EQ(top.leaks[0].retained_bytes, r.leaks[0].retained_bytes);
+}
+
+// Garbage not yet swept is not growth: requests leave 20, then 40 dead Items behind, while the
+// Items the roots reach stay at 5, then 6. Counted all, they would gain 41 and make a leak.
+TEST(Leaks, GrowthCountsOnlyWhatTheRootsReach) {
+  auto dump = [](int d, int live, int dead) {
+    std::string out = kClasses + root("vm", {0x100});
+    std::vector<uint64_t> held;
+    for (int i = 0; i < live; ++i) held.push_back(0x10000 + 0x28 * i);
+    out += record(0x100, "ARRAY", 0x40, held, 40);
+    for (int i = 0; i < live; ++i)
+      out += record(held[i], "OBJECT", 0x30, {}, 40, traced("a.rb", 1, i < 5 ? 1 : d).c_str());
+    for (int i = 0; i < dead; ++i)
+      out += record(0x40000 + 0x1000 * d + 0x28 * i, "OBJECT", 0x30, {}, 40,
+                    traced("a.rb", 1, d).c_str());
+    return out;
+  };
+  HeapGraph d1 = load(dump(1, 5, 0)), d2 = load(dump(2, 5, 20)), d3 = load(dump(3, 6, 40));
+  HeapDominators dom = HeapDominators::compute(d3);
+  const std::vector<bool> r1 = reachable_from_roots(d1), r2 = reachable_from_roots(d2);
+  EXPECT_EQ(std::count(r2.begin(), r2.end(), true), 8) << "the Array, its 5 Items, their classes";
+  LeakOptions options;
+  options.min_growth = 1;
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, options, {&r1, &r2});
+  ASSERT_EQ(r.leaks.size(), 1u);
+  EXPECT_EQ(r.leaks[0].groups[0].growth, (std::vector<uint64_t>{5, 5, 6}));
+  EXPECT_EQ(r.leaks[0].count, 1u);
+  options.min_growth = 10;
+  EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, options, {&r1, &r2}).leaks.empty());
+  options.min_growth = 1;
+  EXPECT_EQ(find_growing_leaks({&d1, &d2, &d3}, dom, options).leaks[0].groups[0].growth,
+            (std::vector<uint64_t>{5, 25, 6}))
+      << "counted whole, the garbage would look like growth";
+  options.min_growth = 10;
+  // Dropping the references keeps the objects, and what was reachable stays known.
+  d2.drop_references();
+  EXPECT_EQ(d2.object_count(), d1.object_count() + 20);
+  EXPECT_TRUE(d2.references(id(d2, 0x100)).empty());
+  EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, options, {&r1, &r2}).leaks.empty());
 }
 
 // Without allocation tracing: no sites and no generations, objects matched by address and
@@ -163,11 +279,11 @@ TEST(Leaks, WithoutTracingGrowthByClassAndHolder) {
   HeapDominators dom = HeapDominators::compute(d3);
   LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
   EXPECT_EQ(r.match, MatchMethod::kAddress);
-  ASSERT_EQ(r.suspects.size(), 1u);
-  EXPECT_EQ(r.suspects[0].group.cls, "Item");
-  EXPECT_FALSE(r.suspects[0].group.has_site());
-  EXPECT_EQ(r.suspects[0].growth, (std::vector<uint64_t>{20, 40, 60}));
-  EXPECT_EQ(r.suspects[0].holder, id(d3, 0x200));
+  ASSERT_EQ(r.leaks.size(), 1u);
+  EXPECT_EQ(r.leaks[0].groups[0].group.cls, "Item");
+  EXPECT_FALSE(r.leaks[0].groups[0].group.has_site());
+  EXPECT_EQ(r.leaks[0].growth, (std::vector<uint64_t>{20, 40, 60}));
+  EXPECT_EQ(r.leaks[0].holder, id(d3, 0x200));
 }
 
 // memprof names where a Proc's block is written: leaks point there, not at the library line
@@ -198,18 +314,19 @@ TEST(Leaks, ProcsGroupByWhereTheirBlockIsWritten) {
   HeapDominators dom = HeapDominators::compute(d2);
   LeakReport r = find_growing_leaks({&d1, &d2}, dom, LeakOptions());
   EXPECT_EQ(r.match, MatchMethod::kSeq);
-  ASSERT_EQ(r.suspects.size(), 1u);
-  EXPECT_EQ(r.suspects[0].group.file, "app/views.rb");
-  EXPECT_EQ(r.suspects[0].group.line, 7u);
-  EXPECT_EQ(r.suspects[0].group.method, "(block)");
-  EXPECT_EQ(r.suspects[0].count, 15u);
-  ASSERT_EQ(r.suspects[0].members.size(), 15u) << "what a picture of the suspect draws";
-  for (ObjectId o : r.suspects[0].members) EXPECT_EQ(d2.source_site(o), d2.source_site(proc));
+  ASSERT_EQ(r.leaks.size(), 1u);
+  ASSERT_EQ(r.leaks[0].groups.size(), 1u);
+  EXPECT_EQ(r.leaks[0].groups[0].group.file, "app/views.rb");
+  EXPECT_EQ(r.leaks[0].groups[0].group.line, 7u);
+  EXPECT_EQ(r.leaks[0].groups[0].group.method, "(block)");
+  EXPECT_EQ(r.leaks[0].count, 15u);
+  ASSERT_EQ(r.leaks[0].members.size(), 15u) << "what a picture of the leak draws";
+  for (ObjectId o : r.leaks[0].members) EXPECT_EQ(d2.source_site(o), d2.source_site(proc));
 }
 
-// A suspect's retained size is its group's (what freeing all of it frees), not the sum of what
-// single members dominate: two Sessions that share a big String retain it together.
-TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {
+// A leak's retained size is its objects' together (what freeing all of it frees), not the sum of
+// what single members dominate: two Sessions that share a big String retain it together.
+TEST(Leaks, ALeakRetainsWhatOnlyItsObjectsHold) {
   auto dump = [](int d) {
     std::string out = kClasses + root("vm", {0x100}) +
                       record(0x100, "ARRAY", 0x40, {0x200, 0x210}, 40) +
@@ -223,23 +340,26 @@ TEST(Leaks, SuspectRetainsWhatOnlyTheGroupHolds) {
            record(0x300, "STRING", 0x60, {}, 4'800'000) +
            record(0x220, "OBJECT", 0x50, {}, 40, traced("s.rb", 1, 2).c_str());
   };
-  // d1 is an empty heap but for the classes: every Session of d2 is born after it.
-  HeapGraph d1 = load(kClasses + root("vm", {})), d2 = load(dump(2));
+  // d1 holds the classes and an empty Array: every Session of d2 is born after it.
+  HeapGraph d1 = load(kClasses + root("vm", {0x100}) + record(0x100, "ARRAY", 0x40, {}, 40)),
+            d2 = load(dump(2));
   HeapDominators dom = HeapDominators::compute(d2);
   LeakOptions options;
   options.min_growth = 1;
   LeakReport r = find_growing_leaks({&d1, &d2}, dom, options);
-  const LeakSuspect* sessions = nullptr;
-  for (const LeakSuspect& s : r.suspects)
-    if (s.group.cls == "Session") sessions = &s;
-  ASSERT_NE(sessions, nullptr);
-  EXPECT_EQ(sessions->count, 2u) << "0x220 is garbage: never a suspect";
-  EXPECT_EQ(sessions->retained_bytes, 40u + 40 + 4'800'000);
+  // The Sessions and the String they share, held by one Array: one leak.
+  ASSERT_EQ(r.leaks.size(), 1u);
+  const Leak& leak = r.leaks[0];
+  const auto sessions = std::find_if(leak.groups.begin(), leak.groups.end(),
+                                     [](const LeakGroup& g) { return g.group.cls == "Session"; });
+  ASSERT_NE(sessions, leak.groups.end());
+  EXPECT_EQ(sessions->count, 2u) << "0x220 is garbage: never part of a leak";
+  EXPECT_EQ(leak.retained_bytes, 40u + 40 + 4'800'000);
   EXPECT_EQ(dom.retained_bytes(id(d2, 0x200)), 40u);
 }
 
 // One dump: the allocation tracer's table is the profiler's, not the program's; a String that
-// holds its memory itself is its own suspect.
+// holds its memory itself is its own leak.
 TEST(Leaks, OneDumpSkipsTheProfilerAndNamesBigObjectsThemselves) {
   HeapGraph g =
       load(kClasses + root("vm", {0x100, 0x200, 0x300}) +
@@ -250,11 +370,11 @@ TEST(Leaks, OneDumpSkipsTheProfilerAndNamesBigObjectsThemselves) {
   ASSERT_TRUE(g.class_info(g.class_of(id(g, 0x100))).profiler);
   HeapDominators dom = HeapDominators::compute(g);
   LeakReport r = find_accumulations(g, dom, LeakOptions());
-  ASSERT_EQ(r.suspects.size(), 1u);
-  EXPECT_EQ(r.suspects[0].holder, id(g, 0x210)) << "followed down from the Array";
-  EXPECT_EQ(r.suspects[0].group.cls, "String");
-  EXPECT_EQ(r.suspects[0].count, 1u);
-  EXPECT_EQ(r.suspects[0].retained_bytes, 5'000'000u);
+  ASSERT_EQ(r.leaks.size(), 1u);
+  EXPECT_EQ(r.leaks[0].holder, id(g, 0x210)) << "followed down from the Array";
+  EXPECT_EQ(r.leaks[0].groups[0].group.cls, "String");
+  EXPECT_EQ(r.leaks[0].count, 1u);
+  EXPECT_EQ(r.leaks[0].retained_bytes, 5'000'000u);
 }
 
 // A linked list: each node dominates the rest, and each one keeps most of its parent. What
@@ -275,15 +395,15 @@ TEST(Leaks, OneDumpBelowTheThresholdStillNamesTheBiggest) {
   HeapGraph g = load(text + root("vm", arrays));
   HeapDominators dom = HeapDominators::compute(g);
   LeakReport r = find_accumulations(g, dom, LeakOptions());
-  ASSERT_EQ(r.suspects.size(), 3u);
+  ASSERT_EQ(r.leaks.size(), 3u);
   EXPECT_TRUE(r.below_threshold);
-  for (const LeakSuspect& s : r.suspects) EXPECT_EQ(s.group.cls, "Item");
-  EXPECT_EQ(dom.retained_bytes(r.suspects[0].holder), 40u + 6 * 1000) << "an Array of six";
+  for (const Leak& s : r.leaks) EXPECT_EQ(s.groups[0].group.cls, "Item");
+  EXPECT_EQ(dom.retained_bytes(r.leaks[0].holder), 40u + 6 * 1000) << "an Array of six";
   LeakOptions low;
   low.threshold = 0.04;
   LeakReport crossing = find_accumulations(g, dom, low);
   EXPECT_FALSE(crossing.below_threshold);
-  EXPECT_GT(crossing.suspects.size(), 3u);
+  EXPECT_GT(crossing.leaks.size(), 3u);
 }
 
 TEST(Leaks, OneDumpStopsAtAChainsFirstNode) {
@@ -298,11 +418,11 @@ TEST(Leaks, OneDumpStopsAtAChainsFirstNode) {
   HeapGraph g = load(dump);
   HeapDominators dom = HeapDominators::compute(g);
   LeakReport r = find_accumulations(g, dom, LeakOptions());
-  ASSERT_EQ(r.suspects.size(), 1u);
-  EXPECT_EQ(r.suspects[0].holder, id(g, 0x100)) << "the list that holds the chain";
-  EXPECT_EQ(r.suspects[0].group.cls, "Item");
-  EXPECT_EQ(r.suspects[0].count, uint64_t(kLength));
-  EXPECT_EQ(r.suspects[0].bytes, 40u * kLength);
+  ASSERT_EQ(r.leaks.size(), 1u);
+  EXPECT_EQ(r.leaks[0].holder, id(g, 0x100)) << "the list that holds the chain";
+  EXPECT_EQ(r.leaks[0].groups[0].group.cls, "Item");
+  EXPECT_EQ(r.leaks[0].count, uint64_t(kLength));
+  EXPECT_EQ(r.leaks[0].bytes, 40u * kLength);
 }
 
 TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
@@ -311,19 +431,19 @@ TEST(Leaks, OneDumpFindsTheAccumulationPoint) {
   LeakOptions options;
   options.threshold = 0.10;
   LeakReport r = find_accumulations(g, dom, options);
-  ASSERT_FALSE(r.suspects.empty());
+  ASSERT_FALSE(r.leaks.empty());
   // The warm-up Array retains the most (30 x 400 bytes), then the Cache's Hash of Items.
-  EXPECT_EQ(r.suspects[0].holder, id(g, 0x500));
-  EXPECT_EQ(r.suspects[0].group.cls, "String");
-  EXPECT_EQ(r.suspects[0].count, 30u);
+  EXPECT_EQ(r.leaks[0].holder, id(g, 0x500));
+  EXPECT_EQ(r.leaks[0].groups[0].group.cls, "String");
+  EXPECT_EQ(r.leaks[0].count, 30u);
   bool hash_found = false;
-  for (const LeakSuspect& s : r.suspects)
+  for (const Leak& s : r.leaks)
     if (s.holder == id(g, 0x200)) {
       hash_found = true;
-      EXPECT_EQ(s.group.cls, "Item");
+      ASSERT_EQ(s.groups.size(), 1u);
+      EXPECT_EQ(s.groups[0].group.cls, "Item");
+      EXPECT_EQ(s.groups[0].group.file, "a.rb");
       EXPECT_EQ(s.count, 60u);
-      ASSERT_FALSE(s.sites.empty());
-      EXPECT_EQ(s.sites[0].first.file, "a.rb");
     }
   EXPECT_TRUE(hash_found) << "the Cache's Hash, followed down from the Cache";
 }
@@ -343,17 +463,17 @@ TEST(Leaks, OneDumpNamesTheBlockOfProcsWithoutAnAllocationSite) {
   ASSERT_TRUE(g.source_site(id(g, procs[0])).valid());
   HeapDominators dom = HeapDominators::compute(g);
   LeakReport r = find_accumulations(g, dom, LeakOptions());
-  ASSERT_EQ(r.suspects.size(), 1u);
-  EXPECT_EQ(r.suspects[0].group.file, "app/views.rb");
-  EXPECT_EQ(r.suspects[0].group.line, 7u);
-  ASSERT_EQ(r.suspects[0].sites.size(), 1u);
-  EXPECT_EQ(r.suspects[0].sites[0].second, 20u);
+  ASSERT_EQ(r.leaks.size(), 1u);
+  ASSERT_EQ(r.leaks[0].groups.size(), 1u);
+  EXPECT_EQ(r.leaks[0].groups[0].group.file, "app/views.rb");
+  EXPECT_EQ(r.leaks[0].groups[0].group.line, 7u);
+  EXPECT_EQ(r.leaks[0].groups[0].count, 20u);
 }
 
 // The accumulation point's members, not every object of their class and site: 5 more Items
-// of the same line live elsewhere, and a picture of the suspect must not draw them.
+// of the same line live elsewhere, and a picture of the leak must not draw them.
 std::string hash_of_items_dump() {
-  std::string dump = kClasses + root("vm", {0x100, 0x300});
+  std::string dump = kClasses + kClassRoots + root("vm", {0x100, 0x300});
   std::vector<uint64_t> held, elsewhere;
   for (int i = 0; i < 60; ++i) held.push_back(0x10000 + 0x28 * i);
   for (int i = 0; i < 5; ++i) elsewhere.push_back(0x20000 + 0x28 * i);
@@ -365,20 +485,20 @@ std::string hash_of_items_dump() {
   return dump;
 }
 
-TEST(Leaks, OneDumpSuspectCarriesItsMembers) {
+TEST(Leaks, OneDumpLeakCarriesItsMembers) {
   HeapGraph g = load(hash_of_items_dump());
   HeapDominators dom = HeapDominators::compute(g);
   LeakReport r = find_accumulations(g, dom, LeakOptions());
-  ASSERT_EQ(r.suspects.size(), 1u);
-  const LeakSuspect& s = r.suspects[0];
+  ASSERT_EQ(r.leaks.size(), 1u);
+  const Leak& s = r.leaks[0];
   EXPECT_EQ(s.holder, id(g, 0x200));
   EXPECT_EQ(s.count, 60u);
   ASSERT_EQ(s.members.size(), 60u);
   for (ObjectId o : s.members) EXPECT_EQ(dom.idom(o), id(g, 0x200));
 }
 
-// heapq report draws a suspect's members (60), not the 65 Items of its class and line.
-TEST(Leaks, ReportPicturesTheSuspectsMembers) {
+// heapq report draws a leak's members (60), not the 65 Items of its class and line.
+TEST(Leaks, ReportPicturesTheLeaksMembers) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("heapq-leaks-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -28,34 +28,45 @@ LeaksAnswer several() {
   a.several = true;
   a.heap_bytes = 3 << 20;
   a.match = MatchMethod::kGeneration;
-  a.born = 1200;
-  a.groups_growing = 1;
+  a.born = 2100;
+  a.groups = 3;
+  a.groups_growing = 2;
+  a.found = 3;
   a.min_growth = 10;
-  LeaksAnswer::Suspect quote;
-  quote.cls = "Pricing::Quote";
-  quote.site = SiteRef{"app/pricing.rb", 32, "quote"};
-  quote.count = 600;
-  quote.bytes = 43'200;
-  quote.retained_bytes = 67'200;
-  quote.growth = {0, 300, 600};
-  quote.growing = quote.steady = true;
-  quote.example = 0x30;
-  quote.holder = object(0x20, "Hash");
-  quote.holder_edge = "@memo";
-  quote.holder_share = 600;
-  quote.path = path_to_cache();
-  LeaksAnswer::Suspect label = quote;
-  label.cls = "String";
-  label.site = SiteRef{"app/pricing.rb", 23, "format"};
-  label.holder_share = 599;
-  label.same_holder_as = 1;
-  LeaksAnswer::Suspect warm = quote;
-  warm.cls = "String";
+  LeaksAnswer::Leak cache;
+  cache.holder = object(0x20, "Hash");
+  cache.holder->site = SiteRef{"app/pricing.rb", 3, "memo"};
+  cache.holder_edge = "@memo";
+  cache.holder_share = 1200;
+  cache.path = path_to_cache();
+  cache.count = 1200;
+  cache.bytes = 67'200;
+  cache.retained_bytes = 67'200;
+  cache.growth = {0, 600, 1200};
+  cache.growing = cache.steady = true;
+  cache.holds = {{"Pricing::Quote",
+                  SiteRef{"app/pricing.rb", 32, "quote"},
+                  600,
+                  43'200,
+                  {0, 300, 600},
+                  true,
+                  true,
+                  0x30},
+                 {"String",
+                  SiteRef{"app/pricing.rb", 23, "format"},
+                  600,
+                  24'000,
+                  {0, 300, 600},
+                  true,
+                  true,
+                  0x38}};
+  LeaksAnswer::Leak warm;
+  warm.count = 900;
+  warm.bytes = 124'000;
+  warm.retained_bytes = 124'000;
   warm.growth = {0, 900, 900};
-  warm.growing = warm.steady = false;
-  warm.holder.reset();
-  warm.path.reset();
-  a.suspects = {quote, label, warm};
+  warm.holds = {{"String", std::nullopt, 900, 124'000, {0, 900, 900}, false, false, 0x40}};
+  a.leaks = {cache, warm};
   return a;
 }
 
@@ -66,19 +77,27 @@ LeaksAnswer one() {
   a.heap_bytes = 10 << 20;
   a.profiler_bytes = 1 << 20;
   a.threshold_percent = 10;
-  LeaksAnswer::Suspect pages;
-  pages.cls = "Shop::CachedPage";
+  a.found = 1;
+  LeaksAnswer::Leak pages;
   pages.count = 2619;
   pages.bytes = 104'760;
   pages.retained_bytes = 711'000;
   pages.growth = {2619};
-  pages.example = 0x40;
-  pages.sites = {{SiteRef{"app/shop.rb", 40, "fetch"}, 2600}, {SiteRef{"lib/page.rb", 0, ""}, 19}};
+  pages.holds = {
+      {"Shop::CachedPage",
+       SiteRef{"app/shop.rb", 40, "fetch"},
+       2600,
+       104'000,
+       {2600},
+       false,
+       false,
+       0x40},
+      {"Shop::CachedPage", SiteRef{"lib/page.rb", 0, ""}, 19, 760, {19}, false, false, 0x48}};
   pages.holder = object(0x20, "Hash");
   pages.holder_edge = "vm";
   pages.holder_share = 2619;
   pages.path = PathRef{"vm", {{object(0x20, "Hash"), ""}}, 0, 0};
-  a.suspects = {pages};
+  a.leaks = {pages};
   return a;
 }
 
@@ -87,34 +106,39 @@ TEST(LeaksRender, JsonMatchesTheSchema) {
     const std::string out = render::json(a);
     expect_valid(out, "leaks.schema.json");
   }
-  EXPECT_NE(render::json(several()).find(R"("matched_by": "generation")"), std::string::npos);
-  EXPECT_NE(render::json(one()).find(R"("sites": [)"), std::string::npos);
+  const std::string out = render::json(several());
+  EXPECT_NE(out.find(R"("matched_by": "generation")"), std::string::npos);
+  EXPECT_NE(out.find(R"("holds": [)"), std::string::npos);
+  EXPECT_NE(out.find(R"("method": "memo")"), std::string::npos)
+      << "the holder's own allocation site\n"
+      << out;
 }
 
 TEST(LeaksRender, Text) {
   EXPECT_EQ(render::text(several(), {80}),
             "3 dumps, d1.json to d3.json:\n"
-            "1,200 objects of the last were born after the first; 1 group\n"
-            "(class, allocation site) is growing.\n"
+            "2,100 objects of the last were born after the first.\n"
+            "3 groups (class, allocation site) gained 10 or more, 2 still growing: 3 leaks.\n"
             "Objects matched by address, class and GC generation (memprof dumps match them\n"
             "    exactly).\n"
-            "Suspects, steady growth first, then by the memory they hold:\n"
+            "Leaks, steady growth first, then by the memory they hold:\n"
             "\n"
-            "1. Pricing::Quote allocated at app/pricing.rb:32 in quote\n"
-            "   growth 0 -> 300 -> 600 (grows between every two dumps)\n"
-            "   600 born after the first dump, still alive: 42.2 KiB, retaining 65.6 KiB\n"
-            "   held by Hash 0x20 (@memo), which holds all of them\n"
+            "1. Held by Hash 0x20 (@memo)\n"
+            "   allocated at app/pricing.rb:3 in memo\n"
             "   ROOT(vm) -> class Pricing @memo -> Hash 0x20\n"
+            "   1,200 objects born after the first dump: 65.6 KiB, retaining 65.6 KiB\n"
+            "   in each dump: 0 -> 600 -> 1,200 (grows between every two dumps)\n"
+            "count     bytes  class           allocated at\n"
+            "  600  42.2 KiB  Pricing::Quote  app/pricing.rb:32 in quote\n"
+            "  600  23.4 KiB  String          app/pricing.rb:23 in format\n"
             "\n"
-            "2. String allocated at app/pricing.rb:23 in format\n"
-            "   growth 0 -> 300 -> 600 (grows between every two dumps)\n"
-            "   600 born after the first dump, still alive: 42.2 KiB, retaining 65.6 KiB\n"
-            "   held by the same Hash as #1 (599 of them)\n"
+            "2. No single object holds it\n"
+            "   900 objects born after the first dump: 121 KiB, retaining 121 KiB\n"
+            "   in each dump: 0 -> 900 -> 900 (grew, then stopped: a warm-up?)\n"
+            "count    bytes  class\n"
+            "  900  121 KiB  String\n"
             "\n"
-            "3. String allocated at app/pricing.rb:32 in quote\n"
-            "   growth 0 -> 900 -> 900 (grew, then stopped: a warm-up?)\n"
-            "   600 born after the first dump, still alive: 42.2 KiB, retaining 65.6 KiB\n"
-            "   no single object holds most of them\n");
+            "(1 more leak; --top 0 shows all)\n");
   LeaksAnswer below = one();
   below.below_threshold = true;
   EXPECT_NE(
@@ -130,12 +154,24 @@ TEST(LeaksRender, Text) {
             "Where memory accumulates: objects retaining 10% or more, followed down to\n"
             "their accumulation point (several dumps of one process show what grows).\n"
             "\n"
-            "1. Shop::CachedPage\n"
+            "1. Held by Hash 0x20\n"
+            "   ROOT(vm) -> Hash 0x20\n"
             "   2,619 held together: 102 KiB, retaining 694 KiB\n"
-            "   2,600 allocated at app/shop.rb:40 in fetch\n"
-            "   19 allocated at lib/page.rb\n"
-            "   held by Hash 0x20, which holds all of them\n"
-            "   ROOT(vm) -> Hash 0x20\n");
+            "count    bytes  class             allocated at\n"
+            "2,600  102 KiB  Shop::CachedPage  app/shop.rb:40 in fetch\n"
+            "   19    760 B  Shop::CachedPage  lib/page.rb\n");
+}
+
+// A leak holding more groups than a terminal shows lists the first and says how many more.
+TEST(LeaksRender, TextCutsALongListOfGroups) {
+  LeaksAnswer a = several();
+  a.leaks.resize(1);
+  a.found = 1;
+  const LeaksAnswer::Held row = a.leaks[0].holds[0];
+  a.leaks[0].holds.assign(12, row);
+  const std::string out = render::text(a, {80});
+  EXPECT_NE(out.find("(4 more groups; --format json lists all)\n"), std::string::npos) << out;
+  EXPECT_EQ(render::json(a).find("(4 more"), std::string::npos);
 }
 
 }  // namespace

@@ -22,17 +22,18 @@ ReportAnswer answer() {
   a.leaks.several = true;
   a.leaks.born = 1;
   a.leaks.groups_growing = 1;
-  LeaksAnswer::Suspect s;
-  s.cls = "Shop::Cart";
-  s.site = SiteRef{"app/cart.rb", 12, "new"};
+  a.leaks.groups = 1;
+  a.leaks.found = 1;
+  LeaksAnswer::Leak s;
   s.count = 1;
   s.growth = {0, 1};
   s.growing = s.steady = true;
-  s.holder = ObjectRef{0x20, "Hash", std::nullopt, std::nullopt};
+  s.holds = {{"Shop::Cart", SiteRef{"app/cart.rb", 12, "new"}, 1, 40, {0, 1}, true, true, 0x30}};
+  s.holder = ObjectRef{0x20, "Hash", SiteRef{"app/shop.rb", 3, "initialize"}, std::nullopt};
   s.holder_share = 1;
   s.path = PathRef{"vm", {{*s.holder, ""}}, 0, 0};
-  a.leaks.suspects = {s};
-  ReportAnswer::SuspectPicture p;
+  a.leaks.leaks = {s};
+  ReportAnswer::LeakPicture p;
   p.picture.boxes = {{viz::BoxKind::kRoots, "GC roots", {}}, {viz::BoxKind::kHolder, "Hash", {}}};
   p.picture.arrows = {{0, 1, ""}};
   p.holder_drawn = true;
@@ -48,10 +49,14 @@ TEST(ReportRender, Page) {
   EXPECT_NE(page.find("2, d1.json to d2.json"), std::string::npos);
   EXPECT_NE(page.find("1 object of the last dump was born after the first; 1 group"),
             std::string::npos);
-  EXPECT_NE(page.find("Shop::Cart allocated at app/cart.rb:12 in new"), std::string::npos);
-  EXPECT_NE(page.find("held by Hash 0x20 (1 of them), drawn in red"), std::string::npos);
+  EXPECT_NE(page.find("Held by Hash 0x20, allocated at app/shop.rb:3 in initialize"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<td>Shop::Cart</td><td>app/cart.rb:12 in new</td>"), std::string::npos)
+      << "what the leak holds, a row per class and site";
+  EXPECT_NE(page.find("the holder is drawn in red"), std::string::npos);
   EXPECT_NE(page.find("path: ROOT(vm) -&gt; Hash 0x20"), std::string::npos) << page;
-  EXPECT_NE(page.find("<svg"), std::string::npos) << "the suspect's picture, laid out by graphviz";
+  EXPECT_NE(page.find("<svg"), std::string::npos) << "the leak's picture, laid out by graphviz";
   EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos) << "a class name is text";
 }
 

@@ -126,8 +126,11 @@ TEST(VizReport, DumpStringsAreText) {
   Report r;
   r.title = kHostile;
   r.summary.push_back({kHostile, kHostile});
-  r.suspects_note = kHostile;
-  r.suspects.push_back({kHostile, {kHostile}, *dot_to_svg(to_dot(hostile_picture()))});
+  r.leaks_note = kHostile;
+  r.leaks.push_back({kHostile,
+                     {kHostile},
+                     {kHostile, {kHostile}, {false}, {{{kHostile, {}}}}},
+                     *dot_to_svg(to_dot(hostile_picture()))});
   r.tables.push_back({kHostile, {kHostile, "n"}, {false, true}, {{{kHostile, {}}, {"1", 1.0}}}});
   r.icicle.push_back({-1, kHostile, "", kHostile, kHostile, 10, 1, false});
   r.icicle.push_back({0, kHostile, "0x1", kHostile, kHostile, 5, 1, true});

@@ -7,6 +7,7 @@
 
 #include "heapq/answer/picture.h"
 #include "heapq/dominators.h"
+#include "heapq/leaks.h"
 #include "heapq/retainers.h"
 
 namespace heapq {
@@ -21,6 +22,12 @@ struct PictureLimits {
 viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
                             const HeapDominators& dom, const std::vector<ObjectId>& targets,
                             const std::string& what, ObjectId holder, const PictureLimits& limits);
+
+// The retention tree of a leak (heapq leaks): what it holds as the leaves, its holder standing
+// out; id names the picture in a page of several ("leak1").
+viz::Picture leak_picture(const HeapGraph& g, const ShortestPathTree& tree,
+                          const HeapDominators& dom, const Leak& leak, const std::string& id,
+                          const PictureLimits& limits);
 
 // The retention tree of one object: its shortest paths through different referrers.
 viz::Picture object_picture(const HeapGraph& g, const HeapDominators& dom, ObjectId target,

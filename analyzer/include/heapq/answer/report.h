@@ -1,5 +1,5 @@
 // heapq report: one HTML page made of the answers of stats, sites and leaks for the last dump,
-// with a retention tree per suspect and an icicle of the dominator tree.
+// with a retention tree per leak and an icicle of the dominator tree.
 #pragma once
 
 #include <cstdint>
@@ -19,17 +19,17 @@ struct ReportAnswer {
   LeaksAnswer leaks;  // several dumps: what grows; one: where memory accumulates
   uint64_t reachable_objects = 0, reachable_bytes = 0;
   uint64_t unreachable_objects = 0, unreachable_bytes = 0;
-  struct SuspectPicture {
-    viz::Picture picture;  // the suspect's retention tree
+  struct LeakPicture {
+    viz::Picture picture;  // the leak's retention tree, what it holds as the leaves
     bool holder_drawn = false;
   };
-  std::vector<SuspectPicture> pictures;  // one per leaks suspect
-  std::vector<viz::IcicleNode> icicle;   // the dominator tree's top, parents first
+  std::vector<LeakPicture> pictures;    // one per leak
+  std::vector<viz::IcicleNode> icicle;  // the dominator tree's top, parents first
 };
 
 struct ReportOptions {
   size_t top = 50;        // rows of each table
-  size_t suspects = 5;    // leak suspects (one dump: 0 looks for none)
+  size_t leaks = 5;       // leaks shown (one dump: 0 looks for none)
   size_t nodes = 2000;    // objects of the icicle
   bool as_given = false;  // --as-given
 };

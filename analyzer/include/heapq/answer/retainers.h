@@ -52,6 +52,7 @@ struct RetainersOptions {
   size_t paths = 3;  // SIZE_MAX: all
   size_t max_depth = 64;
   bool referrers = false;
+  std::string site;  // --site FILE:LINE: a class's instances allocated there only
 };
 
 Result<RetainersAnswer> answer_retainers(const std::string& input, const std::string& target,

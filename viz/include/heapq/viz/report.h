@@ -1,5 +1,5 @@
 // The HTML report: one self-contained file (its script and style inside, no network) with a
-// summary, sortable tables, leak suspects with their retention trees as inline SVG and an
+// summary, sortable tables, leaks with their retention trees as inline SVG and an
 // icicle of the dominator tree to click through. Every string from a dump is escaped here.
 #pragma once
 
@@ -24,18 +24,19 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
 };
 
-struct SuspectSection {
-  std::string heading;             // "Pricing::Quote allocated at app.rb:12 in quote"
+struct LeakSection {
+  std::string heading;             // "Held by Hash 0x... (@memo), allocated at app.rb:3"
   std::vector<std::string> facts;  // one line each
-  std::string svg;                 // from dot_to_svg; empty: facts only
+  Table holds;                     // what it holds, by class and allocation site
+  std::string svg;                 // from dot_to_svg; empty: no picture
 };
 
 struct Report {
   std::string title;
   std::vector<std::pair<std::string, std::string>> summary;  // label, value
   std::vector<Table> tables;
-  std::string suspects_note;  // why there are (no) suspects
-  std::vector<SuspectSection> suspects;
+  std::string leaks_note;  // why there are (no) leaks
+  std::vector<LeakSection> leaks;
   std::vector<IcicleNode> icicle;  // parents before children
 };
 
