@@ -53,6 +53,47 @@ struct ResolvedRefs {
   uint64_t dangling = 0;
 };
 
+// Drops the references of one object (targets[first...], with their names when named) that
+// repeat an earlier one to the same object under the same name, keeping the first of each in
+// order: Ruby marks some references twice (a Thread's fiber-local values; an Array holding one
+// object at many indexes), and a dump lists each marking, so counts of references would be
+// counts of markings. Short lists are compared pairwise, long ones sorted: O(k log k).
+void drop_repeated_references(std::vector<uint32_t>& targets, std::vector<StringId>& names,
+                              size_t first, bool named) {
+  const size_t k = targets.size() - first;
+  if (k < 2) return;
+  auto same = [&](size_t a, size_t b) {
+    return targets[a] == targets[b] && (!named || names[a] == names[b]);
+  };
+  std::vector<bool> repeat(k, false);
+  bool any = false;
+  if (k <= 32) {
+    for (size_t i = 1; i < k; ++i)
+      for (size_t j = 0; j < i && !repeat[i]; ++j) repeat[i] = same(first + i, first + j);
+    any = std::find(repeat.begin(), repeat.end(), true) != repeat.end();
+  } else {
+    std::vector<uint32_t> order(k);
+    for (uint32_t i = 0; i < k; ++i) order[i] = i;
+    auto key = [&](uint32_t i) {
+      return std::pair(targets[first + i], named ? names[first + i].value() : 0u);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    for (size_t i = 1; i < k; ++i)
+      if (key(order[i]) == key(order[i - 1])) any = repeat[order[i]] = true;
+  }
+  if (!any) return;
+  size_t out = first;
+  for (size_t i = 0; i < k; ++i) {
+    if (repeat[i]) continue;
+    targets[out] = targets[first + i];
+    if (named) names[out] = names[first + i];
+    ++out;
+  }
+  targets.resize(out);
+  if (named) names.resize(out);
+}
+
 }  // namespace
 
 // Builds the graph in stages; each stage frees the chunk arrays it no longer needs.
@@ -203,6 +244,7 @@ class GraphBuilder::Builder {
           out.names.push_back(c.ref_names.empty() ? StringId::none()
                                                   : mapped(strings, c.ref_names[r]));
       }
+      drop_repeated_references(out.targets, out.names, first, named);
       const uint32_t klass = class_object[c.class_slot[i]];
       if (klass != UINT32_MAX &&
           std::find(out.targets.begin() + first, out.targets.end(), klass) == out.targets.end()) {

@@ -369,6 +369,54 @@ TEST(Reader, TruncatedGzipIsReportedOrFatalWhenStrict) {
   EXPECT_NE(failed.error().message.find("truncated gzip"), std::string::npos);
 }
 
+// Ruby marks a Thread's fiber-local values twice, and a dump lists each marking: the graph keeps
+// one reference per object referenced (and name, where the dump names them), in order, for
+// short and long lists alike.
+TEST(Reader, AReferenceRepeatedIsOneReference) {
+  std::string refs, many;
+  for (int i = 0; i < 100; ++i)
+    many += std::string(i ? ", " : "") + (i % 2 ? "\"0x700\"" : "\"0x710\"");
+  auto [graph, report] = load_text(
+      R"({"type":"ROOT", "root":"vm", "references":["0x500", "0x500", "0x600"]})"
+      "\n"
+      R"({"address":"0x500", "type":"DATA", "references":["0x700", "0x710", "0x700", "0x710", "0x700"], "memsize":40})"
+      "\n"
+      R"({"address":"0x600", "type":"ARRAY", "references":[)" +
+      many +
+      R"(], "memsize":40})"
+      "\n"
+      R"({"address":"0x700", "type":"STRING", "references":[], "memsize":40})"
+      "\n"
+      R"({"address":"0x710", "type":"STRING", "references":[], "memsize":40})"
+      "\n");
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  const std::vector<ObjectId> both = {find(g, 0x700), find(g, 0x710)};
+  auto refs_of = [&](uint64_t a) {
+    const auto r = g.references(find(g, a));
+    return std::vector<ObjectId>(r.begin(), r.end());
+  };
+  EXPECT_EQ(refs_of(0x500), both);
+  EXPECT_EQ(refs_of(0x600), (std::vector<ObjectId>{both[1], both[0]}));
+  EXPECT_EQ(report.dangling_references, 0u);
+
+  // Named: the same object under two names is two references; under one name, one.
+  auto [named, named_report] = load_text(
+      R"({"type":"META", "format":"memprof", "version":1})"
+      "\n"
+      R"({"type":"ROOT", "root":"vm", "references":["0x500"]})"
+      "\n"
+      R"({"address":"0x500", "type":"OBJECT", "references":["0x700", "0x700", "0x700"], "reference_names":["@a", "@b", "@a"], "memsize":40})"
+      "\n"
+      R"({"address":"0x700", "type":"STRING", "references":[], "memsize":40})"
+      "\n");
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  const HeapGraph& n = named.value();
+  ASSERT_EQ(n.references(find(n, 0x500)).size(), 2u);
+  EXPECT_EQ(n.string(n.reference_name(find(n, 0x500), 0)), "@a");
+  EXPECT_EQ(n.string(n.reference_name(find(n, 0x500), 1)), "@b");
+}
+
 TEST(Reader, MemprofDumpWithNamesMetaAndEnd) {
   std::string dump =
       R"J({"type":"META", "format":"memprof", "version":1, "ruby_version":"3.1.7", "pid":1})J"
@@ -470,7 +518,9 @@ TEST(Reader, LinesLongerThanManyChunks) {
   refs.reserve(kRefs * 9);
   char buf[32];
   for (int i = 0; i < kRefs; ++i) {
-    std::snprintf(buf, sizeof buf, "%s\"0x%x\"", i ? ", " : "", 0x700);
+    // The same String but the last: repeats are one reference, the last one proves the line
+    // was read to its end.
+    std::snprintf(buf, sizeof buf, "%s\"0x%x\"", i ? ", " : "", i + 1 < kRefs ? 0x700 : 0x710);
     refs += buf;
   }
   std::string dump = std::string(testing::kSmallDump) +
@@ -482,8 +532,7 @@ TEST(Reader, LinesLongerThanManyChunks) {
   auto [graph, report] = testing::load_text(dump, o);
   ASSERT_TRUE(graph.ok());
   EXPECT_EQ(report.bad_lines, 0u);
-  EXPECT_EQ(graph.value().references(*graph.value().find(0xe00)).size(),
-            size_t(kRefs) + 1);  // + class
+  EXPECT_EQ(graph.value().references(*graph.value().find(0xe00)).size(), 3u);  // + class
 }
 
 }  // namespace
