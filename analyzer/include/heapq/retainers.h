@@ -61,8 +61,9 @@ bool is_transient_root(std::string_view category);
 // Paths start at a durable root where one reaches the object: a transient root (a thread's
 // machine stack, "machine_context", which Ruby scans conservatively so that a stale word
 // counts, or what the threads of a forked dump's parent held, "fork_parent:thread") only
-// starts the path of an object no durable root reaches. A worker thread that is using a
-// cache when the dump is taken would otherwise hide the constant that holds it.
+// starts the path of an object no durable root reaches; so does a Thread (its stack and
+// fiber locals), though a durable root reaches the Thread itself. A worker thread that is using
+// a cache when the dump is taken would otherwise hide the constant that holds it.
 class ShortestPathTree {
  public:
   // `through_not`: an object the search reaches but never goes through, so that the paths to

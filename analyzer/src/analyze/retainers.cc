@@ -105,19 +105,37 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
     t.transient_[w] = transient;
     queue.push_back(w);
   };
+  // A thread's stack and locals hold what it is working on now: in the durable phase a Thread
+  // is reached but not gone through, so that a constant holding the same objects starts their
+  // path; what only threads hold is reached through them afterwards.
+  std::vector<bool> thread_class(g.class_count(), false);
+  for (uint32_t c = 0; c < g.class_count(); ++c)
+    thread_class[c] = g.class_name(ClassId(c)) == "Thread";
+  auto is_thread = [&](uint32_t v) {
+    return v < g.object_count() && g.class_of(ObjectId(v)).valid() &&
+           thread_class[g.class_of(ObjectId(v)).value()];
+  };
+  std::vector<uint32_t> threads;
   auto search = [&](size_t head) {
     for (; head < queue.size(); ++head) {
       const uint32_t v = queue[head];
       if (!g.retains_from(v) || v == through_not.value()) continue;
+      if (!transient && is_thread(v)) {
+        threads.push_back(v);
+        continue;
+      }
       for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) reach(v, e);
     }
   };
-  // Durable roots first, then what only the transient ones reach (see the header).
+  // Durable roots first, then what only threads and the transient roots reach (see the header).
   const uint32_t roots_begin = begin[root];
   const std::span<const RootEdge> roots = g.roots();
   for (bool phase : {false, true}) {
     transient = phase;
     const size_t head = queue.size();
+    if (phase)
+      for (uint32_t v : threads)
+        for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) reach(v, e);
     for (size_t i = 0; i < roots.size(); ++i)
       if (is_transient_root(g.string(roots[i].category)) == phase)
         reach(root, roots_begin + static_cast<uint32_t>(i));

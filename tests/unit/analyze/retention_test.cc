@@ -127,6 +127,30 @@ TEST(Retainers, PathsStartAtDurableRootsFirst) {
   EXPECT_EQ(g.string(paths[1].root), "machine_context");
 }
 
+// ObjectSpace dumps reach a thread through the VM root (ROOT(vm) -> Ractor -> Thread): the
+// Hash a worker thread holds in a local is held for good by a constant, and its path says so,
+// though the thread's is shorter. What only the thread holds keeps its path through it.
+TEST(Retainers, PathsGoThroughAThreadOnlyWhereNothingElseHoldsTheObject) {
+  const std::string thread_class =
+      R"({"address":"0x70", "type":"CLASS", "name":"Thread", "references":[], "memsize":0})"
+      "\n";
+  const std::string dump =
+      kClasses + thread_class + root("vm", {0x800, 0x100}) +
+      record(0x800, "DATA", 0x70, {0x200, 0x910}, 40) +  // the Thread: its locals
+      record(0x100, "OBJECT", 0x10, {0x110}, 40) + record(0x110, "OBJECT", 0x10, {0x200}, 40) +
+      record(0x200, "HASH", 0x20, {0x300}, 200) + record(0x300, "OBJECT", 0x30, {}, 100) +
+      record(0x910, "OBJECT", 0x30, {}, 10);
+  HeapGraph g = load_graph(dump);
+  ShortestPathTree tree = ShortestPathTree::compute(g);
+  RetentionPath to_item = tree.path_to(g, id(g, 0x300));
+  ASSERT_EQ(to_item.steps.size(), 4u) << "vm -> 0x100 -> 0x110 -> Hash -> Item";
+  EXPECT_EQ(to_item.steps[0].object, id(g, 0x100));
+  EXPECT_FALSE(tree.from_transient_root(id(g, 0x300)));
+  RetentionPath to_local = tree.path_to(g, id(g, 0x910));
+  ASSERT_EQ(to_local.steps.size(), 2u);
+  EXPECT_EQ(to_local.steps[0].object, id(g, 0x800)) << "only the thread holds it";
+}
+
 // Two root-held objects reach one Hash that holds the target: that is one reason it is alive,
 // not two. A second path needs a second holder.
 TEST(Retainers, AlternativePathsDifferAtTheHolder) {
