@@ -113,11 +113,15 @@ ROUNDS = 300_000
 churn(10_000) # warm up
 base = []
 with_memprof = []
+without_stacks = []
 with_objspace = []
 RUNS.times do
   base << timed { churn(ROUNDS) }
-  Memprof.start
+  Memprof.start(stack: Memprof::DEFAULT_STACK)
   with_memprof << timed { churn(ROUNDS) }
+  Memprof.stop
+  Memprof.start(stack: 0)
+  without_stacks << timed { churn(ROUNDS) }
   Memprof.stop
   ObjectSpace.trace_object_allocations_start
   with_objspace << timed { churn(ROUNDS) }
@@ -127,7 +131,10 @@ RUNS.times do
 end
 b = median(base)
 m = median(with_memprof)
+n = median(without_stacks)
 o = median(with_objspace)
-printf("tracking (%d rounds, ~%d allocations): untracked %.3f s, Memprof.start %.3f s (+%.0f%%), " \
+printf("tracking (%d rounds, ~%d allocations): untracked %.3f s, Memprof.start %.3f s (+%.0f%%; " \
+       "stacks of %d frames), Memprof.start(stack: 0) %.3f s (+%.0f%%), " \
        "ObjectSpace.trace_object_allocations %.3f s (+%.0f%%)\n",
-       ROUNDS, ROUNDS * 6, b, m, 100 * (m - b) / b, o, 100 * (o - b) / b)
+       ROUNDS, ROUNDS * 6, b, m, 100 * (m - b) / b, Memprof::DEFAULT_STACK, n, 100 * (n - b) / b,
+       o, 100 * (o - b) / b)

@@ -7,6 +7,11 @@ require "tmpdir"
 module Memprof
   VERSION = "0.1.0"
 
+  # The allocation stack depth (frames, C methods' included) Memprof.start records by default:
+  # MEMPROF_STACK when set (0 records none), else DEFAULT_STACK.
+  DEFAULT_STACK = 8
+  MAX_STACK = 64
+
   # Memprof.dump_all(path_or_io, fork: false, strings: 1024) is defined by the extension:
   # paths and IO objects are dumped without calling any Ruby method. It writes the whole heap
   # as memprof JSONL v1. strings: most bytes of each String's value written (false: none).
@@ -26,10 +31,29 @@ module Memprof
       io
     end
 
-    # Starts tracking allocations (file, line, method, generation, sequence number).
-    def start
-      _start
+    # Starts tracking allocations (file, line, method, generation, sequence number and the
+    # innermost `stack` frames of the allocation's stack, which heapq reads to name the line of
+    # the app that allocated, past the gems' and Ruby's own frames). Running already, the
+    # stack depth applies to the allocations from now on.
+    def start(stack: default_stack)
+      unless stack.is_a?(Integer) && stack.between?(0, MAX_STACK)
+        raise ArgumentError, "memprof: stack: expects a depth from 0 to #{MAX_STACK}, got #{stack.inspect}"
+      end
+
+      _start(stack)
       true
+    end
+
+    def default_stack(env = ENV)
+      value = env.fetch("MEMPROF_STACK", "")
+      return DEFAULT_STACK if value.empty?
+
+      depth = Integer(value, 10, exception: false)
+      return depth if depth&.between?(0, MAX_STACK)
+
+      $stderr.write("memprof: MEMPROF_STACK=#{printable(value)}: expects a depth from 0 to #{MAX_STACK}; " \
+                    "recording #{DEFAULT_STACK} frames\n")
+      DEFAULT_STACK
     end
 
     # Stops tracking and forgets every tracked object.

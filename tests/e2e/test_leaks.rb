@@ -2,6 +2,7 @@
 # samples/three_dumps.rb): the top leak holds the line marked "# leak: Class" first, held by
 # the object that accumulates it, reached by the reference the sample names.
 require_relative "helper"
+require "fileutils"
 
 class TestLeaks < Test::Unit::TestCase
   include E2E
@@ -20,6 +21,45 @@ class TestLeaks < Test::Unit::TestCase
   LEAKS.each do |sample, expected|
     define_method("test_#{sample}_objectspace") { check_top_leak(sample, false, **expected) }
     define_method("test_#{sample}_memprof") { check_top_leak(sample, true, **expected) }
+  end
+
+  # A gem's line allocates what leaks; memprof's allocation stacks give the app's line that
+  # called it, in the table and for the holder.
+  def test_the_apps_line_past_a_gems_frames
+    ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
+    gem_dir = File.join(@tmp, "vendor/gems/memo-1.2.0/lib")
+    FileUtils.mkdir_p(gem_dir)
+    File.write(File.join(gem_dir, "memo.rb"), <<~RUBY)
+      module Memo
+        def self.table = {}
+        def self.remember(table, key) = table[key] = "value of \#{key}" # gem: String
+      end
+    RUBY
+    app = File.join(@tmp, "app.rb")
+    File.write(app, <<~RUBY)
+      require "memprof"
+      require_relative "vendor/gems/memo-1.2.0/lib/memo"
+      Memprof.start
+      CACHE = Memo.table
+      def serve(i) = Memo.remember(CACHE, "k\#{i}") # app: the line to change
+      3.times do |round|
+        300.times { |i| serve(round * 300 + i) }
+        GC.start
+        Memprof.dump_all(File.join(ARGV[0], "\#{round}.jsonl"))
+      end
+    RUBY
+    out, err, status = Open3.capture3(RbConfig.ruby, "-I", ext, app, @tmp)
+    assert(status.success?, out + err)
+    dumps = (0..2).map { |round| File.join(@tmp, "#{round}.jsonl") }
+    leak = heapq_json("leaks", *dumps)["leaks"].first
+    strings = leak["holds"].find { |h| h["class"] == "String" && h["site"]["file"].end_with?("memo.rb") }
+    assert_not_nil(strings, leak["holds"].inspect)
+    assert_equal([app, 5, "serve"], strings["app"].values_at("file", "line", "method"))
+    assert_equal(strings["count"], strings["app_count"])
+    assert_equal([app, 4], leak["holder"]["app"].values_at("file", "line"), "the Hash the gem made")
+    text, = heapq("--width", "0", "leaks", *dumps)
+    assert_match(/from the app's line #{Regexp.escape(app)}:4 in <main>/, text)
+    assert_match(/memo\.rb:3 in remember +#{Regexp.escape(app)}:5 in serve/, text)
   end
 
   def test_warm_up_ranks_below_steady_growth_objectspace

@@ -132,4 +132,64 @@ class TestTracking < Test::Unit::TestCase
       assert_nil(untracked["seq"])
     end
   end
+
+  MAKE_WIDGETS_LINE = __LINE__ + 1
+  def make_widgets(count) = Array.new(count) { Widget.new } # the allocation: one frame in
+
+  def test_dump_carries_allocation_stacks
+    Memprof.start(stack: 6) # counting C methods' frames (Array.new, Class#new)
+    line = __LINE__ + 1
+    widgets = make_widgets(3)
+    GC.start
+    GC.compact if GC.respond_to?(:compact) # the stacks' frames must follow moved iseqs
+    dump = dump_heap
+    record = dump[os_address(widgets.first)]
+    stacks = {}
+    frames = {}
+    dump.records.each do |r|
+      frames[r["id"]] = r if r["type"] == "FRAME"
+      stacks[r["id"]] = r["frames"] if r["type"] == "STACK"
+    end
+    assert_kind_of(Integer, record["stack"])
+    stack = stacks.fetch(record["stack"]).map { |id| frames.fetch(id).values_at("file", "line", "method") }
+    assert_equal([__FILE__, MAKE_WIDGETS_LINE, "make_widgets"], stack[0], "innermost first: the allocation's own line")
+    assert_include(stack, [__FILE__, line, "test_dump_carries_allocation_stacks"], "the caller's line")
+    assert_operator(stack.size, :<=, 6)
+    assert_equal(record["stack"], dump[os_address(widgets.last)]["stack"], "one stack, written once")
+    assert_equal(stacks.size, stacks.keys.uniq.size)
+    ends = dump.records.last
+    assert_equal("END", ends["type"])
+    assert(widgets)
+  end
+
+  def test_stack_zero_records_none
+    Memprof.start(stack: 0)
+    widgets = make_widgets(2)
+    dump = dump_heap
+    assert_nil(dump[os_address(widgets.first)]["stack"])
+    assert_not_include(dump.text, '"type":"STACK"')
+    assert(widgets)
+  end
+
+  def test_stack_depth_is_checked_and_read_from_the_environment
+    assert_raise(ArgumentError) { Memprof.start(stack: -1) }
+    assert_raise(ArgumentError) { Memprof.start(stack: Memprof::MAX_STACK + 1) }
+    assert_raise(ArgumentError) { Memprof.start(stack: "8") }
+    assert(!Memprof.running?)
+    assert_equal(Memprof::DEFAULT_STACK, Memprof.default_stack({}))
+    assert_equal(0, Memprof.default_stack({ "MEMPROF_STACK" => "0" }))
+    assert_equal(16, Memprof.default_stack({ "MEMPROF_STACK" => "16" }))
+    _out, err = capture_stderr { assert_equal(Memprof::DEFAULT_STACK, Memprof.default_stack({ "MEMPROF_STACK" => "lots\e" })) }
+    assert_match(/MEMPROF_STACK=lots\\x1b: expects a depth from 0 to 64/, err)
+  end
+
+  def capture_stderr
+    require "stringio"
+    saved = $stderr
+    $stderr = StringIO.new
+    result = yield
+    [result, $stderr.string]
+  ensure
+    $stderr = saved
+  end
 end

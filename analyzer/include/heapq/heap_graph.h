@@ -83,6 +83,20 @@ class HeapGraph {
     SiteId b = block_sites_.empty() ? SiteId::none() : block_site(o);
     return b.valid() ? b : site(o);
   }
+  // memprof's allocation stacks: o's stack as sites, innermost (the allocation) first, frames
+  // of Ruby code only; empty when the dump has none for o. has_stacks(): some object has one.
+  std::span<const SiteId> stack(ObjectId o) const {
+    if (stack_.empty() || stack_[o.value()] == 0) return {};
+    const uint32_t s = stack_[o.value()];
+    return {stack_sites_.data() + stack_begin_[s], stack_sites_.data() + stack_begin_[s + 1]};
+  }
+  bool has_stacks() const { return !stack_.empty(); }
+  // The line of the application that made o: the innermost frame of its stack outside gems and
+  // Ruby's library (the allocation site itself when that is the application's); none without a
+  // stack, or when every frame is a library's.
+  SiteId app_site(ObjectId o) const {
+    return stack_.empty() ? SiteId::none() : stack_app_site_[stack_[o.value()]];
+  }
   uint32_t generation(ObjectId o) const { return generation_[o.value()]; }
   // memprof's allocation sequence number (unique within a process, increasing); 0 when the
   // object has none. has_seq(): some object of the dump has one.
@@ -163,6 +177,12 @@ class HeapGraph {
   std::vector<SiteId> site_;
   std::vector<uint32_t> generation_;
   std::vector<uint64_t> seq_;  // empty when the dump has no seq
+  // Allocation stacks: per object an index into the stacks (0: none), empty without stacks;
+  // stack s's frames are stack_sites_[stack_begin_[s] .. stack_begin_[s + 1]).
+  std::vector<uint32_t> stack_;
+  std::vector<uint32_t> stack_begin_;
+  std::vector<SiteId> stack_sites_;
+  std::vector<SiteId> stack_app_site_;  // per stack
 
   std::vector<uint32_t> edge_begin_;   // object_count() + 2 offsets (the virtual root last)
   std::vector<uint32_t> edge_target_;  // ObjectId values

@@ -34,6 +34,10 @@ struct LeakGroup {
   bool growing = false;          // more in the last dump than in the one before it
   bool steady = false;           // more in each dump than in the one before
   ObjectId example;              // one object of the group
+  // memprof's allocation stacks: the application's line most of the group's objects were
+  // allocated from (HeapGraph::app_site), and how many were; none without stacks.
+  SiteId app_site;
+  uint64_t app_count = 0;
 };
 
 struct Leak {

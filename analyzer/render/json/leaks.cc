@@ -48,6 +48,8 @@ std::string json(const LeaksAnswer& a) {
       object_json(w, *leak.holder);
       json_key(w, "site");
       site_json(w, leak.holder->site);
+      json_key(w, "app");
+      site_json(w, leak.holder->app);
       json_key(w, "edge");
       json_string_or_null(w, leak.holder_edge);
       json_key(w, "holds");
@@ -83,6 +85,10 @@ std::string json(const LeaksAnswer& a) {
       json_string(w, h.cls);
       json_key(w, "site");
       site_json(w, h.site);
+      json_key(w, "app");
+      site_json(w, h.app);
+      json_key(w, "app_count");
+      w.Uint64(h.app_count);
       json_key(w, "count");
       w.Uint64(h.count);
       json_key(w, "bytes");

@@ -34,6 +34,28 @@ class GroupSets {
   std::vector<uint32_t> parent_, size_;
 };
 
+// Per group, the application line most of its objects were allocated from: votes counted one
+// object at a time, the most common line (the lowest site id among equals) wins.
+class AppLineVotes {
+ public:
+  void add(const HeapGraph& g, uint32_t group, ObjectId o) {
+    if (const SiteId s = g.app_site(o); s.valid()) ++votes_[uint64_t(group) << 32 | s.value()];
+  }
+  void give(std::vector<LeakGroup>& groups) const {
+    for (auto [key, count] : votes_) {
+      LeakGroup& lg = groups[key >> 32];
+      const SiteId s(static_cast<uint32_t>(key));
+      if (count > lg.app_count || (count == lg.app_count && s < lg.app_site)) {
+        lg.app_site = s;
+        lg.app_count = count;
+      }
+    }
+  }
+
+ private:
+  std::unordered_map<uint64_t, uint64_t> votes_;
+};
+
 // The leaks' objects as one key per object (UINT32_MAX: none), their holders and what they
 // retain, for the leaks in `wanted` (by index).
 void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
@@ -171,8 +193,13 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   }
   report.groups = growing.size();
   std::vector<uint32_t> growing_of(n, UINT32_MAX);  // the born objects of growing groups
+  AppLineVotes app_lines;
   for (uint32_t i = 0; i < n; ++i)
-    if (born_group[i] != GroupTable::kNoGroup) growing_of[i] = grown[born_group[i]];
+    if (born_group[i] != GroupTable::kNoGroup && grown[born_group[i]] != GroupTable::kNoGroup) {
+      growing_of[i] = grown[born_group[i]];
+      if (last.has_stacks()) app_lines.add(last, growing_of[i], ObjectId(i));
+    }
+  app_lines.give(growing);
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
       find_holders(last, dom, growing_of, growing.size());
 
@@ -357,6 +384,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
     // retained set is its own: the sums are exact).
     std::unordered_map<uint32_t, size_t> row;
     std::vector<uint64_t> row_retained;
+    AppLineVotes app_lines;
     for (ObjectId k : kids) {
       if (profiler(k)) continue;
       const uint32_t grp = group_of[k.value()];
@@ -371,6 +399,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
       ++lg.count;
       add_saturating(lg.bytes, g.memsize(k));
       add_saturating(row_retained[it->second], dom.retained_bytes(k));
+      if (g.has_stacks()) app_lines.add(g, static_cast<uint32_t>(it->second), k);
       leak_of[k.value()] = static_cast<uint32_t>(report.leaks.size() - 1);
       ++leak.count;
       add_saturating(leak.bytes, g.memsize(k));
@@ -379,6 +408,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
       report.leaks.pop_back();
       continue;
     }
+    app_lines.give(leak.groups);
     std::vector<size_t> order(leak.groups.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {

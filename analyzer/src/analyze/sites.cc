@@ -55,7 +55,19 @@ std::string gem_of_path(std::string_view path) {
     at = path.rfind("/gems/", at - 1);
   }
   if (path.starts_with("<internal:") || in_ruby_library(path)) return "(ruby)";
+  // Libraries Debian packages: /usr/lib/ruby/vendor_ruby/rack/... (no version in the path).
+  constexpr std::string_view kVendor = "/lib/ruby/vendor_ruby/";
+  if (size_t at = path.find(kVendor); at != std::string_view::npos) {
+    std::string_view rest = path.substr(at + kVendor.size());
+    rest = rest.substr(0, rest.find('/'));
+    if (rest.ends_with(".rb")) rest.remove_suffix(3);
+    if (!rest.empty()) return std::string(rest);
+  }
   return "(app)";
+}
+
+bool is_app_path(std::string_view path) {
+  return gem_of_path(path) == "(app)";
 }
 
 std::pair<std::string_view, std::string_view> split_gem(std::string_view gem) {

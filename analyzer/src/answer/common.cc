@@ -23,7 +23,8 @@ std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s) {
 }
 
 ObjectRef object_ref(const HeapGraph& g, ObjectId o) {
-  return {g.address(o), describe(g, o), site_ref(g, g.site(o)), site_ref(g, g.block_site(o))};
+  return {g.address(o), describe(g, o), site_ref(g, g.site(o)), site_ref(g, g.block_site(o)),
+          site_ref(g, g.app_site(o))};
 }
 
 PathRef path_ref(const HeapGraph& g, const RetentionPath& path) {

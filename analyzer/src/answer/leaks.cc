@@ -69,7 +69,8 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport&
     out.steady = leak.steady;
     for (const LeakGroup& g : leak.groups)
       out.holds.push_back({g.group.cls, group_site(g.group), g.count, g.bytes, g.growth, g.growing,
-                           g.steady, last.address(g.example)});
+                           g.steady, last.address(g.example), site_ref(last, g.app_site),
+                           g.app_count});
     out.holder_share = leak.holder_share;
     if (leak.holder.valid()) {
       out.holder = object_ref(last, leak.holder);

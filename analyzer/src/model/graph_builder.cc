@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "heapq/sites.h"
 #include "model/address_hash.h"
 
 namespace heapq {
@@ -126,6 +127,7 @@ class GraphBuilder::Builder {
     // The virtual root's references close the CSR.
     g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
     count_dangling_classes();
+    add_stacks();
     GraphBuilder::name_classes(g_, class_records_, class_names_);
     return std::move(g_);
   }
@@ -174,6 +176,20 @@ class GraphBuilder::Builder {
       append(g_.seq_, c.seq);
       g_.seq_.resize(g_.address_.size(), 0);
     }
+    if (!c.stack.empty() || !g_.stack_.empty()) {
+      g_.stack_.resize(base, 0);  // the dump's stack ids until add_stacks() makes them indexes
+      append(g_.stack_, c.stack);
+      g_.stack_.resize(g_.address_.size(), 0);
+    }
+    for (const FrameRecord& f : c.frames) frame_sites_.try_emplace(f.id, sites[f.site]);
+    uint32_t first_frame = 0;
+    for (const StackRecord& st : c.stacks) {
+      stack_defs_.push_back({st.id, static_cast<uint32_t>(stack_frame_ids_.size())});
+      stack_frame_ids_.insert(stack_frame_ids_.end(), c.stack_frames.begin() + first_frame,
+                              c.stack_frames.begin() + st.frames_end);
+      first_frame = st.frames_end;
+    }
+    release(c.stack_frames);
     release(c.site_slot);
     for (ClassRecord r : c.classes) {
       r.object += base;
@@ -316,6 +332,42 @@ class GraphBuilder::Builder {
     return it->second;
   }
 
+  // memprof's allocation stacks, which follow the objects (in any chunk): each STACK's frames
+  // as sites, the first definition of an id winning; objects' stack ids become indexes, and an
+  // id no STACK defines, or a frame id no FRAME does, is left out.
+  void add_stacks() {
+    if (g_.stack_.empty()) return;
+    std::unordered_map<uint32_t, uint32_t> index;  // the dump's stack id -> index from 1
+    g_.stack_begin_ = {0, 0};                      // index 0: no stack
+    g_.stack_app_site_ = {SiteId::none()};
+    std::unordered_map<uint32_t, bool> app_file;  // by file StringId
+    stack_defs_.push_back({0, static_cast<uint32_t>(stack_frame_ids_.size())});
+    for (size_t d = 0; d + 1 < stack_defs_.size(); ++d) {
+      if (!index.try_emplace(stack_defs_[d].first, uint32_t(g_.stack_begin_.size() - 1)).second)
+        continue;
+      SiteId app = SiteId::none();
+      for (uint32_t f = stack_defs_[d].second; f < stack_defs_[d + 1].second; ++f) {
+        auto it = frame_sites_.find(stack_frame_ids_[f]);
+        if (it == frame_sites_.end()) continue;
+        g_.stack_sites_.push_back(it->second);
+        const StringId file = g_.sites_[it->second.value()].file;
+        auto [known, added] = app_file.try_emplace(file.value(), false);
+        if (added) known->second = is_app_path(g_.string(file));
+        if (known->second && !app.valid()) app = it->second;
+      }
+      g_.stack_begin_.push_back(static_cast<uint32_t>(g_.stack_sites_.size()));
+      g_.stack_app_site_.push_back(app);
+    }
+    for (uint32_t& s : g_.stack_) {
+      if (s == 0) continue;
+      auto it = index.find(s);
+      s = it == index.end() ? 0 : it->second;
+    }
+    release(stack_defs_);
+    release(stack_frame_ids_);
+    frame_sites_.clear();
+  }
+
   void count_dangling_classes() {
     std::vector<uint64_t> users(g_.classes_.size(), 0);
     for (ClassId c : g_.class_of_) ++users[c.value()];
@@ -342,6 +394,9 @@ class GraphBuilder::Builder {
   std::unordered_map<uint64_t, ClassId> class_by_address_;
   std::unordered_map<StringId, ClassId> pseudo_classes_;
   std::unordered_map<SiteKey, SiteId, GlobalSiteHash> sites_;
+  std::unordered_map<uint32_t, SiteId> frame_sites_;       // FRAME id -> site
+  std::vector<std::pair<uint32_t, uint32_t>> stack_defs_;  // (STACK id, first frame id)
+  std::vector<uint32_t> stack_frame_ids_;
 };
 
 HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,

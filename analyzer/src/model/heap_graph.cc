@@ -43,6 +43,7 @@ std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
 size_t HeapGraph::bytes() const {
   auto v = [](const auto& vec) { return vec.capacity() * sizeof(vec[0]); };
   return v(address_) + v(type_) + v(class_of_) + v(memsize_) + v(site_) + v(generation_) + v(seq_) +
+         v(stack_) + v(stack_begin_) + v(stack_sites_) + v(stack_app_site_) +
          block_sites_.size() * 16 + v(edge_begin_) + v(edge_target_) + v(edge_name_) +
          (weak_holder_.capacity() + added_class_edge_.capacity()) / 8 + v(roots_) + v(classes_) +
          v(sites_) + v(address_index_) + strings_.bytes();

@@ -49,6 +49,18 @@ struct ObjectLabel {
   StringId label;
 };
 
+// memprof's FRAME record: an allocation stack's frame, as a site.
+struct FrameRecord {
+  uint32_t id = 0;
+  uint32_t site = 0;  // index into site_keys
+};
+
+// memprof's STACK record: its frame ids end at frames_end in ParsedChunk::stack_frames.
+struct StackRecord {
+  uint32_t id = 0;
+  uint32_t frames_end = 0;
+};
+
 struct RootRecord {
   StringId category;
   uint32_t refs_end = 0;  // end of its references in ParsedChunk::root_refs
@@ -64,6 +76,7 @@ struct ParsedChunk {
   std::vector<uint32_t> site_slot;   // index into site_keys, kNoSite without one
   std::vector<uint32_t> generation;
   std::vector<uint64_t> seq;       // memprof's allocation sequence numbers; empty without any
+  std::vector<uint32_t> stack;     // memprof's allocation stack ids (0: none); empty without any
   std::vector<uint32_t> refs_end;  // end of each object's references in refs
   std::vector<uint64_t> refs;
   std::vector<StringId> ref_names;  // parallel to refs once any record names a reference
@@ -77,6 +90,11 @@ struct ParsedChunk {
   std::vector<uint32_t> weak_holders;    // objects whose references are weak (WeakMap)
   // memprof's Procs: where each one's block is written, as (object, index into site_keys).
   std::vector<std::pair<uint32_t, uint32_t>> block_sites;
+
+  // memprof's allocation stacks, by the dump's ids (which the builder resolves across chunks).
+  std::vector<FrameRecord> frames;
+  std::vector<StackRecord> stacks;
+  std::vector<uint32_t> stack_frames;  // frame ids, innermost first
 
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;

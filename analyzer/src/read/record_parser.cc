@@ -45,6 +45,9 @@ enum class Field : uint8_t {
   kPid,      // META
   kTime,     // META
   kGcCount,  // META
+  kId,       // FRAME, STACK
+  kFrames,   // STACK
+  kStack,    // an object's allocation stack
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -52,6 +55,9 @@ Field classify(const char* s, size_t n) {
 #define HEAPQ_KEY(text, field) \
   if (std::memcmp(s, text, sizeof(text) - 1) == 0) return field
   switch (n) {
+    case 2:
+      if (s[0] == 'i') HEAPQ_KEY("id", Field::kId);
+      break;
     case 3:
       if (s[0] == 's') HEAPQ_KEY("seq", Field::kSeq);
       if (s[0] == 'p') HEAPQ_KEY("pid", Field::kPid);
@@ -79,11 +85,13 @@ Field classify(const char* s, size_t n) {
     case 5:
       if (s[0] == 'c') HEAPQ_KEY("class", Field::kClass);
       if (s[0] == 'b') HEAPQ_KEY("block", Field::kBlock);
+      if (s[0] == 's') HEAPQ_KEY("stack", Field::kStack);
       break;
     case 6:
       if (s[0] == 'm') HEAPQ_KEY("method", Field::kMethod);
       if (s[0] == 'f') HEAPQ_KEY("format", Field::kFormat);
       if (s[0] == 's') HEAPQ_KEY("struct", Field::kStruct);
+      if (s[0] == 'f') HEAPQ_KEY("frames", Field::kFrames);
       break;
     case 7:
       switch (s[0]) {
@@ -180,6 +188,9 @@ struct Record {
   uint64_t superclass = 0;
   int64_t records = -1;
   size_t names = 0;  // reference_names seen
+  uint64_t id = 0;   // FRAME, STACK
+  bool has_id = false;
+  uint64_t stack = 0;  // an object's allocation stack; 0: none
 };
 
 class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, RecordHandler> {
@@ -195,6 +206,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     in_block_ = false;
     error_.clear();
     refs_mark_ = out_.refs.size();
+    frames_mark_ = out_.stack_frames.size();
     names_.clear();
     repaired_mark_ = out_.repaired_strings;
     issues_mark_ = out_.first_repaired_strings.size();
@@ -202,6 +214,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   // Undoes what a line that failed had appended.
   void abandon_line() {
     out_.refs.resize(refs_mark_);
+    out_.stack_frames.resize(frames_mark_);
     out_.repaired_strings = repaired_mark_;
     out_.first_repaired_strings.resize(issues_mark_);
   }
@@ -219,6 +232,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (depth_ == 1 && (field_ == Field::kReferences || field_ == Field::kReferenceNames))
       return fail("\"" + field_name() + "\" must be an array");
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) return fail(kNotAFrame);
+    if (depth_ == 1 && field_ == Field::kFrames) return fail("\"frames\" must be an array");
     if (depth_ == 1 && field_ == Field::kBlock) in_block_ = true;
     ++depth_;
     return true;
@@ -233,6 +248,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (depth_ >= kMaxDepth) return too_deep();
     if (depth_ == 0) return fail("a record must be a JSON object");
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) return fail(kNotAFrame);
     if (depth_ == 1) in_array_ = field_;
     ++depth_;
     return true;
@@ -303,7 +319,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         break;
       case Field::kReferences:
       case Field::kReferenceNames:
+      case Field::kFrames:
         return fail("\"" + field_name() + "\" must be an array");
+      case Field::kId:
+      case Field::kStack:
       case Field::kMemsize:
       case Field::kLine:
       case Field::kGeneration:
@@ -322,11 +341,13 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool Int64(int64_t v) { return v < 0 ? negative() : number(static_cast<uint64_t>(v)); }
   bool Double(double) {
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) return fail(kNotAFrame);
     if (depth_ == 1 && counted_field()) return fail("\"" + field_name() + "\" must be an integer");
     return true;
   }
   bool Bool(bool b) {
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) return fail(kNotAFrame);
     if (depth_ == 1 && field_ == Field::kSingleton) rec_.singleton = b;
     if (depth_ == 1 && (counted_field() || address_field()))
       return fail("\"" + field_name() + "\" has the wrong type");
@@ -338,21 +359,25 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       return true;
     }
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) return fail(kNotAFrame);
     return true;
   }
 
  private:
   static constexpr const char* kNotAnAddress =
       "\"references\" holds something that is not an address";
+  static constexpr const char* kNotAFrame = "\"frames\" holds something that is not a frame id";
   // rapidjson's parser recurses once per level, before calling the handler for the level's
   // contents: stopping here bounds the stack (records nest 3 deep; 120k levels overflowed it).
   static constexpr int kMaxDepth = 100;
   bool too_deep() { return fail("values nested more than " + std::to_string(kMaxDepth) + " deep"); }
 
   bool in_references() const { return depth_ == 2 && in_array_ == Field::kReferences; }
+  bool in_frames() const { return depth_ == 2 && in_array_ == Field::kFrames; }
   bool counted_field() const {
     return field_ == Field::kMemsize || field_ == Field::kLine || field_ == Field::kGeneration ||
-           field_ == Field::kSeq || field_ == Field::kRecords;
+           field_ == Field::kSeq || field_ == Field::kRecords || field_ == Field::kId ||
+           field_ == Field::kStack;
   }
   bool address_field() const {
     return field_ == Field::kAddress || field_ == Field::kClass || field_ == Field::kSuperclass;
@@ -360,6 +385,11 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   bool number(uint64_t v) {
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) {
+      if (v == 0 || v > UINT32_MAX) return fail(kNotAFrame);
+      out_.stack_frames.push_back(static_cast<uint32_t>(v));
+      return true;
+    }
     if (depth_ == 2 && in_block_ && block_field_ == Field::kLine) rec_.block_line = v;
     if (depth_ != 1) return true;
     switch (field_) {
@@ -379,6 +409,13 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kRecords:
         rec_.records = static_cast<int64_t>(v);
         break;
+      case Field::kId:
+        rec_.id = v;
+        rec_.has_id = true;
+        break;
+      case Field::kStack:
+        rec_.stack = v;
+        break;
       case Field::kPid:
         rec_.pid = v;
         break;
@@ -396,6 +433,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   }
   bool negative() {
     if (in_references()) return fail(kNotAnAddress);
+    if (in_frames()) return fail(kNotAFrame);
     if (depth_ == 1 && (counted_field() || address_field()))
       return fail("\"" + field_name() + "\" is negative");
     return true;
@@ -408,6 +446,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       out_.refs.push_back(a);
     } else if (in_array_ == Field::kReferenceNames) {
       names_.push_back(intern({s, n}));
+    } else if (in_array_ == Field::kFrames) {
+      return fail(kNotAFrame);
     }
     return true;
   }
@@ -464,6 +504,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         return "time";
       case Field::kGcCount:
         return "gc_count";
+      case Field::kId:
+        return "id";
+      case Field::kFrames:
+        return "frames";
+      case Field::kStack:
+        return "stack";
       case Field::kOther:
         break;
     }
@@ -495,6 +541,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   bool commit();
   bool commit_object(std::optional<ObjectType> type);
+  bool commit_stack_record(bool frame);
   uint32_t class_slot(ObjectType type);
   uint32_t site_slot();
   uint32_t site_slot(StringId file, uint32_t line, StringId method);
@@ -528,6 +575,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   Record rec_;
   std::string error_;
   size_t refs_mark_ = 0;
+  size_t frames_mark_ = 0;
   uint64_t repaired_mark_ = 0;
   size_t issues_mark_ = 0;
   std::vector<StringId> names_;
@@ -557,6 +605,8 @@ bool RecordHandler::commit() {
     out_.origin = DumpOrigin{rec_.pid, std::string(rec_.time), rec_.gc_count};
   } else if (t == "END") {
     out_.end_records = rec_.records;
+  } else if (t == "FRAME" || t == "STACK") {
+    return commit_stack_record(t == "FRAME");
   } else if (t == "NONE" || t == "MOVED") {
     ++out_.skipped_records;  // free or moved slots of a dump written with full: true
   } else {
@@ -566,13 +616,29 @@ bool RecordHandler::commit() {
   return true;
 }
 
+// memprof's allocation stacks: a FRAME is a site; a STACK lists its frames' ids.
+bool RecordHandler::commit_stack_record(bool frame) {
+  out_.refs.resize(refs_mark_);
+  if (!rec_.has_id || rec_.id == 0 || rec_.id > UINT32_MAX)
+    return fail("the record has no \"id\" (a number from 1)");
+  const uint32_t id = static_cast<uint32_t>(rec_.id);
+  if (!frame) {
+    out_.stacks.push_back({id, static_cast<uint32_t>(out_.stack_frames.size())});
+    return true;
+  }
+  if (!rec_.has_file) return fail("the record has no \"file\"");
+  if (rec_.line > UINT32_MAX) return fail("\"line\" is out of range");
+  out_.frames.push_back({id, site_slot()});
+  return true;
+}
+
 bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   if (!rec_.has_address) return fail("the record has no \"address\"");
   size_t nrefs = out_.refs.size() - refs_mark_;
   if (!names_.empty() && names_.size() != nrefs)
     return fail("\"reference_names\" and \"references\" differ in length");
-  if (rec_.line > UINT32_MAX || rec_.generation > UINT32_MAX)
-    return fail("\"line\" or \"generation\" is out of range");
+  if (rec_.line > UINT32_MAX || rec_.generation > UINT32_MAX || rec_.stack > UINT32_MAX)
+    return fail("\"line\", \"generation\" or \"stack\" is out of range");
 
   uint32_t index = static_cast<uint32_t>(out_.address.size());
   ObjectType ty = type.value_or(ObjectType::kUnknown);
@@ -585,6 +651,10 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   if (rec_.has_seq || !out_.seq.empty()) {
     out_.seq.resize(index, 0);  // pad records that had none
     out_.seq.push_back(rec_.seq);
+  }
+  if (rec_.stack != 0 || !out_.stack.empty()) {
+    out_.stack.resize(index, 0);  // pad records that had none
+    out_.stack.push_back(static_cast<uint32_t>(rec_.stack));
   }
   out_.refs_end.push_back(static_cast<uint32_t>(out_.refs.size()));
   if (!rec_.block_file.empty() && rec_.block_line <= UINT32_MAX)

@@ -26,8 +26,10 @@ class Statement {
   // Parameters are 1-based, as in SQLite.
   void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
+  // An empty view binds '' (a null data pointer would bind NULL).
   void bind_text(int i, std::string_view s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
+    sqlite3_bind_text(stmt_, i, s.data() ? s.data() : "", static_cast<int>(s.size()),
+                      SQLITE_STATIC);
   }
   // Binds v, or NULL when v is `none`.
   void bind_or_null(int i, int64_t v, int64_t none) { v == none ? bind_null(i) : bind(i, v); }

@@ -23,9 +23,14 @@ void CompactHook(void*) {
   AllocTracker::Instance().UpdateAfterCompaction();
 }
 
-// A data object whose only job is to be told when GC compaction moved objects.
+void MarkHook(void*) {
+  AllocTracker::Instance().MarkStacks();
+}
+
+// A data object whose only jobs are to keep the frames of allocation stacks alive (iseqs, method
+// entries: the stacks name them at dump time) and to be told when GC compaction moved objects.
 const rb_data_type_t kCompactionHookType = {
-    "memprof/tracker", {nullptr, nullptr, nullptr, CompactHook, {nullptr}}, nullptr, nullptr, 0,
+    "memprof/tracker", {MarkHook, nullptr, nullptr, CompactHook, {nullptr}}, nullptr, nullptr, 0,
 };
 
 }  // namespace
@@ -49,7 +54,8 @@ void AllocTracker::Init() {
   rb_gc_register_address(&Instance().tracepoint_);
 }
 
-void AllocTracker::Start() {
+void AllocTracker::Start(int stack_depth) {
+  stack_depth_ = std::clamp(stack_depth, 0, StackTable::kMaxDepth);
   if (running_) return;
   if (NIL_P(tracepoint_)) {
     tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
@@ -64,6 +70,7 @@ void AllocTracker::Stop() {
   rb_tracepoint_disable(tracepoint_);
   running_ = false;
   objects_.Clear();  // without FREEOBJ events the entries would go stale
+  stacks_.Clear();
 }
 
 uint32_t AllocTracker::InternPath(VALUE path) {
@@ -104,11 +111,19 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
   VALUE method = rb_tracearg_method_id(arg);
   site.method = STATIC_SYM_P(method) ? RSHIFT(method, RUBY_SPECIAL_SHIFT) : 0;
   site.generation = static_cast<uint32_t>(rb_gc_count());
+  site.stack = 0;
+  if (self->stack_depth_ > 0) {
+    VALUE frames[StackTable::kMaxDepth];
+    int lines[StackTable::kMaxDepth];
+    const int n = rb_profile_frames(0, self->stack_depth_, frames, lines);
+    site.stack = self->stacks_.Intern(frames, lines, n);
+  }
   self->objects_.Insert(obj, site);
 }
 
 void AllocTracker::UpdateAfterCompaction() {
   objects_.RekeyAll([](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); });
+  stacks_.UpdateAfterCompaction();
 }
 
 std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {

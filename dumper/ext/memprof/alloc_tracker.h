@@ -1,5 +1,6 @@
 // Allocation tracking on the NEWOBJ/FREEOBJ internal tracepoints: file, line, method, GC
-// generation and a sequence number for every live object allocated while tracking is on.
+// generation, a sequence number and (stack depth > 0) the allocation stack of every live object
+// allocated while tracking is on.
 #pragma once
 
 #include <ruby.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "object_table.h"
+#include "stack_table.h"
 
 namespace memprof {
 
@@ -28,8 +30,11 @@ class AllocTracker {
   // Defines the GC-compaction hook object; call once from Init_memprof_ext.
   static void Init();
 
-  void Start();  // Ruby context; no-op when running
-  void Stop();   // disables the hooks and forgets every tracked object
+  // Ruby context; no-op when running but for the stack depth, which applies from now on: the
+  // innermost `stack_depth` frames of each allocation (0: none; at most StackTable::kMaxDepth).
+  void Start(int stack_depth);
+  int StackDepth() const { return stack_depth_; }
+  void Stop();  // disables the hooks and forgets every tracked object
   bool Running() const { return running_; }
   // While paused, new objects are not recorded: memprof's own allocations during a dump.
   // Returns the previous state.
@@ -44,6 +49,7 @@ class AllocTracker {
   uint64_t NextSeq() const { return next_seq_; }
 
   const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
+  const StackTable& Stacks() const { return stacks_; }
   std::string_view Path(uint32_t id) const { return paths_[id]; }
 
   // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class" (IMEMO
@@ -52,6 +58,7 @@ class AllocTracker {
   std::vector<SiteStats> Stats(uint64_t min_seq) const;
 
   void UpdateAfterCompaction();
+  void MarkStacks() const { stacks_.Mark(); }
 
  private:
   AllocTracker();
@@ -62,7 +69,9 @@ class AllocTracker {
   bool running_ = false;
   bool paused_ = false;
   uint64_t next_seq_ = 1;
+  int stack_depth_ = 0;
   ObjectTable objects_;
+  StackTable stacks_;
   std::deque<std::string> paths_;   // id 0 is "(unknown)"
   std::vector<bool> path_ignored_;  // by path id, beside paths_: one lookup in the hook
   std::unordered_map<std::string_view, uint32_t> path_ids_;

@@ -64,6 +64,7 @@ class HeapDumper {
   void WriteClassFields(VALUE obj, int type);
   void WriteReferences(VALUE obj, int type, VALUE klass);
   void WriteAllocationSite(VALUE obj);
+  void WriteStacks();
   void WriteFlags(VALUE obj);
 
   JsonSink& sink_;
@@ -73,6 +74,8 @@ class HeapDumper {
   ConstantTable constants_;
   ReferenceNamer namer_;
   std::vector<VALUE> refs_;
+  bool stacks_ = false;           // the dump writes the stack table (DumpAll)
+  std::vector<bool> stack_used_;  // by stack id: an object of the dump names it
   RootList roots_;
   std::string names_;                                  // every reference name of one record
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (start, length) in names_, or npos

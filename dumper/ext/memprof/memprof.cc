@@ -250,8 +250,9 @@ VALUE IgnoreFile(VALUE, VALUE path) {
   return Qnil;
 }
 
-VALUE Start(VALUE) {
-  AllocTracker::Instance().Start();
+// Memprof._start(stack_depth)
+VALUE Start(VALUE, VALUE stack_depth) {
+  AllocTracker::Instance().Start(NUM2INT(stack_depth));
   return Qnil;
 }
 
@@ -316,7 +317,7 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   rb_define_singleton_method(memprof_module, "_forget_roots", ForgetParentRoots, 0);
   rb_define_singleton_method(memprof_module, "_heap_of", HeapOf, 1);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
-  rb_define_singleton_method(memprof_module, "_start", Start, 0);
+  rb_define_singleton_method(memprof_module, "_start", Start, 1);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);
   rb_define_singleton_method(memprof_module, "running?", Running, 0);
   rb_define_singleton_method(memprof_module, "_next_seq", NextSeq, 0);

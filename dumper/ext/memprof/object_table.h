@@ -13,6 +13,7 @@ struct AllocationSite {
   uint32_t line;
   uintptr_t method;     // ID, 0 when unknown
   uint32_t generation;  // GC.count at allocation
+  uint32_t stack;       // the tracker's allocation stack id, 0 when none
 };
 
 class ObjectTable {

@@ -447,6 +447,72 @@ TEST(Reader, MemprofDumpWithNamesMetaAndEnd) {
   EXPECT_EQ(g.references(find(g, 0x300)).size(), 0u);
 }
 
+// memprof's allocation stacks: FRAME and STACK records after the objects; an object names
+// its stack by id. Frames of gems are skipped for the app frame; chunking changes nothing.
+TEST(Reader, MemprofStacksGiveEachObjectItsFramesAndAppLine) {
+  std::string dump =
+      R"J({"type":"META", "format":"memprof", "version":1})J"
+      "\n"
+      R"J({"address":"0x500", "type":"STRING", "file":"/g/gems/rack-2.2/lib/rack.rb", "line":9, "method":"call", "stack":2, "memsize":40})J"
+      "\n"
+      R"J({"address":"0x510", "type":"STRING", "file":"/app/shop.rb", "line":3, "method":"buy", "stack":1, "memsize":40})J"
+      "\n"
+      R"J({"address":"0x520", "type":"STRING", "file":"/app/shop.rb", "line":3, "memsize":40})J"
+      "\n"
+      R"J({"address":"0x530", "type":"STRING", "file":"/app/shop.rb", "line":3, "stack":77, "memsize":40})J"
+      "\n"
+      R"J({"type":"FRAME", "id":1, "file":"/app/shop.rb", "line":3, "method":"buy"})J"
+      "\n"
+      R"J({"type":"FRAME", "id":2, "file":"/g/gems/rack-2.2/lib/rack.rb", "line":9, "method":"call"})J"
+      "\n"
+      R"J({"type":"FRAME", "id":3, "file":"/app/app.rb", "line":12, "method":"serve"})J"
+      "\n"
+      R"J({"type":"STACK", "id":1, "frames":[1, 3]})J"
+      "\n"
+      R"J({"type":"STACK", "id":2, "frames":[2, 99, 3, 1]})J"
+      "\n"
+      R"J({"type":"STACK", "id":3, "frames":["x"]})J"
+      "\n"
+      R"J({"type":"FRAME", "line":4})J"
+      "\n"
+      R"J({"type":"END", "records":11})J"
+      "\n";
+  auto where = [](const HeapGraph& g, SiteId s) {
+    if (!s.valid()) return std::string("none");
+    const Site& site = g.site_info(s);
+    return std::string(g.string(site.file)) + ":" + std::to_string(site.line) + " " +
+           std::string(g.string(site.method));
+  };
+  auto [base, report] = load_text(dump);
+  ASSERT_TRUE(base.ok()) << base.error().message;
+  EXPECT_EQ(report.bad_lines, 2u) << "a frame id that is not a number; a FRAME without its id";
+  for (size_t chunk : {size_t(1), size_t(64), size_t(4096)}) {
+    LoadOptions o;
+    o.chunk_bytes = chunk;
+    o.threads = 2;
+    auto [graph, ignored] = load_text(dump, o);
+    ASSERT_TRUE(graph.ok());
+    const HeapGraph& g = graph.value();
+    ASSERT_TRUE(g.has_stacks());
+    ObjectId gem_string = find(g, 0x500), app_string = find(g, 0x510);
+    auto stack = g.stack(gem_string);
+    ASSERT_EQ(stack.size(), 3u) << "frame 99 is defined nowhere";
+    EXPECT_EQ(where(g, stack[0]), "/g/gems/rack-2.2/lib/rack.rb:9 call");
+    EXPECT_EQ(where(g, stack[1]), "/app/app.rb:12 serve");
+    EXPECT_EQ(where(g, stack[2]), "/app/shop.rb:3 buy");
+    EXPECT_EQ(where(g, g.app_site(gem_string)), "/app/app.rb:12 serve");
+    EXPECT_EQ(stack[0], g.site(gem_string)) << "the innermost frame is the allocation site";
+    EXPECT_EQ(where(g, g.app_site(app_string)), "/app/shop.rb:3 buy");
+    EXPECT_TRUE(g.stack(find(g, 0x520)).empty());
+    EXPECT_FALSE(g.app_site(find(g, 0x520)).valid());
+    EXPECT_TRUE(g.stack(find(g, 0x530)).empty()) << "stack 77 is defined nowhere";
+  }
+  auto [plain, r2] = load_text(kSmallDump);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain.value().has_stacks());
+  EXPECT_FALSE(plain.value().app_site(ObjectId(0)).valid());
+}
+
 TEST(Reader, MemprofDumpWithoutEndIsTruncated) {
   std::string dump = R"J({"type":"META", "format":"memprof", "version":1})J"
                      "\n"

@@ -51,7 +51,9 @@ LeaksAnswer several() {
                   {0, 300, 600},
                   true,
                   true,
-                  0x30},
+                  0x30,
+                  std::nullopt,
+                  0},
                  {"String",
                   SiteRef{"app/pricing.rb", 23, "format"},
                   600,
@@ -59,13 +61,16 @@ LeaksAnswer several() {
                   {0, 300, 600},
                   true,
                   true,
-                  0x38}};
+                  0x38,
+                  std::nullopt,
+                  0}};
   LeaksAnswer::Leak warm;
   warm.count = 900;
   warm.bytes = 124'000;
   warm.retained_bytes = 124'000;
   warm.growth = {0, 900, 900};
-  warm.holds = {{"String", std::nullopt, 900, 124'000, {0, 900, 900}, false, false, 0x40}};
+  warm.holds = {
+      {"String", std::nullopt, 900, 124'000, {0, 900, 900}, false, false, 0x40, std::nullopt, 0}};
   a.leaks = {cache, warm};
   return a;
 }
@@ -83,16 +88,26 @@ LeaksAnswer one() {
   pages.bytes = 104'760;
   pages.retained_bytes = 711'000;
   pages.growth = {2619};
-  pages.holds = {
-      {"Shop::CachedPage",
-       SiteRef{"app/shop.rb", 40, "fetch"},
-       2600,
-       104'000,
-       {2600},
-       false,
-       false,
-       0x40},
-      {"Shop::CachedPage", SiteRef{"lib/page.rb", 0, ""}, 19, 760, {19}, false, false, 0x48}};
+  pages.holds = {{"Shop::CachedPage",
+                  SiteRef{"app/shop.rb", 40, "fetch"},
+                  2600,
+                  104'000,
+                  {2600},
+                  false,
+                  false,
+                  0x40,
+                  std::nullopt,
+                  0},
+                 {"Shop::CachedPage",
+                  SiteRef{"lib/page.rb", 0, ""},
+                  19,
+                  760,
+                  {19},
+                  false,
+                  false,
+                  0x48,
+                  std::nullopt,
+                  0}};
   pages.holder = object(0x20, "Hash");
   pages.holder_edge = "vm";
   pages.holder_share = 2619;
@@ -160,6 +175,37 @@ TEST(LeaksRender, Text) {
             "count    bytes  class             allocated at\n"
             "2,600  102 KiB  Shop::CachedPage  app/shop.rb:40 in fetch\n"
             "   19    760 B  Shop::CachedPage  lib/page.rb\n");
+}
+
+// memprof's allocation stacks: where a gem's line made them, the app's line is shown beside it,
+// with how many of them it made when not all.
+TEST(LeaksRender, AppLinesBesideGemSites) {
+  LeaksAnswer a = several();
+  a.leaks.resize(1);
+  a.found = 1;
+  LeaksAnswer::Leak& leak = a.leaks[0];
+  leak.holder->site = SiteRef{"/gems/memo-1.0/lib/memo.rb", 7, "memoize"};
+  leak.holder->app = SiteRef{"app/pricing.rb", 3, "memo"};
+  leak.holds[0].app = leak.holds[0].site;  // the app's own line: nothing to add
+  leak.holds[0].app_count = 600;
+  leak.holds[1].site = SiteRef{"/gems/money-6.1/lib/money.rb", 40, "format"};
+  leak.holds[1].app = SiteRef{"app/pricing.rb", 23, "quote"};
+  leak.holds[1].app_count = 450;
+  const std::string out = render::text(a, {140});
+  EXPECT_NE(out.find("   allocated at /gems/memo-1.0/lib/memo.rb:7 in memoize,\n"
+                     "   from the app's line app/pricing.rb:3 in memo\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("from the app's line\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("app/pricing.rb:32 in quote                 (same)\n"), std::string::npos)
+      << out;
+  EXPECT_NE(
+      out.find("/gems/money-6.1/lib/money.rb:40 in format  app/pricing.rb:23 in quote (450)\n"),
+      std::string::npos)
+      << out;
+  const std::string json = render::json(a);
+  expect_valid(json, "leaks.schema.json");
+  EXPECT_NE(json.find(R"("app_count": 450)"), std::string::npos) << json;
 }
 
 // A leak holding more groups than a terminal shows lists the first and says how many more.

@@ -28,8 +28,18 @@ ReportAnswer answer() {
   s.count = 1;
   s.growth = {0, 1};
   s.growing = s.steady = true;
-  s.holds = {{"Shop::Cart", SiteRef{"app/cart.rb", 12, "new"}, 1, 40, {0, 1}, true, true, 0x30}};
-  s.holder = ObjectRef{0x20, "Hash", SiteRef{"app/shop.rb", 3, "initialize"}, std::nullopt};
+  s.holds = {{"Shop::Cart",
+              SiteRef{"app/cart.rb", 12, "new"},
+              1,
+              40,
+              {0, 1},
+              true,
+              true,
+              0x30,
+              std::nullopt,
+              0}};
+  s.holder =
+      ObjectRef{0x20, "Hash", SiteRef{"app/shop.rb", 3, "initialize"}, std::nullopt, std::nullopt};
   s.holder_share = 1;
   s.path = PathRef{"vm", {{*s.holder, ""}}, 0, 0};
   a.leaks.leaks = {s};

@@ -38,6 +38,9 @@ struct ObjectRef {
   std::string description;       // describe(): "Hash", "class Foo", "Shop::Cart"
   std::optional<SiteRef> site;   // its allocation site, with allocation tracing
   std::optional<SiteRef> block;  // a Proc: where its block is written (memprof)
+  // memprof's allocation stacks: the application's line that made it, past the frames of gems
+  // and Ruby's library (the site itself when that is the application's); none without a stack.
+  std::optional<SiteRef> app;
 };
 
 // A path from the GC roots to an object (RetentionPath, resolved).

@@ -40,6 +40,10 @@ struct LeaksAnswer {
     std::vector<uint64_t> growth;  // objects of the group in each dump
     bool growing = false, steady = false;
     uint64_t example = 0;  // the address of one of them
+    // memprof's allocation stacks: the application's line most of them were allocated from,
+    // and how many were; none without stacks.
+    std::optional<SiteRef> app;
+    uint64_t app_count = 0;
   };
   struct Leak {
     std::optional<ObjectRef> holder;
