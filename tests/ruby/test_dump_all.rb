@@ -201,7 +201,8 @@ class TestDumpAll < Test::Unit::TestCase
   def test_names_read_as_inspect_writes_them
     member = "member_#{Process.pid}_#{rand(1 << 30)}".to_sym
     dynamic = Struct.new(member).new(+"in a dynamic member")
-    keys = { 1.5 => +"float", 1e20 => +"big float", :"odd sym" => +"odd", plain?: +"plain" }
+    keys = { 1.5 => +"float", 1e20 => +"big float", :"odd sym" => +"odd", plain?: +"plain",
+             ["sql.active_record", 1] => +"composite", [[1], "x" * 50] => +"long composite" }
     by_address = dump_heap
     assert_equal(os_address(dynamic[member]), named_refs(by_address[os_address(dynamic)])[".#{member}"])
     names = named_refs(by_address[os_address(keys)])
@@ -209,6 +210,10 @@ class TestDumpAll < Test::Unit::TestCase
     assert_equal(os_address(keys[1e20]), names["[1.0e+20]"])
     assert_equal(os_address(keys[:"odd sym"]), names['[:"odd sym"]'])
     assert_equal(os_address(keys[:plain?]), names["[:plain?]"])
+    assert_equal(os_address(keys[["sql.active_record", 1]]), names['[["sql.active_record", 1]]'])
+    long = names.keys.compact.find { |name| name.start_with?("[[#<Array:0x") }
+    assert_match(/\A\[\[#<Array:0x\h+>, "x+\.\.\.\]\z/, long, "one level deep, cut to 40 characters")
+    assert_equal(os_address(keys[[[1], "x" * 50]]), names[long])
     class_names = named_refs(by_address[os_address(Holder)]).keys.compact
     assert_include(class_names, "(__classpath__)")
     assert_empty(class_names.grep(/\A__/), "internal variables read like ivars")

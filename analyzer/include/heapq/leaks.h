@@ -8,7 +8,9 @@
 // none does, the object that references most of it. Groups with one holder, or whose holder is
 // itself an object of another growing group (a captured Request held by its Proc's
 // environment), are one leak: the leaks are ranked by how steadily they grew (between every two
-// dumps; up to the last one; only once, as a warm-up does) and then by the memory they hold.
+// dumps; up to the last one; only once, as a warm-up does) and then by the memory they hold,
+// after those of the program: leaks of VM caches alone (IMEMO) or held by memprof's modules
+// come last.
 //
 // One dump: an object retaining more than a threshold of the heap, followed down the dominator
 // tree while one child keeps most of its parent's retained size (the accumulation point); the

@@ -107,10 +107,13 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& graph, const Referrers&
 // shapes end in their node at that depth, so the tree stays as small as the heap's variety.
 struct ShapeNode {
   static constexpr uint32_t kNoParent = UINT32_MAX;
-  uint32_t parent = kNoParent;                // a root-held shape has no parent
-  ObjectId example;                           // the first object met with this shape
-  bool repeats = false;                       // a step here repeats (a chain folded into one node)
-  bool deeper = false;                        // paths run deeper than max_depth and end here
+  uint32_t parent = kNoParent;  // a root-held shape has no parent
+  ObjectId example;             // the first object met with this shape
+  bool repeats = false;         // a step here repeats (a chain folded into one node)
+  bool deeper = false;          // paths run deeper than max_depth and end here
+  // Every object of the shape is reached by the example's reference name (["sql.active_record"],
+  // not [0], [1], ...): a picture can show the name whole.
+  bool one_edge = true;
   uint64_t count = 0, bytes = 0;              // targets whose path ends here
   uint64_t total_count = 0, total_bytes = 0;  // targets whose path ends here or below
   ObjectId nearest_target;  // of the targets ending here, the one nearest the roots (none: no

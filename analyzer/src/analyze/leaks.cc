@@ -224,6 +224,24 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   }
   report.found = leaks.size();
 
+  // Not the program's: VM caches alone (IMEMO:callcache, IMEMO:constcache warm up as code
+  // runs), or what memprof's own modules hold (its signal handler's state): ranked after the
+  // program's leaks.
+  std::vector<bool> program(leaks.size(), false);
+  auto memprof_module = [&](ObjectId o) {
+    const std::string_view name = last.string(last.own_name(o));
+    return name == "Memprof" || name.starts_with("Memprof::");
+  };
+  // The holder, or one of the few objects above it in the dominator tree, is one of memprof's.
+  auto memprofs = [&](ObjectId h) {
+    for (int up = 0; up < 8 && h.valid() && h != last.virtual_root(); ++up, h = dom.idom(h))
+      if (memprof_module(h)) return true;
+    return false;
+  };
+  for (uint32_t k = 0; k < growing.size(); ++k)
+    if (!growing[k].group.cls.starts_with("IMEMO:") && !memprofs(holders[k].first))
+      program[leak_index[k]] = true;
+
   // Rank: steady growth first, then the bytes the born objects hold (what single objects
   // dominate: cheap for every group and every leak at once; the exact set size is computed for
   // the leaks kept).
@@ -258,6 +276,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = k;
   std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
     const Leak &x = leaks[a], &y = leaks[b];
+    if (program[a] != program[b]) return bool(program[a]);
     if (x.steady != y.steady) return x.steady;
     if (x.growing != y.growing) return x.growing;
     if (held[a] != held[b]) return held[a] > held[b];

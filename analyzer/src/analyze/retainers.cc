@@ -279,6 +279,9 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
         out.nodes.push_back(node);
         node_step.push_back(step);
         depth.push_back(parent == ShapeNode::kNoParent ? 1 : depth[parent] + 1);
+      } else if (ShapeNode& node = out.nodes[it->second];
+                 node.one_edge && tree.edge_into(g, v) != tree.edge_into(g, node.example)) {
+        node.one_edge = false;
       }
       shape_of[v.value()] = it->second;
     }

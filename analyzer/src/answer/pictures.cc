@@ -135,7 +135,7 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
     box_of[i] = add_box(p, kind, describe(g, s.example), std::move(lines));
     const size_t parent = s.parent == ShapeNode::kNoParent ? n : s.parent;
     std::string edge(g.string(tree.edge_into(g, s.example)));
-    if (s.parent != ShapeNode::kNoParent) edge = std::string(generalized_edge(edge));
+    if (s.parent != ShapeNode::kNoParent && !s.one_edge) edge = std::string(generalized_edge(edge));
     if (s.total_count > 1)
       edge += (edge.empty() ? "" : " ") + std::string("(") + format_count(s.total_count) + ")";
     p.arrows.push_back(Arrow{box_of[parent], box_of[i], edge});

@@ -224,7 +224,7 @@ void ReferenceNamer::Format(const Named& named, std::string& out) {
   }
 }
 
-void ReferenceNamer::AppendKey(VALUE key, std::string& out) {
+void ReferenceNamer::AppendKey(VALUE key, std::string& out, bool nested) {
   size_t start = out.size();
   if (FIXNUM_P(key)) {
     out += std::to_string(FIX2LONG(key));
@@ -240,6 +240,16 @@ void ReferenceNamer::AppendKey(VALUE key, std::string& out) {
     AppendQuoted(out, RSTRING_PTR(key), static_cast<size_t>(RSTRING_LEN(key)));
   } else if (ClassNames::IsClassLike(key)) {
     out += class_names_.Of(key);
+  } else if (BUILTIN_TYPE(key) == T_ARRAY && !nested) {
+    // A composite key (["sql.active_record", 1]): its elements, one level deep, as far as the
+    // cut below leaves room.
+    out += '[';
+    const long len = RARRAY_LEN(key);
+    for (long i = 0; i < len && out.size() - start <= kMaxKeyChars; ++i) {
+      if (i > 0) out += ", ";
+      AppendKey(RARRAY_AREF(key, i), out, true);
+    }
+    out += ']';
   } else {
     out += "#<";
     VALUE klass = RBASIC(key)->klass;

@@ -61,7 +61,8 @@ class ReferenceNamer {
   };
   void Add(VALUE value, Kind kind, uintptr_t detail);
   void Format(const Named& named, std::string& out);
-  void AppendKey(VALUE key, std::string& out);
+  // A Hash key as Ruby's inspect writes it, cut; an Array's elements (nested: no deeper).
+  void AppendKey(VALUE key, std::string& out, bool nested = false);
   void CollectStruct(VALUE obj);
 
   static int OnIvar(ID name, VALUE value, st_data_t data);

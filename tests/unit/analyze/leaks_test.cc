@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 
 #include "analyze/process_dumps.h"
 #include "heapq/diff.h"
@@ -153,6 +154,41 @@ TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   LeakOptions strict;
   strict.min_growth = 41;
   EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).leaks.empty());
+}
+
+// VM caches that warm up as code runs (IMEMO:callcache) and what memprof's own module holds grow
+// too, steadily even: the program's leaks rank above them, the warm-up included.
+TEST(Leaks, VmCachesAndMemprofsOwnObjectsRankAfterTheProgramsLeaks) {
+  auto dump = [](int d) {
+    std::string out = process_dump(d);
+    out += root("vm", {0x900, 0x70});
+    std::vector<uint64_t> caches, own;
+    for (int i = 0; i < 50 * d; ++i) caches.push_back(0x40000 + 0x28 * i);
+    for (int i = 0; i < 60 * d; ++i) own.push_back(0x50000 + 0x28 * i);
+    out += record(0x900, "ARRAY", 0x40, caches, 80);
+    for (size_t i = 0; i < caches.size(); ++i) {
+      const std::string extra =
+          R"("imemo_type":"callcache", )" + traced("a.rb", 9, int(i / 50) + 1);
+      out += record(caches[i], "IMEMO", 0, {}, 40, extra.c_str());
+    }
+    out += record(0x70, "MODULE", 0x40, {0x910}, 0, R"("name":"Memprof::Signal", )") +
+           record(0x910, "ARRAY", 0x40, own, 80);
+    for (size_t i = 0; i < own.size(); ++i)
+      out +=
+          record(own[i], "STRING", 0x60, {}, 40, traced("signal.rb", 5, int(i / 60) + 1).c_str());
+    return out;
+  };
+  HeapGraph d1 = load(dump(1)), d2 = load(dump(2)), d3 = load(dump(3));
+  HeapDominators dom = HeapDominators::compute(d3);
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
+  ASSERT_EQ(r.leaks.size(), 4u);
+  EXPECT_EQ(r.leaks[0].groups[0].group.cls, "Item");
+  EXPECT_EQ(r.leaks[1].groups[0].group.cls, "String") << "the warm-up: grew once";
+  EXPECT_EQ(r.leaks[1].groups[0].group.file, "b.rb");
+  std::set<std::string> last_two = {r.leaks[2].groups[0].group.file,
+                                    r.leaks[3].groups[0].group.file};
+  EXPECT_EQ(last_two, (std::set<std::string>{"a.rb", "signal.rb"}));
+  EXPECT_TRUE(r.leaks[2].steady && r.leaks[3].steady);
 }
 
 // Growing groups with one holder are one leak, and so are those held by an object of another

@@ -240,6 +240,32 @@ TEST(Retainers, MergedPathsGroupInstancesByShape) {
   EXPECT_EQ(merged.nodes[top].total_count, merged.nodes[merged.groups[0]].count);
 }
 
+// A shape's objects that all came in by one reference name keep it for pictures (a Hash's
+// ["sql.active_record"]); those reached by several ([0], [1]) do not.
+TEST(Retainers, MergedShapesKnowWhetherTheirReferenceNameIsOne) {
+  std::string dump =
+      R"J({"type":"META", "format":"memprof", "version":1})J"
+      "\n" +
+      root("vm", {0x200}) + kClasses +
+      record(0x200, "HASH", 0x20, {0x250}, 40,
+             R"("reference_names":["[\"sql.active_record\"]"], )") +
+      record(0x250, "ARRAY", 0x20, {0x300, 0x310}, 40, R"("reference_names":["[0]", "[1]"], )") +
+      record(0x300, "OBJECT", 0x30, {}, 40) + record(0x310, "OBJECT", 0x30, {}, 40) +
+      R"J({"type":"END", "records":0})J"
+      "\n";
+  HeapGraph g = load_graph(dump);
+  ShortestPathTree tree = ShortestPathTree::compute(g);
+  MergedPaths merged = merge_paths(g, tree, {id(g, 0x300), id(g, 0x310)}, 64);
+  ASSERT_EQ(merged.groups.size(), 1u);
+  const ShapeNode& items = merged.nodes[merged.groups[0]];
+  EXPECT_EQ(items.count, 2u);
+  EXPECT_FALSE(items.one_edge) << "[0] and [1]";
+  ASSERT_NE(items.parent, ShapeNode::kNoParent);
+  EXPECT_TRUE(merged.nodes[items.parent].one_edge);
+  EXPECT_EQ(g.string(tree.edge_into(g, merged.nodes[items.parent].example)),
+            "[\"sql.active_record\"]");
+}
+
 // A linked list: every node's path is the one before it plus "@next". The repeated step folds,
 // so 30,000 nodes make two shapes, not 30,000 paths of up to 30,000 steps each.
 std::string linked_list(int length, uint64_t base) {
