@@ -142,7 +142,7 @@ class TestStore < Test::Unit::TestCase
     File.write(second, GEM_DUMP.sub('"0x400"]}', '"0x400", "0x600"]}') +
                        %({"address":"0x600", "type":"HASH", "memsize":160, "file":"/srv/app/app.rb", "line":2}\n))
     store = load_store("two.db", first, second)
-    assert_equal([{ "address_hex" => "0x600", "type" => "HASH", "class" => "(no class)", "memsize" => 160,
+    assert_equal([{ "address_hex" => "0x600", "type" => "HASH", "class" => "(hidden Hash)", "memsize" => 160,
                     "file" => "/srv/app/app.rb", "line" => 2 }], sql(store, NEW_OBJECTS_SQL))
     row = sql(store, "SELECT address, address_hex FROM objects_v WHERE dump_id = 1 AND id = 0").first
     assert_equal([0x100, "0x100"], [row["address"], row["address_hex"]])

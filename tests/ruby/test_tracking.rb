@@ -63,6 +63,13 @@ class TestTracking < Test::Unit::TestCase
     assert_include(labels, "IMEMO:env")
     assert_not_include(labels, "(imemo)")
     assert(kept)
+
+    owner = Object.new
+    line = __LINE__ + 1
+    ObjectSpace.define_finalizer(owner, proc {}) # Ruby keeps the finalizer in a hidden Array
+    labels = Memprof.stats_hash.keys.grep(/\A#{Regexp.escape(__FILE__)}:#{line}:/).map { |key| key.split(":").drop(2).join(":") }
+    assert_include(labels, "(hidden Array)")
+    ObjectSpace.undefine_finalizer(owner)
   end
 
   def test_stop_forgets

@@ -43,8 +43,10 @@ struct LeakGroup {
 };
 
 struct Leak {
-  ObjectId holder;                // in the last dump; none when nothing holds most of the leak
-  uint64_t holder_share = 0;      // members the holder dominates or references
+  ObjectId holder;  // in the last dump; none when nothing holds most of the leak
+  // No object holds as many as a GC root does directly: its category (finalizers).
+  StringId holder_root;
+  uint64_t holder_share = 0;      // members the holder (or holder_root) dominates or references
   std::vector<LeakGroup> groups;  // what it holds, most likely first
   std::vector<ObjectId> members;  // every group's objects (what a picture of the leak draws)
   uint64_t count = 0;             // members

@@ -12,5 +12,8 @@ std::string format_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string counted(uint64_t n, std::string_view one, std::string_view many);
 std::string format_bytes(uint64_t n);       // 1536 -> "1.5 KiB"
 std::string hex_address(uint64_t address);  // "0x7f3a9c0b1e28"
+// What a GC root category of Ruby's holds, for a reader: "finalizers" -> "the finalizer table
+// (ObjectSpace.define_finalizer)"; empty for a category it does not know.
+std::string_view root_meaning(std::string_view category);
 
 }  // namespace heapq

@@ -65,6 +65,10 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
                       (l.holder_edge.empty() ? "" : " (" + l.holder_edge + ")");
     if (l.holder->site) section.heading += ", allocated at " + site_string(*l.holder->site);
     section.facts.push_back("path: " + path_text(*l.path));
+  } else if (!l.holder_root.empty()) {
+    const std::string_view meaning = root_meaning(l.holder_root);
+    section.heading = "Held by a GC root: ROOT(" + l.holder_root + ")" +
+                      (meaning.empty() ? "" : ", " + std::string(meaning));
   } else {
     section.heading = "No single object holds it";
   }
@@ -81,8 +85,9 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
         (l.count == 1 ? std::string("1 object") : format_count(l.count) + " held together") + ": " +
         format_bytes(l.bytes) + ", retaining " + format_bytes(l.retained_bytes));
   }
-  if (l.holder && l.holder_share != l.count)
-    section.facts.push_back("the holder holds " + format_count(l.holder_share) + " of them");
+  if ((l.holder || !l.holder_root.empty()) && l.holder_share != l.count)
+    section.facts.push_back("the " + std::string(l.holder ? "holder" : "root") + " holds " +
+                            format_count(l.holder_share) + " of them");
   if (l.holder && picture.holder_drawn) section.facts.push_back("the holder is drawn in red");
   section.holds = {"What it holds",
                    {"class", "allocated at", "objects", "bytes"},

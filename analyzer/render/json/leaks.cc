@@ -60,6 +60,8 @@ std::string json(const LeaksAnswer& a) {
     } else {
       w.Null();
     }
+    json_key(w, "holder_root");
+    json_string_or_null(w, leak.holder_root);
     json_key(w, "path");
     if (leak.path)
       path_json(w, *leak.path);

@@ -121,7 +121,11 @@ std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
 std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
   const LeaksAnswer::Leak& leak = a.leaks[i];
   std::string t = "\n" + std::to_string(i + 1) + ". ";
-  if (!leak.holder) {
+  if (!leak.holder && !leak.holder_root.empty()) {
+    const std::string_view meaning = root_meaning(leak.holder_root);
+    t += "Held by a GC root: ROOT(" + name_text(leak.holder_root) + ")" +
+         (meaning.empty() ? "" : ", " + std::string(meaning)) + "\n";
+  } else if (!leak.holder) {
     t += "No single object holds it\n";
   } else {
     // Held by a root directly: the edge is the root's category, which the path shows.
@@ -143,9 +147,10 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
       return t + "   its memory is its own, not its children's: " + format_bytes(leak.bytes) + "\n";
   }
   const std::string share =
-      !leak.holder || leak.holder_share == leak.count
+      (!leak.holder && leak.holder_root.empty()) || leak.holder_share == leak.count
           ? ""
-          : "\n   the holder holds " + format_count(leak.holder_share) + " of them";
+          : "\n   the " + std::string(leak.holder ? "holder" : "root") + " holds " +
+                format_count(leak.holder_share) + " of them";
   if (a.several) {
     t += "   " + counted(leak.count, "object", "objects") +
          " born after the first dump: " + format_bytes(leak.bytes) + ", retaining " +

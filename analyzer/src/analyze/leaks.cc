@@ -71,9 +71,24 @@ void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
                           g, leaks.size(), [&](ObjectId o) { return leak_of[o.value()]; }, wanted);
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
       find_holders(g, dom, leak_of, leaks.size());
+  // What GC roots hold directly, by leak and category: a VM table (the finalizer table, which
+  // holds every finalizer given to ObjectSpace.define_finalizer) is no object of the dump.
+  std::unordered_map<uint64_t, uint64_t> by_root;  // leak << 32 | category -> members
+  for (const RootEdge& r : g.roots())
+    if (const uint32_t k = leak_of[r.target.value()]; k != UINT32_MAX)
+      ++by_root[uint64_t(k) << 32 | r.category.value()];
   for (uint32_t k = 0; k < leaks.size(); ++k) {
     leaks[k].retained_bytes = retained[k];
-    if (!leaks[k].holder.valid()) std::tie(leaks[k].holder, leaks[k].holder_share) = holders[k];
+    if (leaks[k].holder.valid()) continue;  // one dump: the accumulation point
+    std::tie(leaks[k].holder, leaks[k].holder_share) = holders[k];
+    for (auto [key, count] : by_root)
+      if (key >> 32 == k && (count > leaks[k].holder_share ||
+                             (leaks[k].holder_root.valid() && count == leaks[k].holder_share &&
+                              StringId(uint32_t(key)) < leaks[k].holder_root))) {
+        leaks[k].holder = ObjectId::none();
+        leaks[k].holder_root = StringId(static_cast<uint32_t>(key));
+        leaks[k].holder_share = count;
+      }
   }
 }
 

@@ -72,6 +72,7 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport&
                            g.steady, last.address(g.example), site_ref(last, g.app_site),
                            g.app_count});
     out.holder_share = leak.holder_share;
+    out.holder_root = std::string(last.string(leak.holder_root));
     if (leak.holder.valid()) {
       out.holder = object_ref(last, leak.holder);
       out.holder_edge = std::string(last.string(tree.edge_into(last, leak.holder)));

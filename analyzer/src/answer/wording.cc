@@ -42,4 +42,18 @@ std::string hex_address(uint64_t address) {
   return buf;
 }
 
+std::string_view root_meaning(std::string_view category) {
+  static constexpr std::pair<std::string_view, std::string_view> kMeanings[] = {
+      {"finalizers", "the finalizer table (ObjectSpace.define_finalizer)"},
+      {"global_tbl", "global variables"},
+      {"global_list", "C globals (rb_gc_register_address)"},
+      {"machine_context", "a thread's machine stack (C locals)"},
+      {"vm", "the VM"},
+      {"fork_parent", "the forking parent's other threads"},
+  };
+  for (auto [name, meaning] : kMeanings)
+    if (name == category) return meaning;
+  return {};
+}
+
 }  // namespace heapq

@@ -296,7 +296,7 @@ class GraphBuilder::Builder {
     // An IMEMO's class slot holds internal data (often junk such as 0x8), not a class.
     if (key.imemo)
       return pseudo_class("IMEMO:" + std::string(g_.strings_[mapped(strings, key.imemo_type)]));
-    if (key.address == 0) return pseudo_class("(no class)");
+    if (key.address == 0) return pseudo_class(hidden_class_name(key.hidden));
     // An included module's proxy is VM internals, not an instance of the module it points at.
     if (key.iclass) return pseudo_class("ICLASS");
     if (key.profiler) {

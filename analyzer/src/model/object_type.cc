@@ -17,6 +17,31 @@ std::string_view object_type_name(ObjectType type) {
   return kNames[static_cast<size_t>(type)];
 }
 
+std::string hidden_class_name(ObjectType type) {
+  switch (type) {
+    case ObjectType::kObject:
+    case ObjectType::kFloat:
+    case ObjectType::kString:
+    case ObjectType::kRegexp:
+    case ObjectType::kArray:
+    case ObjectType::kHash:
+    case ObjectType::kStruct:
+    case ObjectType::kBignum:
+    case ObjectType::kFile:
+    case ObjectType::kData:
+    case ObjectType::kMatch:
+    case ObjectType::kComplex:
+    case ObjectType::kRational:
+    case ObjectType::kSymbol: {
+      std::string name(object_type_name(type));  // "ARRAY" -> "Array"
+      for (size_t i = 1; i < name.size(); ++i) name[i] = static_cast<char>(name[i] - 'A' + 'a');
+      return "(hidden " + name + ")";
+    }
+    default:
+      return "(no class)";
+  }
+}
+
 std::optional<ObjectType> parse_object_type(std::string_view name) {
   // NONE and MOVED are free or moved slots, not objects; UNKNOWN is heapq's own label.
   if (name == "NONE" || name == "MOVED" || name == "UNKNOWN") return std::nullopt;

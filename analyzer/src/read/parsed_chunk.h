@@ -32,6 +32,7 @@ struct ClassKey {
   bool iclass = false;
   // A profiler's own DATA object (the allocation tracer): its struct name is in imemo_type.
   bool profiler = false;
+  ObjectType hidden = ObjectType::kNone;  // address 0: the object's type (hidden_class_name)
   bool operator==(const ClassKey&) const = default;
 };
 

@@ -554,7 +554,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   struct KeyHash {
     size_t operator()(const ClassKey& k) const {
       return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass +
-                                   2 * k.profiler);
+                                   2 * k.profiler + (uint64_t(k.hidden) << 40));
     }
     size_t operator()(const SiteKey& k) const {
       return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 +
@@ -691,6 +691,7 @@ uint32_t RecordHandler::class_slot(ObjectType type) {
   } else {
     key.address = rec_.class_address;
     key.iclass = type == ObjectType::kIclass;
+    if (key.address == 0) key.hidden = type;
     // ObjectSpace's allocation tracer (16-64 MB, an Object to Ruby) and memprof's tracker are
     // the profiler's overhead, not the application's memory: named by their struct.
     if (type == ObjectType::kData && (rec_.struct_name == "ObjectTracing/allocation_info_tracer" ||

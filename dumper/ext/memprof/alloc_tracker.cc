@@ -126,6 +126,47 @@ void AllocTracker::UpdateAfterCompaction() {
   stacks_.UpdateAfterCompaction();
 }
 
+namespace {
+
+// heapq's label for an object Ruby hid (class 0): "(hidden Array)"; "(no class)" for a type
+// that is no instance otherwise.
+const char* HiddenClassName(int type) {
+  switch (type) {
+    case T_OBJECT:
+      return "(hidden Object)";
+    case T_FLOAT:
+      return "(hidden Float)";
+    case T_STRING:
+      return "(hidden String)";
+    case T_REGEXP:
+      return "(hidden Regexp)";
+    case T_ARRAY:
+      return "(hidden Array)";
+    case T_HASH:
+      return "(hidden Hash)";
+    case T_STRUCT:
+      return "(hidden Struct)";
+    case T_BIGNUM:
+      return "(hidden Bignum)";
+    case T_FILE:
+      return "(hidden File)";
+    case T_DATA:
+      return "(hidden Data)";
+    case T_MATCH:
+      return "(hidden Match)";
+    case T_COMPLEX:
+      return "(hidden Complex)";
+    case T_RATIONAL:
+      return "(hidden Rational)";
+    case T_SYMBOL:
+      return "(hidden Symbol)";
+    default:
+      return "(no class)";
+  }
+}
+
+}  // namespace
+
 std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {
   ClassNames names;
   std::unordered_map<std::string, SiteStats> sites;
@@ -142,7 +183,7 @@ std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {
       key += "IMEMO:";
       key += rb_imemo_name(static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f));
     } else if (!ClassNames::IsClassLike(klass)) {
-      key += "(no class)";
+      key += HiddenClassName(BUILTIN_TYPE(obj));
     } else {
       key += names.Of(rb_class_real(klass));
     }

@@ -64,6 +64,24 @@ TEST(Reader, NamesClassesAndPseudoClasses) {
   EXPECT_EQ(report.dangling_classes, 3u);  // the classes of 0x110, Hash and Foo
 }
 
+// Objects Ruby hides (class 0: a finalizer's Array, the symbol table's Strings) are named by
+// their type, never a bare "(no class)" shared by all of them.
+TEST(Reader, HiddenObjectsAreNamedByTheirType) {
+  std::string dump = kSmallDump;
+  dump += R"({"address":"0xa00", "type":"ARRAY", "references":[], "memsize":40})"
+          "\n"
+          R"({"address":"0xa10", "type":"STRING", "class":"0x0", "references":[], "memsize":40})"
+          "\n"
+          R"({"address":"0xa20", "type":"ZOMBIE", "references":[], "memsize":40})"
+          "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok());
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0xa00))), "(hidden Array)");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0xa10))), "(hidden String)");
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0xa20))), "(no class)");
+}
+
 // Ruby 3.1's layout of `class Foo; extend ClassMethods; include Enumerable; end`: Foo's
 // singleton class has the ICLASS of ClassMethods for superclass, Foo the ICLASS of Enumerable.
 TEST(Reader, ClassesThatExtendOrIncludeModulesCountAsClass) {
