@@ -1,4 +1,4 @@
-// heapq sites: memory by allocation site (file:line), file, method, class or gem.
+// heapq sites: memory by allocation site (file:line), file, method, class, gem or app line.
 #include "cli/command.h"
 #include "cli/input.h"
 #include "heapq/answer/sites.h"
@@ -8,7 +8,10 @@ namespace heapq::cli {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    {"by", "GROUP", "site (file:line and class), file, method, class or gem", "site"},
+    {"by", "GROUP",
+     "site (file:line and class), file, method, class, gem, or app: the app's line that made "
+     "them, past the frames of gems and Ruby's library (memprof dumps with allocation stacks)",
+     "site"},
     top_option("groups to list, largest first; 0 lists all", "20"),
     kSortOption,
     kRetainedOption,
@@ -21,7 +24,8 @@ Result<SiteGrouping> get_grouping(const ParsedArgs& args) {
   if (by == "method") return SiteGrouping::kMethod;
   if (by == "class") return SiteGrouping::kClass;
   if (by == "gem") return SiteGrouping::kGem;
-  return usage_error("--by expects site, file, method, class or gem, not \"" + by + "\"");
+  if (by == "app") return SiteGrouping::kApp;
+  return usage_error("--by expects site, file, method, class, gem or app, not \"" + by + "\"");
 }
 
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {

@@ -60,6 +60,10 @@ class TestLeaks < Test::Unit::TestCase
     text, = heapq("--width", "0", "leaks", *dumps)
     assert_match(/from the app's line #{Regexp.escape(app)}:4 in <main>/, text)
     assert_match(/memo\.rb:3 in remember +#{Regexp.escape(app)}:5 in serve/, text)
+    by_app, = heapq("--width", "0", "sites", "--by", "app", dumps.last)
+    row = by_app.lines.find { |line| line =~ /#{Regexp.escape(app)}:5 +serve$/ }
+    assert_operator(Integer(row.to_s.split.first.to_s.delete(","), exception: false).to_i, :>=, 1800,
+                    "the app's line made the gem's 900 Strings and its own 900 keys:\n#{by_app}")
   end
 
   def test_warm_up_ranks_below_steady_growth_objectspace
@@ -157,7 +161,9 @@ class TestLeaks < Test::Unit::TestCase
     held_by = top["holder"]
     assert_not_nil(held_by, "#{sample}: the holder is named")
     assert_equal(holder, held_by["class"], "#{sample}: holder")
-    assert_equal(top["count"], held_by["holds"], "#{sample}: the holder holds all of it")
+    # All of it, but for what a stale word on the machine stack also holds (a root then, which
+    # the holder no longer dominates: seen under ASan, whose fake stacks keep old frames).
+    assert_in_delta(top["count"], held_by["holds"], 3, "#{sample}: the holder holds all of it")
     path = top["path"]
     assert_not_empty(path, "#{sample}: a path from the roots to the holder")
     assert_equal(held_by["address"], path.last["address"], "#{sample}: the path ends at the holder")

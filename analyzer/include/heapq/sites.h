@@ -13,14 +13,16 @@
 
 namespace heapq {
 
-enum class SiteGrouping { kSite, kFile, kMethod, kClass, kGem };
+// kApp: the application's line that made each object (memprof's allocation stacks: the
+// innermost frame outside gems and Ruby's library), file, line and method.
+enum class SiteGrouping { kSite, kFile, kMethod, kClass, kGem, kApp };
 
 // One group. Fields that the grouping does not use are none/empty; objects without an
 // allocation site form one group whose file is none.
 struct SiteGroup {
   StringId file;
-  uint32_t line = 0;  // kSite only
-  StringId method;    // kSite and kMethod
+  uint32_t line = 0;  // kSite and kApp
+  StringId method;    // kSite, kMethod and kApp
   ClassId cls;        // kSite and kClass
   std::string gem;    // kGem: "NAME-VERSION", or "(ruby)", "(app)", "(unknown)"
   uint64_t count = 0;

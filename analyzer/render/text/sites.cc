@@ -24,6 +24,8 @@ std::vector<std::string> label(SiteGrouping by, const SitesAnswer::Row& r) {
       return {r.cls};
     case SiteGrouping::kGem:
       return {r.gem};
+    case SiteGrouping::kApp:
+      return {r.file ? site_location(*r.file, r.line) : "(no app line)", r.method};
   }
   return {};
 }
@@ -40,6 +42,8 @@ std::vector<std::string> header(SiteGrouping by) {
       return {"class"};
     case SiteGrouping::kGem:
       return {"gem"};
+    case SiteGrouping::kApp:
+      return {"the app's line", "method"};
   }
   return {};
 }
@@ -52,6 +56,11 @@ std::string text(const SitesAnswer& a, const TextOptions& options) {
     out += "No object in " + a.input.name +
            " has an allocation site: dump a process that traces\n"
            "allocations (ObjectSpace.trace_object_allocations_start, or Memprof.start).\n\n";
+  if (a.by == SiteGrouping::kApp &&
+      std::none_of(a.rows.begin(), a.rows.end(), [](const SitesAnswer::Row& r) { return r.file; }))
+    out += "No object in " + a.input.name +
+           " has an app line: it takes a memprof dump of a process that\n"
+           "tracks allocation stacks (Memprof.start, MEMPROF_STACK; not 0).\n\n";
   const bool retained = !a.rows.empty() && a.rows[0].retained_bytes;
   std::vector<std::string> head = {"count", "bytes"};
   std::vector<bool> numeric = {true, true};

@@ -131,6 +131,13 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
       case SiteGrouping::kGem:
         key = {gem_id(site.file)};
         break;
+      case SiteGrouping::kApp: {
+        const SiteId a = graph.app_site(o);
+        const Site& app = a.valid() ? graph.site_info(a) : none;
+        key = {app.file.value(), app.line, app.method.value()};
+        proto.file = app.file, proto.line = app.line, proto.method = app.method;
+        break;
+      }
     }
     auto [it, added] = index.try_emplace(key, report.groups.size());
     if (added) {

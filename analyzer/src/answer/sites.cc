@@ -17,7 +17,8 @@ SitesAnswer sites_answer(const LoadedDump& dump, const HeapDominators* dominator
     const SiteGroup& s = r.groups[i];
     SitesAnswer::Row row;
     if (s.file.valid()) row.file = std::string(g.string(s.file));
-    row.line = options.by == SiteGrouping::kSite && s.file.valid() ? s.line : 0;
+    const bool lines = options.by == SiteGrouping::kSite || options.by == SiteGrouping::kApp;
+    row.line = lines && s.file.valid() ? s.line : 0;
     row.method = std::string(g.string(s.method));
     row.cls = std::string(g.class_name(s.cls));
     row.has_class = s.cls.valid();

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "heapq/sites.h"
 #include "heapq/stats.h"
 #include "test_dumps.h"
@@ -63,6 +65,47 @@ TEST(Sites, GroupsBySiteFileMethodClassAndGem) {
   EXPECT_EQ(gems, (std::vector<std::string>{"(unknown)", "(app)", "rack-2.2.3"}));
 }
 
+// memprof's allocation stacks: a gem's line made two Strings for two app lines, one for each.
+TEST(Sites, GroupsByTheAppsLine) {
+  std::string dump =
+      R"J({"type":"META", "format":"memprof", "version":1})J"
+      "\n"
+      R"J({"address":"0x500", "type":"STRING", "file":"/g/gems/rack-2.2/lib/rack.rb", "line":9, "method":"call", "stack":1, "memsize":40})J"
+      "\n"
+      R"J({"address":"0x510", "type":"STRING", "file":"/g/gems/rack-2.2/lib/rack.rb", "line":9, "method":"call", "stack":2, "memsize":40})J"
+      "\n"
+      R"J({"address":"0x520", "type":"STRING", "file":"/g/gems/rack-2.2/lib/rack.rb", "line":9, "method":"call", "stack":2, "memsize":40})J"
+      "\n"
+      R"J({"address":"0x530", "type":"STRING", "memsize":40})J"
+      "\n"
+      R"J({"type":"FRAME", "id":1, "file":"/g/gems/rack-2.2/lib/rack.rb", "line":9, "method":"call"})J"
+      "\n"
+      R"J({"type":"FRAME", "id":2, "file":"app.rb", "line":3, "method":"show"})J"
+      "\n"
+      R"J({"type":"FRAME", "id":3, "file":"app.rb", "line":7, "method":"list"})J"
+      "\n"
+      R"J({"type":"STACK", "id":1, "frames":[1, 2]})J"
+      "\n"
+      R"J({"type":"STACK", "id":2, "frames":[1, 3, 2]})J"
+      "\n"
+      R"J({"type":"END", "records":10})J"
+      "\n";
+  auto loaded = testing::load_text(dump);
+  ASSERT_TRUE(loaded.graph.ok());
+  const HeapGraph& g = loaded.graph.value();
+  SiteReport by_app = compute_sites(g, SiteGrouping::kApp, SortKey::kCount);
+  ASSERT_EQ(by_app.groups.size(), 3u);
+  EXPECT_EQ(g.string(by_app.groups[0].file), "app.rb");
+  EXPECT_EQ(by_app.groups[0].line, 7u);
+  EXPECT_EQ(g.string(by_app.groups[0].method), "list");
+  EXPECT_EQ(by_app.groups[0].count, 2u);
+  // The other two hold one object each: app.rb:3, and the String without a stack.
+  std::vector<uint32_t> lines = {by_app.groups[1].line, by_app.groups[2].line};
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<uint32_t>{0, 3}));
+  EXPECT_NE(by_app.groups[1].file.valid(), by_app.groups[2].file.valid()) << "one has no stack";
+}
+
 TEST(Sites, GemOfPath) {
   EXPECT_EQ(gem_of_path("/usr/local/bundle/gems/activesupport-7.0.4/lib/active_support.rb"),
             "activesupport-7.0.4");
@@ -75,6 +118,11 @@ TEST(Sites, GemOfPath) {
   EXPECT_EQ(gem_of_path("<internal:kernel>"), "(ruby)");
   EXPECT_EQ(gem_of_path("/srv/app/gems/readme.rb"), "(app)");
   EXPECT_EQ(gem_of_path("app/models/user.rb"), "(app)");
+  // Debian packages libraries without versions in their paths.
+  EXPECT_EQ(gem_of_path("/usr/lib/ruby/vendor_ruby/rack/request.rb"), "rack");
+  EXPECT_EQ(gem_of_path("/usr/lib/ruby/vendor_ruby/rack.rb"), "rack");
+  EXPECT_FALSE(is_app_path("/usr/lib/ruby/vendor_ruby/rack.rb"));
+  EXPECT_TRUE(is_app_path("app/models/user.rb"));
   EXPECT_EQ(split_gem("net-http-0.3.2"),
             (std::pair<std::string_view, std::string_view>{"net-http", "0.3.2"}));
   EXPECT_EQ(split_gem("(app)").second, "");
