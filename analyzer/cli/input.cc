@@ -75,6 +75,9 @@ InputOptions input_options(const GlobalOptions& global) {
         return [bar](uint64_t done, uint64_t total) { bar->update(done, total); };
       };
     options.loaded = print_warnings;
+    options.note = [](const std::string& note) {
+      std::fprintf(stderr, "heapq: %s\n", escape_controls(note).c_str());
+    };
   }
   return options;
 }

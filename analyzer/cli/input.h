@@ -20,6 +20,8 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
 
 // The option that lets dumps of several processes, or out of time order, be compared.
 inline constexpr OptionSpec kAsGivenOption = {
-    "as-given", "", "compare the dumps as given, even of different processes or out of time order"};
+    "as-given", "",
+    "compare the dumps in the order given, even of different processes or out of time order "
+    "(without it, dump files are taken in the order their META says they were written)"};
 
 }  // namespace heapq::cli

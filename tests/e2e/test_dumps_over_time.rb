@@ -99,13 +99,24 @@ class TestDumpsOverTime < Test::Unit::TestCase
     assert_match(/#{Regexp.escape(store)}#1 is a dump of process #{pid_a}/, err)
   end
 
-  def test_dumps_out_of_time_order_are_refused
+  # memprof's META says when each dump was written: a glob that sorts them otherwise, or a
+  # hand that gives them newest first, changes nothing but a note.
+  def test_dumps_out_of_time_order_are_taken_in_time_order
     dir, = run_program("a")
-    _out, err, code = heapq("diff", "#{dir}/2.jsonl", "#{dir}/1.jsonl")
-    assert_equal(1, code, err)
-    assert_match(%r{1\.jsonl was dumped .*before .*2\.jsonl.*oldest first}m, err)
-    _out, err, code = heapq("leaks", "#{dir}/1.jsonl", "#{dir}/3.jsonl", "#{dir}/2.jsonl")
-    assert_equal(1, code, err)
-    heapq_json("diff", "--as-given", "#{dir}/2.jsonl", "#{dir}/1.jsonl")
+    given = %W[#{dir}/1.jsonl #{dir}/3.jsonl #{dir}/2.jsonl]
+    out, err, code = heapq("--format", "json", "leaks", *given)
+    assert_equal(0, code, err)
+    assert_match(%r{in the order they were written .*: .*1\.jsonl, .*2\.jsonl, .*3\.jsonl}, err)
+    assert_equal(given.sort, JSON.parse(out)["inputs"].map { |i| i["path"] })
+    assert_equal(heapq_json("leaks", *given.sort)["leaks"], JSON.parse(out)["leaks"])
+    diff, err, code = heapq("--format", "json", "diff", "#{dir}/2.jsonl", "#{dir}/1.jsonl")
+    assert_equal(0, code, err)
+    diff = JSON.parse(diff)
+    assert_equal(%W[#{dir}/1.jsonl #{dir}/2.jsonl], [diff["before"]["path"], diff["input"]["path"]])
+
+    # --as-given takes them as given, and says nothing.
+    _out, err, code = heapq("diff", "--as-given", "#{dir}/2.jsonl", "#{dir}/1.jsonl")
+    assert_equal(0, code, err)
+    assert_not_match(/in the order they were written/, err)
   end
 end

@@ -42,6 +42,8 @@ struct InputOptions {
   std::function<std::function<void(uint64_t, uint64_t)>(const std::string& path)> progress;
   // Called with each input once loaded (to print its load_warnings).
   std::function<void(const LoadedDump&)> loaded;
+  // Called with a remark on how inputs are taken (dumps put in the order they were written).
+  std::function<void(const std::string&)> note;
 };
 
 // PATH may be a store (heapq load): STORE.db reads its last dump, STORE.db#N dump N.
@@ -54,9 +56,18 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
 
 // Loads those dumps, oldest first: the last one whole, the earlier ones without their references
 // (they are only counted and matched, never followed), each with what its roots reach
-// (LoadedDump::reachable) taken before they go. Checked with check_one_process.
+// (LoadedDump::reachable) taken before they go. Unless as_given, dump files whose META records
+// say when they were written are taken in that order (told through options.note when it is not
+// the order given), and dumps of several processes are refused, each process named with its
+// dumps. Checked with check_one_process.
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const InputOptions& options, bool as_given);
+
+// Dump files of several processes are refused (a usage error naming each process with its
+// dumps); those of one are put in the order their META records say they were written (time,
+// then GC count), when every one says, told through options.note when that is not the order
+// given. Others (ObjectSpace dumps, stores, stdin) stay as given.
+Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options);
 
 // Dumps compared over time must be of one process and given oldest first, where they say
 // (memprof's META: pid, time, GC count): a usage error when the last of dumps is of another

@@ -26,7 +26,9 @@ DiffAnswer::Rows rows(const DumpDiff& diff, GroupTable::By by, size_t top) {
 
 Result<DiffAnswer> answer_diff(const std::vector<std::string>& paths, const DiffOptions& options,
                                const InputOptions& inputs) {
-  HEAPQ_ASSIGN_OR_RETURN(const std::vector<std::string> dumps, dumps_over_time(paths));
+  HEAPQ_ASSIGN_OR_RETURN(std::vector<std::string> dumps, dumps_over_time(paths));
+  if (!options.as_given && paths.size() == 2)
+    HEAPQ_RETURN_IF_ERROR(take_in_time_order(dumps, inputs));
   if (dumps.size() < 2)
     return usage_error(
         "diff takes BEFORE and AFTER, or a store holding two dumps or more (see heapq diff "

@@ -1,12 +1,16 @@
 #include "heapq/inputs.h"
 
+#include <rapidjson/document.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <map>
 #include <optional>
+#include <tuple>
 
+#include "heapq/byte_source.h"
 #include "heapq/retainers.h"
 #include "heapq/store.h"
 #include "heapq/utf8.h"
@@ -156,10 +160,95 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
   return Ok{};
 }
 
+namespace {
+
+// The META record a dump file opens with (memprof's: pid, time), read before the dump is: none
+// for stdin, a store, or a file that does not open with one.
+std::optional<DumpOrigin> peek_origin(const std::string& path) {
+  if (path == "-" || is_sqlite_file(parse_store_ref(path).file)) return std::nullopt;
+  auto input = open_input(path);
+  if (!input) return std::nullopt;
+  std::string line;
+  char buf[4096];
+  while (line.size() < (64 << 10) && line.find('\n') == std::string::npos) {
+    auto n = (*input)->read(buf, sizeof buf);
+    if (!n || *n == 0) break;
+    line.append(buf, *n);
+  }
+  line.resize(std::min(line.find('\n'), line.size()));
+  rapidjson::Document meta;
+  meta.Parse(line.data(), line.size());
+  if (meta.HasParseError() || !meta.IsObject()) return std::nullopt;
+  auto string = [&](const char* key) {
+    auto it = meta.FindMember(key);
+    return it != meta.MemberEnd() && it->value.IsString()
+               ? std::string(it->value.GetString(), it->value.GetStringLength())
+               : std::string();
+  };
+  if (string("type") != "META") return std::nullopt;
+  DumpOrigin origin;
+  if (auto it = meta.FindMember("pid"); it != meta.MemberEnd() && it->value.IsUint64())
+    origin.pid = it->value.GetUint64();
+  origin.time = string("time");
+  if (auto it = meta.FindMember("gc_count"); it != meta.MemberEnd() && it->value.IsInt64())
+    origin.gc_count = it->value.GetInt64();
+  return origin;
+}
+
+}  // namespace
+
+Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options) {
+  std::vector<std::optional<DumpOrigin>> origins;
+  for (const std::string& p : paths) origins.push_back(peek_origin(p));
+  std::map<uint64_t, std::vector<std::string>> by_pid;
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (origins[i] && origins[i]->pid != 0) by_pid[origins[i]->pid].push_back(paths[i]);
+  if (by_pid.size() > 1) {
+    std::string which;
+    for (const auto& [pid, dumps] : by_pid) {
+      which += (which.empty() ? "" : "; ") + std::string("process ") + std::to_string(pid) + ": ";
+      for (size_t i = 0; i < dumps.size() && i < 3; ++i) which += (i ? ", " : "") + dumps[i];
+      if (dumps.size() > 3) which += " and " + format_count(dumps.size() - 3) + " more";
+    }
+    return usage_error("the dumps are of " + format_count(by_pid.size()) + " processes (" + which +
+                       "): objects of different processes never match, so every one would "
+                       "count as born or freed; give the dumps of one process (memprof names "
+                       "them memprof-PID-*.jsonl), or --as-given to compare them all the same");
+  }
+  std::vector<std::tuple<int64_t, int64_t, size_t>> when;  // time, GC count, index
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::optional<int64_t> t = origins[i] ? epoch_seconds(origins[i]->time) : std::nullopt;
+    if (!t) return Ok{};  // a dump that does not say: the order given stands
+    when.emplace_back(*t, origins[i]->gc_count, i);
+  }
+  std::stable_sort(when.begin(), when.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
+  bool moved = false;
+  std::vector<std::string> sorted;
+  for (size_t i = 0; i < when.size(); ++i) {
+    moved = moved || std::get<2>(when[i]) != i;
+    sorted.push_back(paths[std::get<2>(when[i])]);
+  }
+  if (!moved) return Ok{};
+  paths = std::move(sorted);
+  if (options.note) {
+    std::string order;
+    for (const std::string& p : paths) order += (order.empty() ? "" : ", ") + p;
+    options.note(
+        "taking the dumps in the order they were written (their META time), not as given: " +
+        order);
+  }
+  return Ok{};
+}
+
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const InputOptions& options, bool as_given) {
   auto expanded = dumps_over_time(paths);
   if (!expanded) return expanded.error();
+  if (!as_given && expanded->size() > 1)
+    if (Status s = take_in_time_order(*expanded, options); !s) return s.error();
+
   std::vector<LoadedDump> dumps;
   for (size_t i = 0; i < expanded->size(); ++i) {
     auto dump = load_input((*expanded)[i], options, Needs::kGraph);
