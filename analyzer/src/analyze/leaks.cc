@@ -227,6 +227,20 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     if (auto [it, added] = by_holder.try_emplace(h.value(), k); !added) sets.join(k, it->second);
     if (growing_of[h.value()] != UINT32_MAX) sets.join(k, growing_of[h.value()]);
   }
+  // And those whose objects another group's objects reference, one each (a Request captured by
+  // each finalizer's environment: no single object holds them, the environments do together).
+  std::unordered_map<uint64_t, uint64_t> referenced;  // group k << 32 | group j -> references
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t j = growing_of[i];
+    if (j == UINT32_MAX || !last.retains_from(i)) continue;
+    for (ObjectId t : last.references(ObjectId(i)))
+      if (const uint32_t k = growing_of[t.value()]; k != UINT32_MAX && k != j)
+        ++referenced[uint64_t(k) << 32 | j];
+  }
+  for (auto [key, count] : referenced)
+    if (const uint32_t k = static_cast<uint32_t>(key >> 32);
+        count * 2 > growing[k].count && count > holders[k].second)
+      sets.join(k, static_cast<uint32_t>(key));
   std::vector<uint32_t> leak_index(growing.size(), UINT32_MAX);
   std::vector<Leak> leaks;
   for (uint32_t k = 0; k < growing.size(); ++k) {

@@ -156,6 +156,38 @@ TEST(Leaks, SteadyGrowthFirstThenWarmUpAndNoChurn) {
   EXPECT_TRUE(find_growing_leaks({&d1, &d2, &d3}, dom, strict).leaks.empty());
 }
 
+// Finalizers registered per request: the finalizer table (a GC root, no object) holds each
+// Session, which holds one Item. No object holds the Items; the Sessions do, one each (an Array
+// made before the first dump keeps the first Item of each round as well): one leak, held by the
+// root.
+TEST(Leaks, GroupsHeldOneByOneByAnothersObjectsJoinItAndARootHoldsThem) {
+  auto dump = [](int d) {
+    std::string out = kClasses + kClassRoots;
+    std::vector<uint64_t> sessions, kept;
+    for (int i = 0; i < 20 * d; ++i) sessions.push_back(0x10000 + 0x28 * i);
+    for (int i = 0; i < d; ++i) kept.push_back(0x80000 + 0x28 * 20 * i);
+    out += root("finalizers", sessions) + root("global_tbl", {0x900});
+    out += record(0x900, "ARRAY", 0x40, kept, 80);
+    for (size_t i = 0; i < sessions.size(); ++i) {
+      const uint64_t item = 0x80000 + 0x28 * i;
+      out += record(sessions[i], "OBJECT", 0x50, {item}, 40,
+                    traced("f.rb", 1, int(i / 20) + 1).c_str());
+      out += record(item, "OBJECT", 0x30, {}, 40, traced("f.rb", 2, int(i / 20) + 1).c_str());
+    }
+    return out;
+  };
+  HeapGraph d1 = load(dump(1)), d2 = load(dump(2)), d3 = load(dump(3));
+  HeapDominators dom = HeapDominators::compute(d3);
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
+  ASSERT_EQ(r.leaks.size(), 1u);
+  const Leak& leak = r.leaks[0];
+  EXPECT_EQ(leak.groups.size(), 2u);
+  EXPECT_EQ(leak.count, 80u);
+  EXPECT_FALSE(leak.holder.valid());
+  EXPECT_EQ(d3.string(leak.holder_root), "finalizers");
+  EXPECT_EQ(leak.holder_share, 40u) << "the Sessions born after the first dump";
+}
+
 // VM caches that warm up as code runs (IMEMO:callcache) and what memprof's own module holds grow
 // too, steadily even: the program's leaks rank above them, the warm-up included.
 TEST(Leaks, VmCachesAndMemprofsOwnObjectsRankAfterTheProgramsLeaks) {
