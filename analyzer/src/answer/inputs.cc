@@ -179,19 +179,18 @@ std::optional<DumpOrigin> peek_origin(const std::string& path) {
   rapidjson::Document meta;
   meta.Parse(line.data(), line.size());
   if (meta.HasParseError() || !meta.IsObject()) return std::nullopt;
+  // HasMember and operator[]: clang finds rapidjson's member iterators' != ambiguous in C++20.
   auto string = [&](const char* key) {
-    auto it = meta.FindMember(key);
-    return it != meta.MemberEnd() && it->value.IsString()
-               ? std::string(it->value.GetString(), it->value.GetStringLength())
+    return meta.HasMember(key) && meta[key].IsString()
+               ? std::string(meta[key].GetString(), meta[key].GetStringLength())
                : std::string();
   };
   if (string("type") != "META") return std::nullopt;
   DumpOrigin origin;
-  if (auto it = meta.FindMember("pid"); it != meta.MemberEnd() && it->value.IsUint64())
-    origin.pid = it->value.GetUint64();
+  if (meta.HasMember("pid") && meta["pid"].IsUint64()) origin.pid = meta["pid"].GetUint64();
   origin.time = string("time");
-  if (auto it = meta.FindMember("gc_count"); it != meta.MemberEnd() && it->value.IsInt64())
-    origin.gc_count = it->value.GetInt64();
+  if (meta.HasMember("gc_count") && meta["gc_count"].IsInt64())
+    origin.gc_count = meta["gc_count"].GetInt64();
   return origin;
 }
 
