@@ -208,6 +208,30 @@ TEST(LeaksRender, AppLinesBesideGemSites) {
   EXPECT_NE(json.find(R"("app_count": 450)"), std::string::npos) << json;
 }
 
+// A leak no object holds as much of as a GC root does directly: the root, and what it is.
+TEST(LeaksRender, ALeakHeldByAGcRoot) {
+  LeaksAnswer a = several();
+  a.leaks.resize(1);
+  a.found = 1;
+  LeaksAnswer::Leak& leak = a.leaks[0];
+  leak.holder.reset();
+  leak.path.reset();
+  leak.holder_edge.clear();
+  leak.holder_root = "finalizers";
+  leak.holder_share = 600;
+  const std::string out = render::text(a, {100});
+  EXPECT_NE(out.find("1. Held by a GC root: ROOT(finalizers), the finalizer table "
+                     "(ObjectSpace.define_finalizer)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("   the root holds 600 of them\n"), std::string::npos) << out;
+  const std::string json = render::json(a);
+  expect_valid(json, "leaks.schema.json");
+  EXPECT_NE(json.find(R"("holder_root": "finalizers")"), std::string::npos) << json;
+  leak.holder_root = "\x1b[2Jevil";
+  EXPECT_EQ(render::text(a, {100}).find('\x1b'), std::string::npos) << "a dump's string, escaped";
+}
+
 // A leak holding more groups than a terminal shows lists the first and says how many more.
 TEST(LeaksRender, TextCutsALongListOfGroups) {
   LeaksAnswer a = several();
