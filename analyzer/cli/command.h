@@ -25,6 +25,7 @@ struct GlobalOptions {
   unsigned threads = 0;
   uint64_t max_line_mib = 1024;  // --max-line
   size_t width = 80;             // --width: columns of text output; 0: no limit
+  std::string app_root;          // --app-root
 };
 
 struct Command {

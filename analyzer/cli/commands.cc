@@ -19,6 +19,9 @@ constexpr OptionSpec kGlobalOptions[] = {
     {"threads", "N", "parser threads; 0: one per core", "0"},
     {"max-line", "MIB", "longest line read, in MiB; a longer one is an error", "1024"},
     {"width", "N", "columns of text output, terminal or not; 0: no limit", "80"},
+    {"app-root", "DIR",
+     "the app's directory: the frames of memprof's allocation stacks under it (outside gems) "
+     "are the app's line; default: any frame outside gems and Ruby's library"},
     {"help", "", "show help (also: heapq COMMAND --help)"},
     {"version", "", "show the version"},
 };

@@ -68,6 +68,7 @@ InputOptions input_options(const GlobalOptions& global) {
   options.strict = global.strict;
   options.threads = global.threads;
   options.max_line_mib = global.max_line_mib;
+  options.app_root = global.app_root;
   if (!global.quiet) {
     if (isatty(STDERR_FILENO))
       options.progress = [](const std::string& path) -> std::function<void(uint64_t, uint64_t)> {

@@ -89,6 +89,7 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
     return usage_error("--width expects 0 (no limit) or at least 40 columns, not " +
                        std::to_string(*width));
   g.width = *width;
+  g.app_root = args.get("app-root");
   return g;
 }
 

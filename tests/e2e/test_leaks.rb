@@ -57,6 +57,8 @@ class TestLeaks < Test::Unit::TestCase
     assert_equal([app, 5, "serve"], strings["app"].values_at("file", "line", "method"))
     assert_equal(strings["count"], strings["app_count"])
     assert_equal([app, 4], leak["holder"]["app"].values_at("file", "line"), "the Hash the gem made")
+    elsewhere = heapq_json("--app-root", File.join(@tmp, "elsewhere"), "leaks", *dumps)["leaks"].first
+    assert_nil(elsewhere["holds"].find { |h| h["class"] == "String" }["app"], "--app-root: no frame is under it")
     text, = heapq("--width", "0", "leaks", *dumps)
     assert_match(/from the app's line #{Regexp.escape(app)}:4 in <main>/, text)
     assert_match(/memo\.rb:3 in remember +#{Regexp.escape(app)}:5 in serve/, text)

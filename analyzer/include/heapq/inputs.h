@@ -37,6 +37,7 @@ struct InputOptions {
   bool strict = false;           // the first problem in a dump is an error (exit status 2)
   unsigned threads = 0;          // parser threads; 0: one per core
   uint64_t max_line_mib = 1024;  // the longest line read
+  std::string app_root;          // LoadOptions::app_root
   // Called as a dump file starts to be read; what it returns is told the bytes read so far (a
   // progress bar), and dropped when the file is read.
   std::function<std::function<void(uint64_t, uint64_t)>(const std::string& path)> progress;

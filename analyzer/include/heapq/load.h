@@ -30,6 +30,10 @@ struct LoadOptions {
   size_t max_line_bytes = size_t(1) << 30;
   // Called from time to time with (bytes consumed, total bytes or 0).
   std::function<void(uint64_t, uint64_t)> progress;
+  // The application's directory: the frames of memprof's allocation stacks under it (a relative
+  // path counts as under it), outside gems, are the app's. Empty: any frame outside gems and
+  // Ruby's library is (is_app_path).
+  std::string app_root;
 };
 
 // A problem at one line of the input.

@@ -52,8 +52,9 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
 // Ruby's own library and internal files -> "(ruby)"; a library Debian packages
 // (".../lib/ruby/vendor_ruby/rack/...") -> "rack"; anything else -> "(app)".
 std::string gem_of_path(std::string_view path);
-// Whether a source path is the application's: gem_of_path(path) is "(app)".
-bool is_app_path(std::string_view path);
+// Whether a source path is the application's: gem_of_path(path) is "(app)", and with an
+// app_root (--app-root), the path is under it or relative.
+bool is_app_path(std::string_view path, std::string_view app_root = {});
 
 // "rack-2.2.3" -> {"rack", "2.2.3"}; a label without a version -> {label, ""}.
 std::pair<std::string_view, std::string_view> split_gem(std::string_view gem);

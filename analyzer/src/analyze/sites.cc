@@ -66,8 +66,12 @@ std::string gem_of_path(std::string_view path) {
   return "(app)";
 }
 
-bool is_app_path(std::string_view path) {
-  return gem_of_path(path) == "(app)";
+bool is_app_path(std::string_view path, std::string_view app_root) {
+  if (gem_of_path(path) != "(app)") return false;
+  while (app_root.size() > 1 && app_root.back() == '/') app_root.remove_suffix(1);
+  if (app_root.empty() || path.empty() || (path[0] != '/' && path[0] != '<')) return true;
+  return path.starts_with(app_root) &&
+         (path.size() == app_root.size() || path[app_root.size()] == '/' || app_root == "/");
 }
 
 std::pair<std::string_view, std::string_view> split_gem(std::string_view gem) {

@@ -282,6 +282,7 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   load.threads = options.threads;
   load.references = needs != Needs::kObjectsOnly;
   load.max_line_bytes = static_cast<size_t>(options.max_line_mib) << 20;
+  load.app_root = options.app_root;
   if (options.progress) load.progress = options.progress(path);
   LoadedDump dump;
   dump.path = dump.name = path == "-" ? "<stdin>" : path;

@@ -101,8 +101,12 @@ void drop_repeated_references(std::vector<uint32_t>& targets, std::vector<String
 class GraphBuilder::Builder {
  public:
   Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references,
-          LoadReport& report)
-      : chunks_(chunks), threads_(threads), references_(references), report_(report) {}
+          std::string_view app_root, LoadReport& report)
+      : chunks_(chunks),
+        threads_(threads),
+        references_(references),
+        app_root_(app_root),
+        report_(report) {}
 
   HeapGraph run() {
     size_t n = 0, refs = 0;
@@ -352,7 +356,7 @@ class GraphBuilder::Builder {
         g_.stack_sites_.push_back(it->second);
         const StringId file = g_.sites_[it->second.value()].file;
         auto [known, added] = app_file.try_emplace(file.value(), false);
-        if (added) known->second = is_app_path(g_.string(file));
+        if (added) known->second = is_app_path(g_.string(file), app_root_);
         if (known->second && !app.valid()) app = it->second;
       }
       g_.stack_begin_.push_back(static_cast<uint32_t>(g_.stack_sites_.size()));
@@ -385,6 +389,7 @@ class GraphBuilder::Builder {
   std::vector<std::unique_ptr<ParsedChunk>>& chunks_;
   const unsigned threads_;
   const bool references_;
+  const std::string_view app_root_;
   bool has_names_ = false;
   LoadReport& report_;
   HeapGraph g_;
@@ -400,8 +405,8 @@ class GraphBuilder::Builder {
 };
 
 HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
-                              bool references, LoadReport& report) {
-  return Builder(chunks, std::max(threads, 1u), references, report).run();
+                              bool references, LoadReport& report, std::string_view app_root) {
+  return Builder(chunks, std::max(threads, 1u), references, app_root, report).run();
 }
 
 }  // namespace heapq

@@ -14,8 +14,9 @@ class GraphBuilder {
  public:
   // Consumes the chunks (their memory is released as the graph fills) in dump order, on up to
   // `threads` threads. Without references the graph has the objects and the roots only.
+  // app_root: LoadOptions::app_root.
   static HeapGraph build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
-                         bool references, LoadReport& report);
+                         bool references, LoadReport& report, std::string_view app_root = {});
 
   // Exposed for class_names.cc, which completes the class table once objects are in place.
   static void name_classes(HeapGraph& graph, const std::vector<ClassRecord>& records,

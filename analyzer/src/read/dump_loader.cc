@@ -233,7 +233,8 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
           at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
   }
 
-  HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), options.references, report);
+  HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), options.references, report,
+                                        options.app_root);
   report.objects = graph.object_count();
   if (graph.object_count() == 0) {
     std::string why = report.first_bad_lines.empty()

@@ -123,6 +123,13 @@ TEST(Sites, GemOfPath) {
   EXPECT_EQ(gem_of_path("/usr/lib/ruby/vendor_ruby/rack.rb"), "rack");
   EXPECT_FALSE(is_app_path("/usr/lib/ruby/vendor_ruby/rack.rb"));
   EXPECT_TRUE(is_app_path("app/models/user.rb"));
+  // --app-root: under it (or relative), outside gems.
+  EXPECT_TRUE(is_app_path("/srv/app/models/user.rb", "/srv/app/"));
+  EXPECT_TRUE(is_app_path("config.ru", "/srv/app"));
+  EXPECT_FALSE(is_app_path("/srv/application/x.rb", "/srv/app"));
+  EXPECT_FALSE(is_app_path("/opt/tools/x.rb", "/srv/app"));
+  EXPECT_FALSE(
+      is_app_path("/srv/app/vendor/bundle/ruby/3.1.0/gems/rack-2.2.3/lib/rack.rb", "/srv/app"));
   EXPECT_EQ(split_gem("net-http-0.3.2"),
             (std::pair<std::string_view, std::string_view>{"net-http", "0.3.2"}));
   EXPECT_EQ(split_gem("(app)").second, "");
