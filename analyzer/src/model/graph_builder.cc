@@ -362,10 +362,19 @@ class GraphBuilder::Builder {
       g_.stack_begin_.push_back(static_cast<uint32_t>(g_.stack_sites_.size()));
       g_.stack_app_site_.push_back(app);
     }
-    for (uint32_t& s : g_.stack_) {
-      if (s == 0) continue;
-      auto it = index.find(s);
-      s = it == index.end() ? 0 : it->second;
+    // memprof numbers its stacks 1, 2, ...: a table by id, not a hash lookup per object.
+    uint32_t top = 0;
+    for (const auto& [id, ignored] : index) top = std::max(top, id);
+    if (top <= 4 * index.size() + 1024) {
+      std::vector<uint32_t> by_id(size_t(top) + 1, 0);
+      for (const auto& [id, i] : index) by_id[id] = i;
+      for (uint32_t& s : g_.stack_) s = s <= top ? by_id[s] : 0;
+    } else {
+      for (uint32_t& s : g_.stack_) {
+        if (s == 0) continue;
+        auto it = index.find(s);
+        s = it == index.end() ? 0 : it->second;
+      }
     }
     release(stack_defs_);
     release(stack_frame_ids_);

@@ -587,6 +587,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 bool RecordHandler::commit() {
   if (rec_.type.empty()) return fail("the record has no \"type\"");
   const std::string_view t = rec_.type;
+  // "frames" belongs to STACK records: another record's are not kept.
+  if (t != "STACK") out_.stack_frames.resize(frames_mark_);
   std::optional<ObjectType> type = parse_object_type(t);
   if (type) return commit_object(type);
   if (t == "ROOT") {

@@ -475,7 +475,7 @@ TEST(Reader, MemprofStacksGiveEachObjectItsFramesAndAppLine) {
       "\n"
       R"J({"address":"0x510", "type":"STRING", "file":"/app/shop.rb", "line":3, "method":"buy", "stack":1, "memsize":40})J"
       "\n"
-      R"J({"address":"0x520", "type":"STRING", "file":"/app/shop.rb", "line":3, "memsize":40})J"
+      R"J({"address":"0x520", "type":"STRING", "file":"/app/shop.rb", "line":3, "frames":[2], "memsize":40})J"
       "\n"
       R"J({"address":"0x530", "type":"STRING", "file":"/app/shop.rb", "line":3, "stack":77, "memsize":40})J"
       "\n"
@@ -521,6 +521,7 @@ TEST(Reader, MemprofStacksGiveEachObjectItsFramesAndAppLine) {
     EXPECT_EQ(where(g, g.app_site(gem_string)), "/app/app.rb:12 serve");
     EXPECT_EQ(stack[0], g.site(gem_string)) << "the innermost frame is the allocation site";
     EXPECT_EQ(where(g, g.app_site(app_string)), "/app/shop.rb:3 buy");
+    EXPECT_EQ(g.stack(app_string).size(), 2u) << "an object's \"frames\" is no STACK's";
     EXPECT_TRUE(g.stack(find(g, 0x520)).empty());
     EXPECT_FALSE(g.app_site(find(g, 0x520)).valid());
     EXPECT_TRUE(g.stack(find(g, 0x530)).empty()) << "stack 77 is defined nowhere";
