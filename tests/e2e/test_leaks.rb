@@ -163,9 +163,11 @@ class TestLeaks < Test::Unit::TestCase
     held_by = top["holder"]
     assert_not_nil(held_by, "#{sample}: the holder is named")
     assert_equal(holder, held_by["class"], "#{sample}: holder")
-    # All of it, but for what a stale word on the machine stack also holds (a root then, which
-    # the holder no longer dominates: seen under ASan, whose fake stacks keep old frames).
-    assert_in_delta(top["count"], held_by["holds"], 3, "#{sample}: the holder holds all of it")
+    # All of it, but for what a stale word on a machine stack also holds (a root then, which the
+    # holder no longer dominates): seen under ASan, whose fake stacks keep old frames, and on a
+    # loaded machine, up to one or two requests' share of the leak.
+    per_request = (top["count"].to_f / (2 * REQUESTS)).ceil
+    assert_in_delta(top["count"], held_by["holds"], [3, 2 * per_request].max, "#{sample}: the holder holds all of it")
     path = top["path"]
     assert_not_empty(path, "#{sample}: a path from the roots to the holder")
     assert_equal(held_by["address"], path.last["address"], "#{sample}: the path ends at the holder")
