@@ -44,6 +44,17 @@ module Memprof
       true
     end
 
+    # A fork: true dump leaves out the garbage (what no root reaches, as a full GC in the child
+    # would free it, though nothing is swept and no finalizer runs) unless MEMPROF_GC is 0.
+    def leave_out_garbage?(env = ENV)
+      value = env.fetch("MEMPROF_GC", "")
+      return true if value.empty? || value == "1"
+      return false if value == "0"
+
+      $stderr.write("memprof: MEMPROF_GC=#{printable(value)}: expects 0 or 1; leaving the garbage out\n")
+      true
+    end
+
     def default_stack(env = ENV)
       value = env.fetch("MEMPROF_STACK", "")
       return DEFAULT_STACK if value.empty?
@@ -178,6 +189,7 @@ module Memprof
       # look unreachable in the child. What those threads hold is taken here, with GC off
       # until the fork, and the child writes it as a "fork_parent:thread" ROOT record.
       others = Thread.list.select { |thread| thread.alive? && !thread.equal?(Thread.current) }
+      reachable_only = leave_out_garbage?
       gc_was_disabled = GC.disable
       parent = Process.pid
       begin
@@ -185,7 +197,7 @@ module Memprof
         Process.fork do # GC stays off: the objects only other threads held must stay
           status = 0
           begin
-            _heap_of(parent) # the dump's META names the process whose heap it is
+            _heap_of(parent, reachable_only) # the dump's META names the process whose heap it is
             dump_all(path_or_io, strings: strings, compress: compress)
           rescue Exception => e # rubocop:disable Lint/RescueException
             status = 1

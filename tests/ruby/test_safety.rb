@@ -137,6 +137,63 @@ class TestSafety < Test::Unit::TestCase
     holder&.join
   end
 
+  # A fork: true dump leaves out what no root reaches, as a full GC would free it; MEMPROF_GC=0
+  # keeps it, as ObjectSpace.dump_all does.
+  def test_fork_child_leaves_garbage_out
+    kept = Array.new(100) { |i| +"kept #{i}" }
+    dumps = {}
+    GC.disable # the garbage stays in the heap until the fork
+    begin
+      garbage = Array.new(1000) { |i| +"garbage #{i}" }
+      garbage_addresses = garbage.map { |s| os_address(s) }
+      garbage.clear
+      Dir.mktmpdir("memprof-test") do |dir|
+        [nil, "0"].each do |setting|
+          path = File.join(dir, "forked-#{setting}.jsonl")
+          with_env("MEMPROF_GC" => setting) do
+            _, status = Process.wait2(Memprof.dump_all(path, fork: true))
+            assert(status.success?)
+          end
+          dumps[setting] = File.foreach(path).map { |line| JSON.parse(line) }
+        end
+      end
+    ensure
+      GC.enable
+    end
+    kept_addresses = kept.map { |s| os_address(s) }
+
+    records = dumps[nil]
+    assert_equal(true, records.first["reachable_only"])
+    written = records.select { |r| r["address"] }.to_h { |r| [r["address"], r] }
+    assert_empty(kept_addresses.reject { |a| written.key?(a) }, "what a root reaches is written")
+    # A stale word on the machine stack may still reach a few (ROOT machine_context).
+    assert_operator(garbage_addresses.count { |a| written.key?(a) }, :<=, 5, "the garbage is left out")
+    dangling = records.flat_map { |r| r["references"] || [] }.uniq.reject { |a| written.key?(a) }
+    assert_empty(dangling, "every object a written record references is written")
+    assert_equal(written.size, reachable_from_roots(records).size, "and nothing else")
+
+    records = dumps["0"]
+    assert_nil(records.first["reachable_only"])
+    written = records.select { |r| r["address"] }.to_h { |r| [r["address"], r] }
+    assert_empty(garbage_addresses.reject { |a| written.key?(a) }, "MEMPROF_GC=0 keeps the garbage")
+  end
+
+  def test_memprof_gc_setting
+    assert_true(Memprof.leave_out_garbage?({}))
+    assert_true(Memprof.leave_out_garbage?({ "MEMPROF_GC" => "1" }))
+    assert_false(Memprof.leave_out_garbage?({ "MEMPROF_GC" => "0" }))
+    _, err = capture_output { assert_true(Memprof.leave_out_garbage?({ "MEMPROF_GC" => "no\e[2J" })) }
+    assert_equal("memprof: MEMPROF_GC=no\\x1b[2J: expects 0 or 1; leaving the garbage out\n", err)
+  end
+
+  def with_env(settings)
+    saved = settings.to_h { |name, _| [name, ENV.fetch(name, nil)] }
+    settings.each { |name, value| ENV[name] = value }
+    yield
+  ensure
+    saved.each { |name, value| ENV[name] = value }
+  end
+
   def test_fork_child_reports_failure
     pid = Memprof.dump_all("/dev/full", fork: true)
     _, status = Process.wait2(pid)

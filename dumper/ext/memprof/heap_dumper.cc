@@ -68,6 +68,11 @@ void HeapDumper::Prepare(VALUE only) {
 }
 
 void HeapDumper::DumpAll() {
+  CollectRoots();
+  // Garbage left out as a full GC would free it, though without sweeping: no finalizer or
+  // free function of the program runs. Out of memory for the marks, everything is written.
+  reachable_only_ = options_.reachable_only && reachable_.MarkFrom(roots_) &&
+                    (options_.parent == nullptr || reachable_.MarkFrom(options_.parent->roots));
   WriteMeta();
   WriteRoots();
   stacks_ = true;
@@ -86,7 +91,9 @@ int HeapDumper::OnPage(void* start, void* end, size_t stride, void* data) {
   auto* self = static_cast<HeapDumper*>(data);
   for (auto v = reinterpret_cast<uintptr_t>(start); v < reinterpret_cast<uintptr_t>(end);
        v += stride) {
-    if (RBASIC(v)->flags != 0) self->DumpObject(v);  // 0: a free slot
+    if (RBASIC(v)->flags == 0) continue;  // a free slot
+    if (self->reachable_only_ && !self->reachable_.Contains(v)) continue;
+    self->DumpObject(v);
   }
   return self->sink_.Errno() != 0;  // non-zero stops the walk
 }
@@ -118,6 +125,10 @@ void HeapDumper::WriteMeta() {
   } else {
     sink_.Unsigned(static_cast<uint64_t>(options_.string_limit));
   }
+  if (reachable_only_) {
+    sink_.Key("reachable_only");
+    sink_.Bool(true);
+  }
   if (options_.parent != nullptr) {
     // Ruby's fork keeps only the forking thread: what other threads' stacks held comes from
     // the parent's roots, written as "fork_parent:" ROOT records.
@@ -136,9 +147,12 @@ void HeapDumper::OnRoot(const char* category, VALUE ref, void* data) {
   static_cast<HeapDumper*>(data)->roots_.emplace_back(category, ref);
 }
 
-void HeapDumper::WriteRoots() {
+void HeapDumper::CollectRoots() {
   roots_.clear();
   rb_objspace_reachable_objects_from_root(&HeapDumper::OnRoot, this);
+}
+
+void HeapDumper::WriteRoots() {
   WriteRootRecords(roots_, "");
   if (options_.parent != nullptr) WriteRootRecords(options_.parent->roots, "fork_parent:");
 }

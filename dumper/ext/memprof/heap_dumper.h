@@ -9,6 +9,7 @@
 
 #include "class_names.h"
 #include "json_sink.h"
+#include "reachable_set.h"
 #include "ref_names.h"
 
 namespace memprof {
@@ -32,6 +33,7 @@ struct DumpOptions {
   bool gzip = false;                    // the sink compresses (dump_all only)
   const ParentRoots* parent = nullptr;  // a child of fork: true, when the parent had threads
   long pid = 0;                         // META's: the process whose heap this is
+  bool reachable_only = false;          // write only what the roots reach (a fork child)
 };
 
 // Ruby context, GC disabled: what the given Thread objects hold (stacks, locals), as
@@ -56,6 +58,7 @@ class HeapDumper {
   static void OnReference(VALUE ref, void* data);
   static void OnRoot(const char* category, VALUE ref, void* data);
 
+  void CollectRoots();
   void WriteMeta();
   void WriteRoots();
   void WriteRootRecords(const RootList& roots, const char* prefix);
@@ -77,6 +80,8 @@ class HeapDumper {
   bool stacks_ = false;           // the dump writes the stack table (DumpAll)
   std::vector<bool> stack_used_;  // by stack id: an object of the dump names it
   RootList roots_;
+  ReachableSet reachable_;
+  bool reachable_only_ = false;                        // the walk skips what reachable_ lacks
   std::string names_;                                  // every reference name of one record
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (start, length) in names_, or npos
 };

@@ -25,8 +25,10 @@ namespace {
 VALUE memprof_module = Qnil;
 // Filled just before fork(2) when other threads run; the child inherits it, the parent clears it.
 ParentRoots* parent_roots = nullptr;
-// A child of fork: true dumps its parent's heap, and says so: META's pid is the parent's.
+// A child of fork: true dumps its parent's heap, and says so: META's pid is the parent's; it
+// leaves the garbage out unless MEMPROF_GC=0.
 long heap_owner_pid = 0;
+bool reachable_only = false;
 
 ID id_dump_all_in_child, id_dump_all_to_object, id_dump_all_via_open, id_dump_all_spooled;
 ID dump_all_keywords[3];  // fork, strings, compress
@@ -150,6 +152,7 @@ VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
   dump_options.string_limit = StringLimit(strings);
   dump_options.parent = parent_roots;
   dump_options.pid = heap_owner_pid;
+  dump_options.reachable_only = reachable_only;
   if (RTEST(fork)) return rb_funcall(self, id_dump_all_in_child, 3, target, strings, compress);
   if (RB_TYPE_P(target, T_STRING)) {
     VALUE path = rb_get_path(target);
@@ -239,9 +242,11 @@ VALUE ForgetParentRoots(VALUE) {
   return Qnil;
 }
 
-// Memprof._heap_of(pid): this process is a child of fork: true, dumping the heap of pid.
-VALUE HeapOf(VALUE, VALUE pid) {
+// Memprof._heap_of(pid, reachable_only): this process is a child of fork: true, dumping the
+// heap of pid, without its garbage when reachable_only.
+VALUE HeapOf(VALUE, VALUE pid, VALUE only_reachable) {
   heap_owner_pid = NUM2LONG(pid);
+  reachable_only = RTEST(only_reachable);
   return Qnil;
 }
 
@@ -315,7 +320,7 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   rb_define_singleton_method(memprof_module, "_ignore_file", IgnoreFile, 1);
   rb_define_singleton_method(memprof_module, "_capture_roots", CaptureParentRoots, 1);
   rb_define_singleton_method(memprof_module, "_forget_roots", ForgetParentRoots, 0);
-  rb_define_singleton_method(memprof_module, "_heap_of", HeapOf, 1);
+  rb_define_singleton_method(memprof_module, "_heap_of", HeapOf, 2);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
   rb_define_singleton_method(memprof_module, "_start", Start, 1);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);
