@@ -8,13 +8,17 @@
 # and stops it with TERM (or INT). It prints "ready PID" on stdout once it serves requests.
 # --rate N: requests per second per worker (200); --workers N (2).
 #
-# Leak: Shop::CachedPage objects, allocated in PageCache#fetch (the "# leak:" line), held by the
-# Hash in the page cache's @pages:
-#   class Object Shop -> module Shop PAGES -> Shop::PageCache @pages -> Hash -> Shop::CachedPage
-# The cache is keyed by the whole URL, query string included, and every visitor arrives with
-# its own tracking parameter (?ref=...): every request makes a new entry, and nothing evicts.
+# Leak: PageCache::Page objects, allocated by the page_cache gem (its "# leak:" line) when
+# ProductsController#show asks for a page (the "# app:" line, which memprof's allocation stacks
+# name), held by the Hash in the page cache's @pages:
+#   class Object Shop -> module Shop PAGES -> PageCache::Store @pages -> Hash -> PageCache::Page
+# The app caches each page under the whole URL, query string included, and every visitor
+# arrives with its own tracking parameter (?ref=...): every request makes a new entry, and
+# nothing evicts.
 # Not a leak: the product cache is a bounded LRU (500 entries) that churns; the listeners are
 # subscribed once, at boot; requests, params and response bodies are garbage.
+require_relative "vendor/gems/page_cache-1.2.0/lib/page_cache"
+
 module Shop
   Product = Struct.new(:sku, :name, :cents)
 
@@ -66,26 +70,9 @@ module Shop
     end
   end
 
-  CachedPage = Struct.new(:url, :body, :etag)
-
-  # Rendered pages by URL. The bug: the key is the whole URL, so a page cached once per
-  # product becomes a page cached once per visitor.
-  class PageCache
-    def initialize
-      @pages = {}
-    end
-
-    def fetch(request)
-      @pages[request.url] ||= begin
-        body = yield
-        CachedPage.new(request.url, body, body.hash.to_s(16)) # leak: Shop::CachedPage
-      end
-    end
-  end
-
   EVENTS = Events.new
   PRODUCTS = LRU.new(500)
-  PAGES = PageCache.new
+  PAGES = PageCache::Store.new
   STATS = Hash.new(0)
 
   # The catalog: a product is made when first asked for and kept while it is popular.
@@ -97,7 +84,9 @@ module Shop
     def show(request)
       product = Shop.product(Integer(request.path[%r{\d+}]))
       EVENTS.publish("product.viewed", product.sku)
-      PAGES.fetch(request) do
+      # The bug: the page is cached under the whole URL, so a page cached once per product
+      # becomes a page cached once per visitor (each arrives with its own ?ref=).
+      PAGES.fetch(request.url) do # app: the line to change
         "<html><h1>#{product.name}</h1><p>#{format('%.2f', product.cents / 100.0)} EUR</p></html>"
       end.body
     end

@@ -61,7 +61,8 @@ class TestLeaks < Test::Unit::TestCase
     assert_nil(elsewhere["holds"].find { |h| h["class"] == "String" }["app"], "--app-root: no frame is under it")
     text, = heapq("--width", "0", "leaks", *dumps)
     assert_match(/from the app's line #{Regexp.escape(app)}:4 in <main>/, text)
-    assert_match(/memo\.rb:3 in remember +#{Regexp.escape(app)}:5 in serve/, text)
+    # The gem's file from its directory on, the app's line under it.
+    assert_match(%r{ memo-1\.2\.0/lib/memo\.rb:3 in remember\n +from the app's line #{Regexp.escape(app)}:5 in serve\n}, text)
     by_app, = heapq("--width", "0", "sites", "--by", "app", dumps.last)
     row = by_app.lines.find { |line| line =~ /#{Regexp.escape(app)}:5 +serve$/ }
     assert_operator(Integer(row.to_s.split.first.to_s.delete(","), exception: false).to_i, :>=, 1800,

@@ -142,23 +142,24 @@ class TestSafety < Test::Unit::TestCase
   def test_fork_child_leaves_garbage_out
     kept = Array.new(100) { |i| +"kept #{i}" }
     dumps = {}
-    GC.disable # the garbage stays in the heap until the fork
-    begin
-      garbage = Array.new(1000) { |i| +"garbage #{i}" }
-      garbage_addresses = garbage.map { |s| os_address(s) }
-      garbage.clear
-      Dir.mktmpdir("memprof-test") do |dir|
-        [nil, "0"].each do |setting|
-          path = File.join(dir, "forked-#{setting}.jsonl")
+    garbage_addresses = nil
+    Dir.mktmpdir("memprof-test") do |dir|
+      paths = { nil => File.join(dir, "forked.jsonl"), "0" => File.join(dir, "forked-gc-0.jsonl") }
+      GC.disable # the garbage stays in the heap until both forks
+      begin
+        garbage = Array.new(1000) { |i| +"garbage #{i}" }
+        garbage_addresses = garbage.map { |s| os_address(s) }
+        garbage.clear
+        paths.each do |setting, path|
           with_env("MEMPROF_GC" => setting) do
             _, status = Process.wait2(Memprof.dump_all(path, fork: true))
             assert(status.success?)
           end
-          dumps[setting] = File.foreach(path).map { |line| JSON.parse(line) }
         end
+      ensure
+        GC.enable
       end
-    ensure
-      GC.enable
+      paths.each { |setting, path| dumps[setting] = File.foreach(path).map { |line| JSON.parse(line) } }
     end
     kept_addresses = kept.map { |s| os_address(s) }
 

@@ -52,6 +52,11 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
 // Ruby's own library and internal files -> "(ruby)"; a library Debian packages
 // (".../lib/ruby/vendor_ruby/rack/...") -> "rack"; anything else -> "(app)".
 std::string gem_of_path(std::string_view path);
+// A gem's or Ruby's source path from its library's directory on, where a reader knows it:
+// ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3/lib/rack.rb", "/usr/lib/ruby/3.1.0/set.rb"
+// -> "ruby/3.1.0/set.rb", ".../lib/ruby/vendor_ruby/rack.rb" -> "vendor_ruby/rack.rb";
+// the application's paths as they are.
+std::string_view library_path(std::string_view path);
 // Whether a source path is the application's: gem_of_path(path) is "(app)", and with an
 // app_root (--app-root), the path is under it or relative.
 bool is_app_path(std::string_view path, std::string_view app_root = {});

@@ -63,7 +63,11 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
     section.heading = (l.own_memory ? "" : "Held by ") + l.holder->description + " " +
                       hex_address(l.holder->address) +
                       (l.holder_edge.empty() ? "" : " (" + l.holder_edge + ")");
-    if (l.holder->site) section.heading += ", allocated at " + site_string(*l.holder->site);
+    if (l.holder->site && other_line(l.holder->site, l.holder->app))
+      section.heading += ", allocated at " + library_site_string(*l.holder->site) +
+                         ", from the app's line " + site_string(*l.holder->app);
+    else if (l.holder->site)
+      section.heading += ", allocated at " + site_string(*l.holder->site);
     section.facts.push_back("path: " + path_text(*l.path));
   } else if (!l.holder_root.empty()) {
     const std::string_view meaning = root_meaning(l.holder_root);
@@ -93,15 +97,30 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
                    {"class", "allocated at", "objects", "bytes"},
                    {false, false, true, true},
                    {}};
+  // memprof's allocation stacks: the application's line when a gem's or Ruby's made them.
+  const bool app_lines = std::any_of(l.holds.begin(), l.holds.end(),
+                                     [](const auto& h) { return other_line(h.site, h.app); });
+  if (app_lines) {
+    section.holds.header.insert(section.holds.header.begin() + 2, "from the app's line");
+    section.holds.numeric.insert(section.holds.numeric.begin() + 2, false);
+  }
   if (leaks.several) {
     section.holds.header.push_back("in each dump");
     section.holds.numeric.push_back(false);
   }
   for (const LeaksAnswer::Held& h : l.holds) {
     std::vector<viz::Cell> row = {{h.cls, {}},
-                                  {h.site ? site_string(*h.site) : "(no allocation site)", {}},
+                                  {!h.site     ? "(no allocation site)"
+                                   : app_lines ? library_site_string(*h.site)
+                                               : site_string(*h.site),
+                                   {}},
                                   number(h.count, format_count(h.count)),
                                   number(h.bytes, format_bytes(h.bytes))};
+    if (app_lines) {
+      std::string app = !other_line(h.site, h.app) ? "" : site_string(*h.app);
+      if (!app.empty() && h.app_count < h.count) app += " (" + format_count(h.app_count) + ")";
+      row.insert(row.begin() + 2, {std::move(app), {}});
+    }
     if (leaks.several) row.push_back({growth_text(h.growth), {}});
     section.holds.rows.push_back(std::move(row));
   }

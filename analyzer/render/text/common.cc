@@ -15,6 +15,10 @@ std::string site_text(const SiteRef& site) {
   return name_text(site_string(site));
 }
 
+std::string library_site_text(const SiteRef& site) {
+  return name_text(library_site_string(site));
+}
+
 std::string object_text(const ObjectRef& object) {
   std::string out = name_text(object.description);
   if (object.block)

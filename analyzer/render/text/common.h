@@ -20,6 +20,9 @@ std::string name_text(std::string_view name);
 
 // "samples/app.rb:12 in fetch"; as name_text.
 std::string site_text(const SiteRef& site);
+// site_text with a gem's or Ruby's file from its library's directory on
+// ("rack-2.2.3/lib/rack/lint.rb:12 in call"): where a table has room for less than a path.
+std::string library_site_text(const SiteRef& site);
 // An object's description for text, as name_text; a Proc says where its block is written.
 std::string object_text(const ObjectRef& object);
 // ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...;

@@ -71,11 +71,6 @@ std::string growth_note(bool steady, bool growing) {
 
 constexpr size_t kHeldRows = 8;  // rows of a leak's table in text
 
-// An application line worth showing beside a site: one the site is not.
-bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app) {
-  return app && (!site || site->file != app->file || site->line != app->line);
-}
-
 // What a leak holds, by class and site (their counts in each dump are in --format json and the
 // report: a column of them would not leave a terminal room for the sites).
 std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
@@ -90,26 +85,19 @@ std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
     head.push_back("allocated at");
     numeric.push_back(false);
   }
-  // memprof's allocation stacks: the application's line when a gem's or Ruby's made them.
-  const bool app_lines =
-      std::any_of(leak.holds.begin(), leak.holds.end(),
-                  [](const LeaksAnswer::Held& h) { return other_line(h.site, h.app); });
-  if (app_lines) {
-    head.push_back("from the app's line");
-    numeric.push_back(false);
-  }
   TextTable table(head, numeric);
   for (size_t i = 0; i < leak.holds.size() && i < kHeldRows; ++i) {
     const LeaksAnswer::Held& h = leak.holds[i];
     std::vector<std::string> row = {format_count(h.count), format_bytes(h.bytes)};
     row.push_back(h.cls);
-    if (sites) row.push_back(h.site ? site_string(*h.site) : "(no allocation site)");
-    if (app_lines) {
-      std::string app = !h.app ? "" : other_line(h.site, h.app) ? site_string(*h.app) : "(same)";
-      if (h.app && h.app_count < h.count) app += " (" + format_count(h.app_count) + ")";
-      row.push_back(std::move(app));
-    }
+    if (sites) row.push_back(h.site ? library_site_text(*h.site) : "(no allocation site)");
     table.add(std::move(row));
+    // memprof's allocation stacks: the application's line when a gem's or Ruby's made them,
+    // under the site (a column of its own would leave neither room in a terminal).
+    if (sites && other_line(h.site, h.app))
+      table.note(3, "from the app's line ",
+                 site_text(*h.app) +
+                     (h.app_count < h.count ? " (" + format_count(h.app_count) + " of them)" : ""));
   }
   std::string out = table.render(width);
   if (leak.holds.size() > kHeldRows)
@@ -135,12 +123,11 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
     t += object_text(*leak.holder) + " " + hex_address(leak.holder->address) +
          (leak.holder_edge.empty() || by_root ? "" : " (" + name_text(leak.holder_edge) + ")");
     t += "\n";
-    if (leak.holder->site)
-      t += "   allocated at " + site_text(*leak.holder->site) +
-           (other_line(leak.holder->site, leak.holder->app)
-                ? ",\n   from the app's line " + site_text(*leak.holder->app)
-                : "") +
-           "\n";
+    if (leak.holder->site && other_line(leak.holder->site, leak.holder->app))
+      t += "   allocated at " + library_site_text(*leak.holder->site) +
+           ",\n   from the app's line " + site_text(*leak.holder->app) + "\n";
+    else if (leak.holder->site)
+      t += "   allocated at " + site_text(*leak.holder->site) + "\n";
     t += "   " + path_text(*leak.path) + "\n";
     // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
     if (leak.own_memory)

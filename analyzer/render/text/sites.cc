@@ -1,3 +1,5 @@
+#include "heapq/sites.h"
+
 #include "heapq/wording.h"
 #include "render/render.h"
 #include "render/text/common.h"
@@ -7,15 +9,17 @@ namespace heapq::render {
 
 namespace {
 
+// A gem's or Ruby's file from its library's directory on (JSON keeps the whole path).
 std::string file_or_unknown(const SitesAnswer::Row& r) {
-  return r.file ? *r.file : "(no allocation site)";
+  return r.file ? std::string(library_path(*r.file)) : "(no allocation site)";
 }
 
 // The group's label column(s).
 std::vector<std::string> label(SiteGrouping by, const SitesAnswer::Row& r) {
   switch (by) {
     case SiteGrouping::kSite:
-      return {r.file ? site_location(*r.file, r.line) : file_or_unknown(r), r.method, r.cls};
+      return {r.file ? site_location(library_path(*r.file), r.line) : file_or_unknown(r), r.method,
+              r.cls};
     case SiteGrouping::kFile:
       return {file_or_unknown(r)};
     case SiteGrouping::kMethod:

@@ -20,10 +20,29 @@ void TextTable::add(std::vector<std::string> row) {
   rows_.push_back(std::move(row));
 }
 
+void TextTable::note(size_t column, std::string label, std::string text) {
+  notes_.push_back({rows_.size() - 1, column, escape_controls(label), escape_controls(text)});
+}
+
+namespace {
+
+// label + text in width columns (0: no limit), text cut first.
+std::string fit_note(std::string_view label, std::string_view text, size_t width) {
+  const size_t label_width = display_width(label);
+  if (width == 0) return std::string(label) + std::string(text);
+  if (width <= label_width + TextTable::kMinTextWidth)
+    return fit_width(std::string(label) + std::string(text), width);
+  return std::string(label) + fit_width(text, width - label_width);
+}
+
+}  // namespace
+
 namespace {
 
 // The table a row at a time: "name  value" lines, a blank line between rows.
-std::string render_rows(const std::vector<std::vector<std::string>>& rows, size_t width) {
+template <typename Notes>
+std::string render_rows(const std::vector<std::vector<std::string>>& rows, const Notes& notes,
+                        size_t width) {
   const std::vector<std::string>& header = rows.front();
   size_t label = 0;
   for (const std::string& h : header) label = std::max(label, display_width(h));
@@ -36,6 +55,10 @@ std::string render_rows(const std::vector<std::vector<std::string>>& rows, size_
       name.append(label - display_width(name), ' ');
       out += name + "  " + fit_width(rows[r][i], width - label - 2) + "\n";
     }
+    for (const auto& n : notes)
+      if (n.row == r)
+        out += std::string(label + 2, ' ') +
+               fit_note(n.label, n.text, width > label + 3 ? width - label - 2 : 1) + "\n";
   }
   return out;
 }
@@ -63,10 +86,12 @@ std::string TextTable::render(size_t limit) const {
       width[widest] -= cut;
       total -= cut;
     }
-    if (total > limit) return render_rows(rows_, limit);
+    if (total > limit) return render_rows(rows_, notes_, limit);
   }
   std::string out;
-  for (const auto& row : rows_) {
+  auto note = notes_.begin();
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const auto& row = rows_[r];
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
       const size_t cell_width = display_width(row[i]);
       const bool cut = cell_width > width[i];
@@ -78,6 +103,12 @@ std::string TextTable::render(size_t limit) const {
       if (!numeric_[i] && !last) out.append(pad, ' ');
     }
     out += '\n';
+    for (; note != notes_.end() && note->row == r; ++note) {
+      size_t indent = 0;
+      for (size_t i = 0; i < note->column && i < width.size(); ++i) indent += width[i] + 2;
+      const size_t room = limit == 0 ? 0 : limit > indent ? limit - indent : 1;
+      out += std::string(indent, ' ') + fit_note(note->label, note->text, room) + '\n';
+    }
   }
   return out;
 }

@@ -14,6 +14,10 @@ class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);
   void add(std::vector<std::string> row);
+  // A line under the last row, from its column on, label then text, the text
+  // cut to what is left of the width: what a cell adds without widening its column ("from the
+  // app's line " "app/cart.rb:12 in add").
+  void note(size_t column, std::string label, std::string text);
   size_t size() const { return rows_.size() - 1; }  // rows, the header aside
   // The table's lines: no control character, none wider than width (0: no limit).
   std::string render(size_t width) const;
@@ -22,7 +26,12 @@ class TextTable {
  private:
   std::vector<bool> numeric_;
   std::vector<std::vector<std::string>> rows_;  // the header first; cells escaped
-  std::vector<size_t> width_;                   // by column: its widest cell
+  struct Note {
+    size_t row, column;
+    std::string label, text;  // escaped
+  };
+  std::vector<Note> notes_;    // by row
+  std::vector<size_t> width_;  // by column: its widest cell
 };
 
 }  // namespace heapq::render

@@ -26,20 +26,24 @@ bool is_version_start(std::string_view s, size_t dash) {
   return dash + 1 < s.size() && s[dash + 1] >= '0' && s[dash + 1] <= '9';
 }
 
-// Ruby's library directory holds a version: /usr/lib/ruby/3.1.0/set.rb.
-bool in_ruby_library(std::string_view path) {
+// Ruby's library directory holds a version: /usr/lib/ruby/3.1.0/set.rb. Where its "/lib/ruby/"
+// starts, or npos.
+size_t ruby_library_at(std::string_view path) {
   for (size_t at = path.find("/lib/ruby/"); at != std::string_view::npos;
        at = path.find("/lib/ruby/", at + 1)) {
     char next = at + 10 < path.size() ? path[at + 10] : '\0';
-    if (next >= '0' && next <= '9') return true;
+    if (next >= '0' && next <= '9') return at;
   }
-  return false;
+  return std::string_view::npos;
 }
 
 }  // namespace
 
-std::string gem_of_path(std::string_view path) {
-  // The last "/gems/NAME-VERSION/" wins: bundler vendors gems inside other trees.
+namespace {
+
+// Where the last "/gems/NAME-VERSION/" of path starts its NAME (bundler vendors gems inside
+// other trees: the last one wins) and NAME-VERSION's length; npos when there is none.
+std::pair<size_t, size_t> gem_dir(std::string_view path) {
   size_t at = path.rfind("/gems/");
   while (at != std::string_view::npos) {
     size_t start = at + 6;
@@ -49,14 +53,24 @@ std::string gem_of_path(std::string_view path) {
       size_t dash = dir.find('-');
       while (dash != std::string_view::npos && !is_version_start(dir, dash))
         dash = dir.find('-', dash + 1);
-      if (dash != std::string_view::npos && dash > 0) return std::string(dir);
+      if (dash != std::string_view::npos && dash > 0) return {start, dir.size()};
     }
     if (at == 0) break;
     at = path.rfind("/gems/", at - 1);
   }
-  if (path.starts_with("<internal:") || in_ruby_library(path)) return "(ruby)";
-  // Libraries Debian packages: /usr/lib/ruby/vendor_ruby/rack/... (no version in the path).
-  constexpr std::string_view kVendor = "/lib/ruby/vendor_ruby/";
+  return {std::string_view::npos, 0};
+}
+
+// Libraries Debian packages: /usr/lib/ruby/vendor_ruby/rack/... (no version in the path).
+constexpr std::string_view kVendor = "/lib/ruby/vendor_ruby/";
+
+}  // namespace
+
+std::string gem_of_path(std::string_view path) {
+  if (auto [start, length] = gem_dir(path); start != std::string_view::npos)
+    return std::string(path.substr(start, length));
+  if (path.starts_with("<internal:") || ruby_library_at(path) != std::string_view::npos)
+    return "(ruby)";
   if (size_t at = path.find(kVendor); at != std::string_view::npos) {
     std::string_view rest = path.substr(at + kVendor.size());
     rest = rest.substr(0, rest.find('/'));
@@ -64,6 +78,16 @@ std::string gem_of_path(std::string_view path) {
     if (!rest.empty()) return std::string(rest);
   }
   return "(app)";
+}
+
+std::string_view library_path(std::string_view path) {
+  if (size_t start = gem_dir(path).first; start != std::string_view::npos)
+    return path.substr(start);
+  if (size_t at = path.find(kVendor); at != std::string_view::npos)
+    return path.substr(at + 10);  // "vendor_ruby/..."
+  if (size_t at = ruby_library_at(path); at != std::string_view::npos)
+    return path.substr(at + 5);  // "ruby/3.1.0/..."
+  return path;
 }
 
 bool is_app_path(std::string_view path, std::string_view app_root) {

@@ -1,5 +1,7 @@
 #include "heapq/answer/common.h"
 
+#include "heapq/sites.h"
+
 namespace heapq {
 
 InputSummary summarize(const LoadedDump& dump) {
@@ -14,6 +16,14 @@ std::string site_string(const SiteRef& site) {
   std::string out = site_location(site.file, site.line);
   if (!site.method.empty()) out += " in " + site.method;
   return out;
+}
+
+std::string library_site_string(const SiteRef& site) {
+  return site_string({std::string(library_path(site.file)), site.line, site.method});
+}
+
+bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app) {
+  return app && (!site || site->file != app->file || site->line != app->line);
 }
 
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s) {

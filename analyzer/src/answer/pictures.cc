@@ -22,7 +22,14 @@ std::vector<std::string> object_lines(const HeapGraph& g, const HeapDominators& 
   lines.push_back((example ? "e.g. " : "") + hex_address(g.address(o)));
   lines.push_back(format_bytes(g.memsize(o)) + " itself, retains " +
                   format_bytes(dom.retained_bytes(o)));
-  if (auto site = site_ref(g, g.site(o))) lines.push_back(site_string(*site));
+  const auto site = site_ref(g, g.site(o));
+  const auto app = site_ref(g, g.app_site(o));
+  if (other_line(site, app)) {  // a gem's line made it: the app's line that called the gem
+    if (site) lines.push_back(library_site_string(*site));
+    lines.push_back("from the app's line " + site_string(*app));
+  } else if (site) {
+    lines.push_back(site_string(*site));
+  }
   // A Proc: where its block is written, the line heapq leaks groups it by.
   if (auto block = site_ref(g, g.block_site(o)))
     lines.push_back("block at " + site_location(block->file, block->line));
@@ -160,10 +167,16 @@ viz::Picture leak_picture(const HeapGraph& g, const ShortestPathTree& tree,
                           const PictureLimits& limits) {
   const GroupTable::Group& first = leak.groups.front().group;
   std::string what = first.cls;
-  if (first.has_site())
-    what += " allocated at " + site_string({first.file, first.line, first.method});
+  if (first.has_site()) {
+    const std::optional<SiteRef> site = SiteRef{first.file, first.line, first.method};
+    const std::optional<SiteRef> app = site_ref(g, leak.groups.front().app_site);
+    what += " allocated at " +
+            (other_line(site, app)
+                 ? library_site_string(*site) + ", from the app's line " + site_string(*app)
+                 : site_string(*site));
+  }
   if (leak.groups.size() > 1)
-    what += " and " + counted(leak.groups.size() - 1, "other group", "other groups");
+    what += ", and " + counted(leak.groups.size() - 1, "other group", "other groups");
   viz::Picture p =
       shapes_picture(g, tree, dom, leak.members, what + ", in the last dump", leak.holder, limits);
   p.id = id;

@@ -135,5 +135,16 @@ TEST(Sites, GemOfPath) {
   EXPECT_EQ(split_gem("(app)").second, "");
 }
 
+TEST(Sites, LibraryPath) {
+  EXPECT_EQ(library_path("/app/vendor/bundle/ruby/3.1.0/gems/rack-2.2.3/lib/rack/lint.rb"),
+            "rack-2.2.3/lib/rack/lint.rb");
+  EXPECT_EQ(library_path("/usr/lib/ruby/3.1.0/set.rb"), "ruby/3.1.0/set.rb");
+  EXPECT_EQ(library_path("/usr/lib/ruby/vendor_ruby/active_support/notifications/fanout.rb"),
+            "vendor_ruby/active_support/notifications/fanout.rb");
+  EXPECT_EQ(library_path("/srv/app/gems/readme.rb"), "/srv/app/gems/readme.rb");
+  EXPECT_EQ(library_path("app/models/user.rb"), "app/models/user.rb");
+  EXPECT_EQ(library_path(""), "");
+}
+
 }  // namespace
 }  // namespace heapq

@@ -43,6 +43,26 @@ TEST(TerminalWidth, ATableNarrowsItsWidestTextColumn) {
   EXPECT_NE(t.render(0).find(path), std::string::npos);
 }
 
+// A note under a row starts at its column, widens no column, and is cut (its text, not its
+// label) to the width; control characters escaped.
+TEST(TerminalWidth, ANoteUnderARowWidensNoColumn) {
+  TextTable t({"count", "site"}, {true, false});
+  t.add({"12", "rack-2.2.3/lib/rack/utils.rb:42"});
+  t.note(1, "from the app's line ", "/srv/app/controllers/cart_controller.rb:12 in add\x1b");
+  t.add({"3", "app.rb:1"});
+  const std::string text = t.render(60);
+  EXPECT_EQ(lines_of(text).size(), 4u) << text;
+  EXPECT_EQ(lines_of(text)[1], "   12  rack-2.2.3/lib/rack/utils.rb:42") << text;
+  EXPECT_TRUE(lines_of(text)[2].starts_with("       from the app's line /srv/app")) << text;
+  EXPECT_EQ(display_width(lines_of(text)[2]), 60u) << text;
+  EXPECT_EQ(lines_of(text)[3], "    3  app.rb:1") << text;
+  EXPECT_NE(t.render(0).find("cart_controller.rb:12 in add\\e\n"), std::string::npos);
+  // Too narrow for the label: the whole line is cut.
+  const std::string narrow = t.render(20);
+  EXPECT_LE(widest(narrow), 20u) << narrow;
+  EXPECT_NE(narrow.find("in add\\e\n"), std::string::npos) << narrow;
+}
+
 TEST(TerminalWidth, ATableOfTooManyNumbersGoesARowAtATime) {
   std::vector<std::string> header;
   std::vector<std::string> row;

@@ -61,6 +61,11 @@ struct PathRef {
 std::string site_location(std::string_view file, uint32_t line);
 // "samples/app.rb:12 in fetch"
 std::string site_string(const SiteRef& site);
+// site_string with a gem's or Ruby's file from its library's directory on (library_path):
+// "rack-2.2.3/lib/rack/lint.rb:12 in call", where the app's line is shown beside it.
+std::string library_site_string(const SiteRef& site);
+// An application line worth showing beside an allocation site: one the site is not.
+bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app);
 
 ObjectRef object_ref(const HeapGraph& g, ObjectId o);
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s);
