@@ -40,7 +40,10 @@ const Command kLeaksCommand = {
     "       heapq leaks [--top N] [--threshold PCT] DUMP",
     "D1 D2 D3...: dumps of one process over time, oldest first (or one store\n"
     "holding several: heapq load d1 d2 d3 -o app.db; heapq leaks app.db). Take the\n"
-    "first after warm-up, the others after more load. The objects born after D1 and\n"
+    "first after warm-up, the others after more load. memprof's dumps say which\n"
+    "process and when: they are taken in the order written, and the dumps of several\n"
+    "processes (memprof-*.jsonl of two workers) each process on its own, one answer\n"
+    "per process (--as-given compares them as given). The objects born after D1 and\n"
     "alive in the last dump are grouped by class and allocation site; groups that\n"
     "gained --min-growth objects or more are growing. Each group's holder is the\n"
     "deepest object that dominates most of it, else the one that references most of\n"

@@ -79,10 +79,25 @@ class TestDumpsOverTime < Test::Unit::TestCase
     assert_equal(0, code, err)
   end
 
-  def test_dumps_of_different_processes_are_refused
+  # Two workers dumping into one directory: leaks takes each process's dumps on its own, in the
+  # order they were written; diff and report, which compare one process, refuse.
+  def test_dumps_of_different_processes
     a, pid_a = run_program("a")
     b, pid_b = run_program("b")
-    [%w[diff], %w[leaks], ["report", "-o", File.join(@tmp, "r.html")]].each do |command|
+    mixed = ["#{b}/3.jsonl", "#{a}/2.jsonl", "#{b}/1.jsonl", "#{a}/1.jsonl", "#{b}/2.jsonl", "#{a}/3.jsonl"]
+    result = heapq_json("leaks", *mixed)
+    assert_equal([pid_a, pid_b].sort, result["processes"].map { |p| p["pid"] })
+    result["processes"].each do |process|
+      dir = process["pid"] == pid_a ? a : b
+      assert_equal(%w[1 2 3].map { |n| "#{dir}/#{n}.jsonl" }, process["inputs"].map { |i| i["path"] },
+                   "each process's dumps, oldest first")
+    end
+    out, _err, code = heapq("leaks", *mixed)
+    assert_equal(0, code)
+    assert_match(/\AThe dumps are of 2 processes: .*\n  process #{[pid_a, pid_b].min}: 3 dumps, /m, out)
+    assert_match(/^== process #{pid_a} ==\n3 dumps, #{Regexp.escape(a)}/, out)
+
+    [%w[diff], ["report", "-o", File.join(@tmp, "r.html")]].each do |command|
       out, err, code = heapq(*command, "#{a}/1.jsonl", "#{b}/2.jsonl")
       assert_equal(1, code, "#{command.first}: #{out}#{err}")
       assert_match(/process #{pid_a}.* process #{pid_b}.*--as-given/m, err, command.first)

@@ -64,6 +64,15 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const InputOptions& options, bool as_given);
 
+// Dump files by the process whose heap they are (memprof's META pid), in the order given within
+// each, processes by pid; one group (pid 0 when none says) for dumps of one process. Dumps that
+// do not say (ObjectSpace's, stores, stdin) among those of several processes: a usage error.
+struct ProcessDumps {
+  uint64_t pid = 0;
+  std::vector<std::string> paths;
+};
+Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string>& paths);
+
 // Dump files of several processes are refused (a usage error naming each process with its
 // dumps); those of one are put in the order their META records say they were written (time,
 // then GC count), when every one says, told through options.note when that is not the order

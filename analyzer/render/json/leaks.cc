@@ -4,10 +4,14 @@
 
 namespace heapq::render {
 
-std::string json(const LeaksAnswer& a) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
+namespace {
+
+void write_answer(JsonWriter& w, const LeaksAnswer& a) {
   w.StartObject();
+  if (a.pid != 0) {
+    json_key(w, "pid");
+    w.Uint64(a.pid);
+  }
   write_input(w, a.input);
   json_key(w, "inputs");
   w.StartArray();
@@ -110,6 +114,23 @@ std::string json(const LeaksAnswer& a) {
   }
   w.EndArray();
   w.EndObject();
+}
+
+}  // namespace
+
+std::string json(const LeaksAnswer& a) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  if (a.processes.empty()) {
+    write_answer(w, a);
+  } else {
+    w.StartObject();
+    json_key(w, "processes");
+    w.StartArray();
+    for (const LeaksAnswer& process : a.processes) write_answer(w, process);
+    w.EndArray();
+    w.EndObject();
+  }
   return json_text(buffer);
 }
 

@@ -156,6 +156,19 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
 }  // namespace
 
 std::string text(const LeaksAnswer& a, const TextOptions& options) {
+  if (!a.processes.empty()) {
+    std::string out = "The dumps are of " + format_count(a.processes.size()) +
+                      " processes: objects of different processes never match, so each is "
+                      "taken on its own (--as-given compares them all the same).\n";
+    for (const LeaksAnswer& p : a.processes)
+      out += "  process " + std::to_string(p.pid) + ": " +
+             counted(p.inputs.size(), "dump", "dumps") + ", " + counted(p.found, "leak", "leaks") +
+             "\n";
+    out = finish_text(out, options.width);
+    for (const LeaksAnswer& p : a.processes)
+      out += "\n== process " + std::to_string(p.pid) + " ==\n" + text(p, options);
+    return out;
+  }
   std::string out = heading(a);
   for (size_t i = 0; i < a.leaks.size(); ++i) out += leak_text(a, i, options.width);
   if (a.leaks.size() < a.found)

@@ -196,24 +196,48 @@ std::optional<DumpOrigin> peek_origin(const std::string& path) {
 
 }  // namespace
 
-Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options) {
-  std::vector<std::optional<DumpOrigin>> origins;
-  for (const std::string& p : paths) origins.push_back(peek_origin(p));
+Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string>& paths) {
   std::map<uint64_t, std::vector<std::string>> by_pid;
-  for (size_t i = 0; i < paths.size(); ++i)
-    if (origins[i] && origins[i]->pid != 0) by_pid[origins[i]->pid].push_back(paths[i]);
-  if (by_pid.size() > 1) {
+  std::vector<std::string> unknown;
+  for (const std::string& p : paths) {
+    const std::optional<DumpOrigin> origin = peek_origin(p);
+    if (origin && origin->pid != 0)
+      by_pid[origin->pid].push_back(p);
+    else
+      unknown.push_back(p);
+  }
+  if (by_pid.size() <= 1)
+    return std::vector<ProcessDumps>{{by_pid.empty() ? 0 : by_pid.begin()->first, paths}};
+  if (!unknown.empty())
+    return usage_error(unknown.front() +
+                       " does not say which process it is of (no META pid), among "
+                       "dumps of " +
+                       format_count(by_pid.size()) +
+                       " processes: give the dumps of "
+                       "one process (memprof names them memprof-PID-*.jsonl)");
+  std::vector<ProcessDumps> out;
+  for (auto& [pid, dumps] : by_pid) out.push_back({pid, std::move(dumps)});
+  return out;
+}
+
+Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options) {
+  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes, split_by_process(paths));
+  if (processes.size() > 1) {
     std::string which;
-    for (const auto& [pid, dumps] : by_pid) {
-      which += (which.empty() ? "" : "; ") + std::string("process ") + std::to_string(pid) + ": ";
-      for (size_t i = 0; i < dumps.size() && i < 3; ++i) which += (i ? ", " : "") + dumps[i];
-      if (dumps.size() > 3) which += " and " + format_count(dumps.size() - 3) + " more";
+    for (const ProcessDumps& p : processes) {
+      which += (which.empty() ? "" : "; ") + std::string("process ") + std::to_string(p.pid) + ": ";
+      for (size_t i = 0; i < p.paths.size() && i < 3; ++i) which += (i ? ", " : "") + p.paths[i];
+      if (p.paths.size() > 3) which += " and " + format_count(p.paths.size() - 3) + " more";
     }
-    return usage_error("the dumps are of " + format_count(by_pid.size()) + " processes (" + which +
+    return usage_error("the dumps are of " + format_count(processes.size()) + " processes (" +
+                       which +
                        "): objects of different processes never match, so every one would "
                        "count as born or freed; give the dumps of one process (memprof names "
-                       "them memprof-PID-*.jsonl), or --as-given to compare them all the same");
+                       "them memprof-PID-*.jsonl; heapq leaks takes each process on its own), "
+                       "or --as-given to compare them all the same");
   }
+  std::vector<std::optional<DumpOrigin>> origins;
+  for (const std::string& p : paths) origins.push_back(peek_origin(p));
   std::vector<std::tuple<int64_t, int64_t, size_t>> when;  // time, GC count, index
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::optional<int64_t> t = origins[i] ? epoch_seconds(origins[i]->time) : std::nullopt;

@@ -17,6 +17,19 @@ std::optional<SiteRef> group_site(const GroupTable::Group& g) {
 
 Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
                                  const InputOptions& inputs) {
+  if (!options.as_given && paths.size() > 1) {
+    HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes, split_by_process(paths));
+    if (processes.size() > 1) {
+      // Objects of different processes never match: each process on its own, one at a time.
+      LeaksAnswer a;
+      for (const ProcessDumps& p : processes) {
+        HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer one, answer_leaks(p.paths, options, inputs));
+        one.pid = p.pid;
+        a.processes.push_back(std::move(one));
+      }
+      return a;
+    }
+  }
   HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
                          load_dumps_over_time(paths, inputs, options.as_given));
   const HeapDominators dom = HeapDominators::compute(dumps.back().graph);

@@ -209,12 +209,19 @@ TEST_F(Cli, DumpsOverTimeAreOrderedByTheInstantTheirMetaNames) {
       std::string::npos)
       << err_;
   EXPECT_EQ(run({"leaks", late, silent, early}), 1) << "a dump that does not say hides nothing";
-  EXPECT_EQ(run({"leaks", early, other}), 1);
+  // diff compares two dumps of one process; leaks takes each process on its own.
+  EXPECT_EQ(run({"diff", early, other}), 1);
   EXPECT_NE(err_.find("the dumps are of 2 processes (process 7: " + early +
                       "; process 8: " + other + ")"),
             std::string::npos)
       << err_;
+  EXPECT_EQ(run({"leaks", early, other}), 0) << err_;
+  EXPECT_NE(out_.find("The dumps are of 2 processes"), std::string::npos) << out_;
+  EXPECT_LT(out_.find("== process 7 =="), out_.find("== process 8 ==")) << out_;
+  EXPECT_EQ(run({"leaks", early, silent, other}), 1) << "which process is silent of?";
+  EXPECT_NE(err_.find(silent + " does not say which process it is of"), std::string::npos) << err_;
   EXPECT_EQ(run({"leaks", "--as-given", early, other}), 0) << err_;
+  EXPECT_EQ(out_.find("== process"), std::string::npos) << out_;
 }
 
 // Counts of one read as one: "1 object", "1 group ... is growing", "holds 1 of them".

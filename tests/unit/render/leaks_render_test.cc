@@ -238,6 +238,26 @@ TEST(LeaksRender, ALeakHeldByAGcRoot) {
   EXPECT_EQ(render::text(a, {100}).find('\x1b'), std::string::npos) << "a dump's string, escaped";
 }
 
+// Dumps of several processes: each process's answer under its pid, in text and JSON.
+TEST(LeaksRender, OneAnswerPerProcess) {
+  LeaksAnswer a;
+  for (uint64_t pid : {4242u, 4343u}) {
+    a.processes.push_back(several());
+    a.processes.back().pid = pid;
+  }
+  const std::string out = render::text(a, {80});
+  EXPECT_EQ(out.find("The dumps are of 2 processes: "), 0u) << out;
+  EXPECT_NE(out.find("\n  process 4242: 3 dumps, 3 leaks\n  process 4343: 3 dumps, 3 leaks\n"),
+            std::string::npos)
+      << out;
+  EXPECT_LT(out.find("\n== process 4242 ==\n3 dumps, "), out.find("\n== process 4343 ==\n")) << out;
+  const std::string json = render::json(a);
+  expect_valid(json, "leaks.schema.json");
+  EXPECT_NE(json.find(R"("pid": 4343)"), std::string::npos) << json;
+  a.processes.pop_back();
+  EXPECT_FALSE(valid(render::json(a), "leaks.schema.json")) << "one process is no list";
+}
+
 // A leak holding more groups than a terminal shows lists the first and says how many more.
 TEST(LeaksRender, TextCutsALongListOfGroups) {
   LeaksAnswer a = several();

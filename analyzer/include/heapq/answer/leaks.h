@@ -59,6 +59,11 @@ struct LeaksAnswer {
     std::vector<Held> holds;  // by class and site, most likely first
   };
   std::vector<Leak> leaks;  // most likely first
+
+  // Dumps of several processes (memprof's META pid): each process's answer, its pid set, and
+  // nothing else here.
+  uint64_t pid = 0;
+  std::vector<LeaksAnswer> processes;
 };
 
 struct LeaksOptions {
@@ -69,7 +74,9 @@ struct LeaksOptions {
   bool as_given = false;            // --as-given: dumps of several processes or out of order
 };
 
-// paths: dumps of one process, oldest first, or one store holding several, or one dump.
+// paths: dumps of one process, oldest first, or one store holding several, or one dump; dump
+// files of several processes are answered one process at a time (LeaksAnswer::processes),
+// unless options.as_given.
 Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
                                  const InputOptions& inputs);
 
