@@ -23,6 +23,42 @@ class TestLeaks < Test::Unit::TestCase
     define_method("test_#{sample}_memprof") { check_top_leak(sample, true, **expected) }
   end
 
+  # Debian's rack and activesupport (samples/rack_subscriber.rb): a middleware subscribes per
+  # request and never unsubscribes. What leaks is made in activesupport's and rack's files: the
+  # holder is ActiveSupport's notifier, and memprof's allocation stacks name the app's line
+  # that made each group; ObjectSpace's dumps have only the library's lines.
+  def test_a_subscriber_per_request_through_debians_rack_and_activesupport
+    _, status = Open3.capture2e(RbConfig.ruby, "-e", 'require "active_support/notifications"; require "rack/mock"')
+    omit("Debian's ruby-activesupport and ruby-rack are not installed") unless status.success?
+    (app_line, _), = sample_marks("rack_subscriber", "app")
+    sample = "/samples/rack_subscriber.rb"
+    [true, false].each do |memprof|
+      leak = leaks(*three_dumps("rack_subscriber", memprof: memprof, requests: REQUESTS)).first
+      kind = memprof ? "memprof" : "ObjectSpace"
+      assert_equal("ActiveSupport::Notifications::Fanout", leak["holder"]["class"], kind)
+      assert_true(leak["steady"], kind)
+      subscribers = leak["holds"].find { |h| h["class"] == "ActiveSupport::Notifications::Fanout::Subscribers::Timed" }
+      assert_not_nil(subscribers, "#{kind}: #{leak['holds'].map { |h| h['class'] }}")
+      assert_equal(leak["holds"].first, subscribers, "#{kind}: the subscriber objects rank first")
+      assert_in_delta(2 * REQUESTS, subscribers["count"], 2, kind)
+      assert_match(%r{/active_support/notifications/fanout\.rb\z}, subscribers["site"]["file"], kind)
+      procs = leak["holds"].find { |h| h["class"] == "Proc" }
+      env = leak["holds"].find { |h| h["class"] == "Hash" && h["site"]["file"].end_with?("/rack/mock.rb") }
+      assert_not_nil(env, "#{kind}: the env Hash Rack built for each request")
+      if memprof
+        assert(subscribers["app"]["file"].end_with?(sample), subscribers["app"].to_s)
+        assert_equal(app_line, subscribers["app"]["line"], "the app's line that subscribed")
+        assert_equal(subscribers["count"], subscribers["app_count"])
+        assert_equal(app_line, procs["site"]["line"], "memprof: the block's own line")
+        assert(env["app"]["file"].end_with?(sample), env["app"].to_s)
+        assert_equal("handle_request", env["app"]["method"])
+      else
+        assert_nil(subscribers["app"], "ObjectSpace dumps have no stacks")
+        assert_match(%r{/fanout\.rb\z}, procs["site"]["file"], "ObjectSpace: where the block became a Proc")
+      end
+    end
+  end
+
   # A gem's line allocates what leaks; memprof's allocation stacks give the app's line that
   # called it, in the table and for the holder.
   def test_the_apps_line_past_a_gems_frames
