@@ -128,6 +128,26 @@ class TestDumpAll < Test::Unit::TestCase
     assert(block)
   end
 
+  # Thread.current[:key] (a fiber-local, as ActiveSupport::TaggedLogging keeps its tags): the
+  # Thread's reference to the value is named by the key, a String key as the Symbol it became.
+  def test_fiber_locals_are_named_by_key
+    ready = Queue.new
+    finish = Queue.new
+    thread = Thread.new do
+      Thread.current[:request_tags] = [+"request-1"]
+      Thread.current["tagged_logging_tags:1234"] = [+"job"]
+      ready << [Thread.current[:request_tags], Thread.current["tagged_logging_tags:1234"]]
+      finish.pop
+    end
+    tags, job_tags = ready.pop
+    names = named_refs(dump_heap[os_address(thread)])
+    assert_equal(os_address(tags), names["fiber-local :request_tags"], names.keys.compact.inspect)
+    assert_equal(os_address(job_tags), names['fiber-local :"tagged_logging_tags:1234"'], names.keys.compact.inspect)
+  ensure
+    finish << :done
+    thread&.join
+  end
+
   # Like ActiveSupport's subscribe: the block becomes a Proc inside the library.
   module Listeners
     def self.subscribe(&block) = (@all ||= []) << block

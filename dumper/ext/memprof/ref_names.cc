@@ -85,6 +85,10 @@ void ReferenceNamer::OnLocal(void* data, uintptr_t value, uintptr_t id) {
   static_cast<ReferenceNamer*>(data)->Add(value, Kind::kLocal, id);
 }
 
+void ReferenceNamer::OnFiberLocal(void* data, uintptr_t value, uintptr_t id) {
+  static_cast<ReferenceNamer*>(data)->Add(value, Kind::kFiberLocal, id);
+}
+
 void ReferenceNamer::CollectStruct(VALUE obj) {
   VALUE members = Qnil;
   for (VALUE c = RBASIC(obj)->klass; ClassNames::IsClassLike(c); c = memprof_class_superclass(c)) {
@@ -149,6 +153,9 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
         memprof_env_each_local(obj, OnLocal, this);
       }
       break;
+    case T_DATA:
+      memprof_thread_each_fiber_local(obj, OnFiberLocal, this);  // Thread.current[:key]
+      break;
     default:
       break;
   }
@@ -208,6 +215,12 @@ void ReferenceNamer::Format(const Named& named, std::string& out) {
       out += '.';
       AppendSymbolName(named.detail, out);
       return;
+    case Kind::kFiberLocal: {  // "fiber-local :request_id", as Thread#keys would list the key
+      out += "fiber-local ";
+      const char* name = rb_id2name(named.detail);
+      AppendSymbolLiteral(name != nullptr ? std::string_view(name) : std::string_view("?"), out);
+      return;
+    }
     case Kind::kIvar:
     case Kind::kConstant:
     case Kind::kLocal: {
@@ -316,6 +329,10 @@ bool IsPlainSymbol(std::string_view name) {
 void AppendSymbolLiteral(VALUE symbol, std::string& out) {
   std::string name;
   AppendSymbolName(symbol, name);
+  AppendSymbolLiteral(std::string_view(name), out);
+}
+
+void AppendSymbolLiteral(std::string_view name, std::string& out) {
   out += ':';
   if (IsPlainSymbol(name) && ValidUtf8Prefix(reinterpret_cast<const unsigned char*>(name.data()),
                                              name.size()) == name.size()) {

@@ -5,6 +5,7 @@
 #include <ruby.h>
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -51,6 +52,7 @@ class ReferenceNamer {
     kValue,
     kMember,
     kLocal,
+    kFiberLocal,
     kDefault
   };
   struct Named {
@@ -68,6 +70,7 @@ class ReferenceNamer {
   static int OnIvar(ID name, VALUE value, st_data_t data);
   static int OnHashPair(VALUE key, VALUE value, VALUE data);
   static void OnLocal(void* data, uintptr_t value, uintptr_t id);
+  static void OnFiberLocal(void* data, uintptr_t value, uintptr_t id);
 
   const ConstantTable& constants_;
   ClassNames& class_names_;
@@ -79,8 +82,9 @@ class ReferenceNamer {
 
 // Appends a Symbol's name (static or dynamic) without allocating.
 void AppendSymbolName(VALUE symbol, std::string& out);
-// Appends a Symbol as Symbol#inspect writes it: :name, or :"odd name".
+// Appends a Symbol as Symbol#inspect writes it: :name, or :"odd name"; or the Symbol of a name.
 void AppendSymbolLiteral(VALUE symbol, std::string& out);
+void AppendSymbolLiteral(std::string_view name, std::string& out);
 // Appends a Float as Float#inspect writes it (1.5, 1.0e+20).
 void AppendFloat(double value, std::string& out);
 

@@ -51,6 +51,41 @@ unsigned int memprof_ractor_count(void) {
   return ruby_current_vm_ptr->ractor.cnt;
 }
 
+/* Ruby 3.1's id_table.c, which no header shows: open addressing over items keyed by an ID's
+   serial number (0: an empty slot). */
+struct memprof_id_item {
+  uint32_t key; /* rb_id_serial_t */
+  int collision;
+  VALUE val;
+};
+struct memprof_id_table {
+  int capa;
+  int num;
+  int used;
+  struct memprof_id_item* items;
+};
+
+void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data) {
+  if (!RB_TYPE_P(thread, T_DATA) || !RTYPEDDATA_P(thread)) return;
+  const rb_data_type_t* type = RTYPEDDATA_TYPE(thread);
+  if (type == NULL || type->wrap_struct_name == NULL ||
+      strcmp(type->wrap_struct_name, "VM/thread") != 0)
+    return;
+  const rb_thread_t* th = (const rb_thread_t*)RTYPEDDATA_DATA(thread);
+  /* A finished thread's execution context is gone. */
+  if (th == NULL || th->status == THREAD_KILLED || th->ec == NULL) return;
+  const struct memprof_id_table* table = (const struct memprof_id_table*)th->ec->local_storage;
+  if (table == NULL || table->items == NULL) return;
+  for (int i = 0; i < table->capa; i++) {
+    uint32_t serial = table->items[i].key;
+    if (serial == 0) continue;
+    /* rb_id2name finds a name by the serial above an ID's scope bits; an operator's ID is
+       its serial (a key no code uses for a fiber-local): those stay unnamed. */
+    ID id = ((ID)serial << RUBY_ID_SCOPE_SHIFT) | RUBY_ID_STATIC_SYM;
+    if (id > tLAST_OP_ID) fn(data, table->items[i].val, id);
+  }
+}
+
 int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
   if (!rb_obj_is_proc(obj)) return 0;
   const struct rb_block* block = vm_proc_block(obj);
@@ -96,6 +131,11 @@ memprof_value memprof_const_entry_value(const void* entry) {
 }
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data) {
   (void)env;
+  (void)fn;
+  (void)data;
+}
+void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data) {
+  (void)thread;
   (void)fn;
   (void)data;
 }

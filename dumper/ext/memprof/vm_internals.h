@@ -28,6 +28,10 @@ memprof_value memprof_const_entry_value(const void* entry);
 typedef void memprof_local_fn(void* data, memprof_value value, memprof_value id);
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data);
 
+/* Calls fn(data, value, id) for each fiber-local variable (Thread#[]) of a living Thread's
+   current fiber; nothing for other objects. The id serves rb_id2name, nothing else. */
+void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data);
+
 /* Where a Proc's block is written (its iseq's file and first line), which is not where the
    block became a Proc. Returns 0 for other objects and for blocks without an iseq (a method,
    a Symbol, a C function). *path points into Ruby's own String: no allocation. */
