@@ -21,6 +21,9 @@ module Memprof
   # Objects this file allocates are memprof's own: tracking leaves them out.
   _ignore_file(__FILE__)
 
+  FORK_DUMPS = Mutex.new # held from capturing the other threads' roots to the fork
+  private_constant :FORK_DUMPS
+
   class << self
     # One object's record as JSON: a String when io is nil, else written to io (returns io).
     def dump(obj, io = nil, strings: 1024)
@@ -177,6 +180,19 @@ module Memprof
       file
     end
 
+    # Ruby's own Process._fork (3.1), past what the program prepended to it (ActiveSupport's
+    # ForkTracker, which discards ActiveRecord's connections in the child, and the like): the
+    # child's heap is the parent's at the fork, and none of the program's fork hooks runs in
+    # it. 0 in the child. Before 3.1, Process.fork (nil in the child).
+    def fork_without_hooks
+      if Process.respond_to?(:_fork)
+        own = Process.singleton_class.instance_method(:_fork)
+        own = own.super_method until own.nil? || (own.owner == Process.singleton_class && own.source_location.nil?)
+        return own.bind_call(Process) if own
+      end
+      Process.fork
+    end
+
     # report: where the child writes its error, if any, as error_text (Memprof::Signal's pipe);
     # nil: a line on stderr.
     def dump_all_in_child(path_or_io, strings, compress, report = nil)
@@ -190,34 +206,51 @@ module Memprof
       # until the fork, and the child writes it as a "fork_parent:thread" ROOT record.
       others = Thread.list.select { |thread| thread.alive? && !thread.equal?(Thread.current) }
       reachable_only = leave_out_garbage?
+      # One fork dump at a time: the captured roots are one per process, and GC stays off until
+      # this call's own fork (another thread's call may block in fork's flush of $stdout).
+      locked = lock_fork_dumps
       gc_was_disabled = GC.disable
       parent = Process.pid
       begin
         _capture_roots(others) unless others.empty?
-        Process.fork do # GC stays off: the objects only other threads held must stay
-          status = 0
+        pid = fork_without_hooks # GC stays off: the objects only other threads held must stay
+        return pid unless pid.nil? || pid.zero?
+
+        status = 0
+        begin
+          _heap_of(parent, reachable_only) # the dump's META names the process whose heap it is
+          dump_all(path_or_io, strings: strings, compress: compress)
+        rescue Exception => e # rubocop:disable Lint/RescueException
+          status = 1
           begin
-            _heap_of(parent, reachable_only) # the dump's META names the process whose heap it is
-            dump_all(path_or_io, strings: strings, compress: compress)
-          rescue Exception => e # rubocop:disable Lint/RescueException
-            status = 1
-            begin
-              if report
-                report.write(error_text(e))
-              else
-                line = "dump in child #{Process.pid} failed: #{error_text(e)}"
-                $stderr.write("memprof: #{printable(line)}\n")
-              end
-            rescue IOError, SystemCallError
-              nil # the exit status still tells
+            if report
+              report.write(error_text(e))
+            else
+              line = "dump in child #{Process.pid} failed: #{error_text(e)}"
+              $stderr.write("memprof: #{printable(line)}\n")
             end
+          rescue IOError, SystemCallError
+            nil # the exit status still tells
           end
-          exit!(status) # no at_exit handlers or finalizers of the parent's program
         end
+        exit!(status) # no at_exit handler, finalizer or ensure of the parent's program runs
       ensure
         _forget_roots
         GC.enable unless gc_was_disabled
+        FORK_DUMPS.unlock if locked
       end
+    end
+
+    # true once this thread holds FORK_DUMPS; false in a trap handler, which cannot wait for a
+    # lock (the dump goes on unlocked when no other thread dumps).
+    def lock_fork_dumps
+      FORK_DUMPS.lock
+      true
+    rescue ThreadError
+      raise if FORK_DUMPS.owned?
+      raise ThreadError, "memprof: a fork: true dump is being taken by another thread; try again" if FORK_DUMPS.locked?
+
+      false
     end
   end
 end

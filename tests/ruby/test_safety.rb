@@ -195,6 +195,91 @@ class TestSafety < Test::Unit::TestCase
     saved.each { |name, value| ENV[name] = value }
   end
 
+  # What a program hooks onto fork (ActiveSupport's ForkTracker prepends Process._fork on Ruby
+  # 3.1, and Process.fork before: ActiveRecord then discards its connection pool in the child)
+  # runs in none of memprof's dump children: the child's heap is the parent's at the fork.
+  module ForkHooks
+    class << self
+      attr_accessor :armed, :ran
+    end
+
+    def self.hook(pid, hook_name)
+      return pid unless armed && (pid.nil? || pid.zero?)
+
+      $memprof_test_pool.clear # rubocop:disable Style/GlobalVars
+      File.write(ran, hook_name)
+      pid
+    end
+
+    module ModernCoreExt
+      def _fork = ForkHooks.hook(super, "_fork")
+    end
+
+    module CoreExt
+      def fork(...) = block_given? ? super : ForkHooks.hook(super, "fork")
+    end
+  end
+  Process.singleton_class.prepend(ForkHooks::ModernCoreExt)
+  Process.singleton_class.prepend(ForkHooks::CoreExt)
+
+  def test_fork_runs_none_of_the_programs_fork_hooks
+    $memprof_test_pool = Array.new(3) { |i| +"connection #{i}" } # rubocop:disable Style/GlobalVars
+    Dir.mktmpdir("memprof-test") do |dir|
+      ForkHooks.ran = File.join(dir, "hook ran")
+      ForkHooks.armed = true
+      path = File.join(dir, "forked.jsonl")
+      _, status = Process.wait2(Memprof.dump_all(path, fork: true))
+      assert(status.success?)
+      assert_false(File.exist?(ForkHooks.ran), "a fork hook ran in the dump's child: #{File.read(ForkHooks.ran) rescue nil}")
+      pool = Dump.new(path)[os_address($memprof_test_pool)] # rubocop:disable Style/GlobalVars
+      assert_equal($memprof_test_pool.map { |s| os_address(s) }, pool["references"].drop(1), # rubocop:disable Style/GlobalVars
+                   "the pool as the parent holds it")
+    ensure
+      ForkHooks.armed = false
+    end
+  end
+
+  # Two threads dump with fork: true at once while a third holds objects on its stack alone,
+  # and $stdout is a full pipe, so that Ruby's fork blocks flushing it and lets the other call
+  # run: each child still writes what the third thread holds.
+  def test_concurrent_fork_dumps_keep_the_other_threads_roots
+    ready = Queue.new
+    finish = Queue.new
+    holder = Thread.new do
+      local = Array.new(20) { |i| +"held by a thread #{i}" }
+      ready << local.map { |s| os_address(s) }
+      finish.pop
+      local.size
+    end
+    addresses = ready.pop
+    reader, writer = IO.pipe
+    writer.sync = false # a pipe's write end is synchronous: this one buffers, as a logger's would
+    saved = $stdout
+    Dir.mktmpdir("memprof-test") do |dir|
+      2.times do |round|
+        loop { writer.write_nonblock("x" * 4096) }
+      rescue IO::WaitWritable
+        $stdout = writer
+        writer.write("pending") # buffered: fork flushes it, and waits for the reader
+        paths = Array.new(2) { |i| File.join(dir, "#{round}-#{i}.jsonl") }
+        dumpers = paths.map { |path| Thread.new { Memprof.dump_all(path, fork: true) } }
+        sleep 0.2 # both calls under way, the first blocked in fork's flush
+        drained = Thread.new { reader.read_nonblock(1 << 20) while IO.select([reader], nil, nil, 0.5) }
+        dumpers.each { |t| assert(Process.wait2(t.value).last.success?) }
+        $stdout = saved
+        drained.join
+        paths.each do |path|
+          reachable = reachable_from_roots(File.foreach(path).map { |line| JSON.parse(line) })
+          assert_empty(addresses.reject { |a| reachable.include?(a) }, "#{path}: unreachable in the child's dump")
+        end
+      end
+    end
+  ensure
+    $stdout = saved if saved
+    finish << :done
+    holder&.join
+  end
+
   def test_fork_child_reports_failure
     pid = Memprof.dump_all("/dev/full", fork: true)
     _, status = Process.wait2(pid)
