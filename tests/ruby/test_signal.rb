@@ -289,6 +289,25 @@ class TestSignal < Test::Unit::TestCase
     assert_equal(0, program.finish.exitstatus)
   end
 
+  # A dump child killed mid-dump (SIGKILL, the OOM killer) runs no cleanup of its own: the
+  # handler that reaps it removes the temporary file it was writing.
+  def test_a_killed_childs_partial_file_is_removed
+    program = start(%($big = Array.new(1_500_000) { |i| i.to_s }\nrequire "memprof/signal"))
+    program.signal
+    path = program.expect(:stderr, STARTED)[2]
+    partial = nil
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + DEADLINE
+    until (partial = Dir.glob("#{path}.tmp-*").first)
+      flunk("no temporary file for #{path}") if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.001
+    end
+    child = Integer(partial[/\.tmp-(\d+)-/, 1])
+    Process.kill(:KILL, child)
+    program.expect(:stderr, /^memprof: dump to #{Regexp.escape(path)} failed: child #{child} was killed by signal 9/)
+    assert_empty(Dir.glob("#{path}*"), "the partial file is removed, and no dump is left under the name")
+    assert_equal(0, program.finish.exitstatus)
+  end
+
   def test_a_failure_is_logged_on_one_line_with_control_characters_escaped
     dumps = File.join(@dir, "dumps\e[2J")
     Dir.mkdir(dumps)

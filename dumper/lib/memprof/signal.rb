@@ -244,6 +244,7 @@ module Memprof
       def reap(pid, errors, path, started)
         failure = begin
           _, status = Process.wait2(pid)
+          remove_partial(path, pid) if status.signaled? # SIGKILL, the OOM killer: no cleanup ran
           "child #{pid} #{status_text(status)}#{child_error(errors)}" unless status.success?
         rescue Errno::ECHILD
           "child #{pid} was reaped by the program; no file" unless File.exist?(path)
@@ -254,6 +255,17 @@ module Memprof
         end
         done(path, started, failure)
       end
+
+      # The temporary file a killed child was writing (PATH.tmp-CHILDPID-N), never renamed.
+      def remove_partial(path, pid)
+        Dir.glob("#{glob_escape(path)}.tmp-#{pid}-*").each do |partial|
+          File.unlink(partial)
+        rescue SystemCallError
+          nil # gone already, or not ours to remove
+        end
+      end
+
+      def glob_escape(path) = path.gsub(/[\\*?\[\]{}]/) { |c| "\\#{c}" }
 
       # What the exited child wrote to its pipe, as ": text", else "". Never waits: a process
       # the program forked meanwhile may hold the pipe open.
