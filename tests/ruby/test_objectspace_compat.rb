@@ -27,6 +27,9 @@ class TestObjectSpaceCompat < Test::Unit::TestCase
       "STRING utf16" => "wide".encode("UTF-16LE"),
       "SYMBOL" => :"dynamic symbol #{rand(1000)}",
       "FLOAT" => 1.5e300,
+      "FLOAT NaN" => Float::NAN,
+      "FLOAT Inf" => Float::INFINITY, # heap Floats all three: no flonum holds them
+      "FLOAT -Inf" => -Float::INFINITY,
       "BIGNUM" => 2**100,
       "ARRAY embedded" => [1, +"a"],
       "ARRAY heap" => Array.new(20) { |i| i.to_s },
@@ -80,6 +83,34 @@ class TestObjectSpaceCompat < Test::Unit::TestCase
     assert_equal(record["class"], record["references"].first)
     assert_equal("(class)", record["reference_names"].first)
     assert_equal(["(class)", "@b"], record["reference_names"]) # @a holds a Fixnum
+  end
+
+  # Objects swept but not finalized yet are ZOMBIE records with the class they had, as
+  # ObjectSpace writes them: caught by dumping from the first finalizer that runs, while the
+  # others wait.
+  class Finalized
+    def self.finalizer(dir) = proc { Finalized.dump_once(dir) }
+
+    def self.dump_once(dir)
+      return if @dumped
+
+      @dumped = true
+      Memprof.dump_all(File.join(dir, "zombies.jsonl"))
+      File.open(File.join(dir, "zombies.json"), "w") { |f| ObjectSpace.dump_all(output: f) }
+    end
+  end
+
+  def test_zombies_keep_their_class
+    Dir.mktmpdir("memprof-test") do |dir|
+      500.times { ObjectSpace.define_finalizer(Finalized.new, Finalized.finalizer(dir)) }
+      GC.start
+      sleep 0.01 until File.exist?(File.join(dir, "zombies.json"))
+      zombies = File.foreach(File.join(dir, "zombies.jsonl")).map { |l| JSON.parse(l) }.select { |r| r["type"] == "ZOMBIE" }
+      finalized = os_address(Finalized)
+      assert_operator(zombies.count { |z| z["class"] == finalized }, :>, 10, "the finalizers still to run")
+      os_zombies = File.foreach(File.join(dir, "zombies.json")).map { |l| JSON.parse(l) }.select { |r| r["type"] == "ZOMBIE" }
+      assert_equal(os_zombies.first&.keys, zombies.first.keys, "the fields ObjectSpace writes")
+    end
   end
 
   def test_dump_all_records_match_objectspace_dump_all_addresses

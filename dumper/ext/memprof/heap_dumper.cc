@@ -199,8 +199,14 @@ void HeapDumper::DumpObject(VALUE obj) {
   sink_.Address(obj);
   sink_.Key("type");
   sink_.JsonText(QuotedTypeName(type));
+  if (type == T_ZOMBIE && klass != 0) {
+    // Swept, its finalizer not run yet: the class it had, as an address only (as ObjectSpace
+    // writes it), for the class may have been swept with it.
+    sink_.Key("class");
+    sink_.Address(klass);
+  }
   if (type == T_ZOMBIE || type == T_MOVED || type == T_NONE) {
-    sink_.EndRecord();  // no class, no references: the slot holds no object any more
+    sink_.EndRecord();  // no references: the slot holds no live object any more
     return;
   }
   if (type != T_IMEMO && ClassNames::IsClassLike(klass)) {

@@ -2,6 +2,7 @@
 #include <ruby/encoding.h>
 #include <ruby/io.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "heap_dumper.h"
@@ -92,9 +93,12 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
       }
       break;
     }
-    case T_FLOAT: {
+    case T_FLOAT: {  // as ObjectSpace writes it: "%#g", NaN, Inf and -Inf spelled its way
+      const double value = RFLOAT_VALUE(obj);
       char text[64];
-      int n = std::snprintf(text, sizeof(text), "%#g", RFLOAT_VALUE(obj));
+      int n = std::isnan(value)   ? std::snprintf(text, sizeof(text), "NaN")
+              : std::isinf(value) ? std::snprintf(text, sizeof(text), value < 0 ? "-Inf" : "Inf")
+                                  : std::snprintf(text, sizeof(text), "%#g", value);
       sink_.Key("value");
       sink_.String({text, static_cast<size_t>(n)});
       break;
