@@ -25,6 +25,20 @@ class TestTracking < Test::Unit::TestCase
     assert(widgets)
   end
 
+  # A method whose name was a dynamic Symbol first ("name".to_sym before the def): its name is
+  # the allocation's method all the same, as ObjectSpace writes it.
+  def test_a_method_named_first_by_a_dynamic_symbol
+    name = "memprof_dynamic_#{Process.pid}_#{rand(1 << 30)}"
+    assert_equal(name, name.to_sym.to_s) # the dynamic Symbol, before the method exists
+    self.class.class_eval("def #{name} = +'made by a method once a dynamic Symbol'", __FILE__, __LINE__)
+    Memprof.start
+    ObjectSpace.trace_object_allocations_start
+    made = public_send(name)
+    ObjectSpace.trace_object_allocations_stop
+    assert_equal(name, JSON.parse(ObjectSpace.dump(made))["method"], "ObjectSpace's")
+    assert_equal(name, JSON.parse(Memprof.dump(made))["method"])
+  end
+
   def test_stats_prints_count_file_line_class
     Memprof.start
     line = __LINE__ + 1

@@ -109,7 +109,11 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
   VALUE line = rb_tracearg_lineno(arg);
   site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;
   VALUE method = rb_tracearg_method_id(arg);
-  site.method = STATIC_SYM_P(method) ? RSHIFT(method, RUBY_SPECIAL_SHIFT) : 0;
+  // A method named by a Symbol that was dynamic first ("name".to_sym before the def) has a
+  // dynamic Symbol made permanent when the method got its ID: rb_sym2id only reads that ID.
+  site.method = STATIC_SYM_P(method)       ? RSHIFT(method, RUBY_SPECIAL_SHIFT)
+                : RB_DYNAMIC_SYM_P(method) ? rb_sym2id(method)
+                                           : 0;
   site.generation = static_cast<uint32_t>(rb_gc_count());
   site.stack = 0;
   if (self->stack_depth_ > 0) {
