@@ -113,6 +113,33 @@ class TestObjectSpaceCompat < Test::Unit::TestCase
     end
   end
 
+  # Objects a C extension makes as it loads have its file and no line, in both dumps.
+  def test_objects_made_while_a_c_extension_loads_have_no_line
+    omit("pty is loaded already") if $LOADED_FEATURES.any? { |f| f.end_with?("/pty.so") }
+    Memprof.start
+    ObjectSpace.trace_object_allocations_start
+    require "pty"
+    ObjectSpace.trace_object_allocations_stop
+    GC.disable
+    begin
+      os = ObjectSpace.dump_all(output: :string).lines.map { |l| JSON.parse(l) }
+                      .select { |r| r["file"]&.end_with?("/pty.so") }
+      assert_not_empty(os)
+      assert_empty(os.select { |r| r.key?("line") }, "ObjectSpace writes no line")
+      records = Dir.mktmpdir("memprof-test") do |dir|
+        Memprof.dump_all(File.join(dir, "heap.jsonl")) # no GC.start: GC.disable does not stop it
+        dump = Dump.new(File.join(dir, "heap.jsonl"))
+        os.map { |r| dump[r["address"]] }
+      end
+      assert_not_empty(records)
+      assert_empty(records.select { |r| r.key?("line") }.first(3), "memprof writes none either")
+      assert(records.all? { |r| r["file"].end_with?("/pty.so") })
+    ensure
+      GC.enable
+      Memprof.stop
+    end
+  end
+
   def test_dump_all_records_match_objectspace_dump_all_addresses
     Dir.mktmpdir("memprof-test") do |dir|
       GC.start

@@ -289,8 +289,10 @@ void HeapDumper::WriteAllocationSite(VALUE obj) {
   if (site->path != 0) {
     sink_.Key("file");
     sink_.String(tracker_.Path(site->path));
-    sink_.Key("line");
-    sink_.Unsigned(site->line);
+    if (site->line != 0) {  // none while a C extension loads: as ObjectSpace, no line at all
+      sink_.Key("line");
+      sink_.Unsigned(site->line);
+    }
   }
   if (site->method != 0) {
     if (const char* method = rb_id2name(site->method)) {
