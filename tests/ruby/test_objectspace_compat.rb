@@ -76,6 +76,19 @@ class TestObjectSpaceCompat < Test::Unit::TestCase
     end
   end
 
+  # "default" is the default proc only, as ObjectSpace writes it; a default value is a
+  # reference named "(default)".
+  def test_a_hash_default_is_a_field_only_when_a_proc
+    with_value = Hash.new([].freeze)
+    with_proc = Hash.new { |h, k| h[k] = [] }
+    value_record = JSON.parse(Memprof.dump(with_value))
+    assert_nil(JSON.parse(ObjectSpace.dump(with_value))["default"])
+    assert_nil(value_record["default"])
+    assert_equal("(default)", named_refs(value_record).key(os_address(with_value.default)))
+    assert_equal(JSON.parse(ObjectSpace.dump(with_proc))["default"], JSON.parse(Memprof.dump(with_proc))["default"])
+    assert_not_nil(JSON.parse(Memprof.dump(with_proc))["default"])
+  end
+
   def test_memprof_additions
     obj = Plain.new
     record = JSON.parse(Memprof.dump(obj))

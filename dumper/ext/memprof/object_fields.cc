@@ -115,10 +115,11 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
     case T_HASH: {
       sink_.Key("size");
       sink_.Unsigned(RHASH_SIZE(obj));
-      VALUE ifnone = memprof_hash_ifnone(obj);
-      if (memprof_vm_internals_available() && !SPECIAL_CONST_P(ifnone)) {
+      // As ObjectSpace: the default proc (Hash.new { }); a default value (Hash.new([])) is a
+      // reference named "(default)", no field of its own.
+      if (memprof_hash_has_default_proc(obj)) {
         sink_.Key("default");
-        sink_.Address(ifnone);
+        sink_.Address(memprof_hash_ifnone(obj));
       }
       break;
     }

@@ -26,6 +26,10 @@ memprof_value memprof_hash_ifnone(memprof_value hash) {
   return RHASH_IFNONE(hash);
 }
 
+int memprof_hash_has_default_proc(memprof_value hash) {
+  return FL_TEST_RAW(hash, RHASH_PROC_DEFAULT) != 0;
+}
+
 memprof_value memprof_const_entry_value(const void* entry) {
   return ((const rb_const_entry_t*)entry)->value;
 }
@@ -128,6 +132,10 @@ memprof_value memprof_hash_ifnone(memprof_value hash) {
 memprof_value memprof_const_entry_value(const void* entry) {
   (void)entry;
   return 0x08;
+}
+int memprof_hash_has_default_proc(memprof_value hash) {
+  (void)hash;
+  return 0;
 }
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data) {
   (void)env;

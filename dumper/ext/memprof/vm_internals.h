@@ -21,6 +21,9 @@ memprof_value memprof_class_superclass(memprof_value klass);
 /* A Hash's default value (Qnil when unknown). */
 memprof_value memprof_hash_ifnone(memprof_value hash);
 
+/* 1 when a Hash's default is a proc (Hash.new { }), whose ifnone then holds it. */
+int memprof_hash_has_default_proc(memprof_value hash);
+
 /* The value of a constant table entry (rb_const_entry_t*) as rb_mod_const_at returns it. */
 memprof_value memprof_const_entry_value(const void* entry);
 
