@@ -242,6 +242,41 @@ class TestSafety < Test::Unit::TestCase
     end
   end
 
+  # Debian's ActiveRecord (ruby-activerecord, ruby-sqlite3): ActiveSupport's ForkTracker makes
+  # the pool discard its connections in a forked child; the dump's child shows the connection
+  # the process holds. In a Ruby of its own: ForkTracker hooks fork for the whole process.
+  def test_fork_under_activerecord_shows_the_held_connection
+    out, status = run_ruby(<<~'RUBY')
+      begin
+        require "active_record"
+        require "sqlite3"
+      rescue LoadError
+        puts "omit: no activerecord"
+        exit 0
+      end
+      $stdout.sync = true # the plain fork's child leaves with exit!, which flushes nothing
+      require "json"
+      require "objspace"
+      ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: ":memory:")
+      ActiveRecord::Base.connection.execute("SELECT 1")
+      pool = ActiveRecord::Base.connection_pool
+      child = Process.fork { puts "a plain fork's child: #{pool.instance_variable_get(:@connections).inspect}"; exit!(0) }
+      Process.wait(child)
+      path = File.join(Dir.mktmpdir, "ar.jsonl")
+      _, status = Process.wait2(Memprof.dump_all(path, fork: true))
+      records = File.foreach(path).map { |line| JSON.parse(line) }.select { |r| r["address"] }.to_h { |r| [r["address"], r] }
+      # What the pool's @connections is in the child's dump (not the parent's Array by address:
+      # a discarded pool gets a new one).
+      pool_record = records.fetch(JSON.parse(ObjectSpace.dump(pool))["address"])
+      connections = pool_record["reference_names"].zip(pool_record["references"]).to_h["@connections"]
+      puts "status #{status.success?}, held #{pool.connections.size}, in the dump #{records[connections]&.fetch("length").inspect}"
+    RUBY
+    assert(status.success?, out)
+    omit("Debian's ruby-activerecord and ruby-sqlite3 are not installed") if out.include?("omit: no activerecord")
+    assert_match(/^a plain fork's child: (nil|\[\])$/, out, "ActiveRecord discards the pool in a forked child")
+    assert_include(out, "status true, held 1, in the dump 1", out)
+  end
+
   # Two threads dump with fork: true at once while a third holds objects on its stack alone,
   # and $stdout is a full pipe, so that Ruby's fork blocks flushing it and lets the other call
   # run: each child still writes what the third thread holds.
