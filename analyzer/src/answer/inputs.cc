@@ -194,17 +194,16 @@ std::optional<DumpOrigin> peek_origin(const std::string& path) {
   return origin;
 }
 
-}  // namespace
-
-Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string>& paths) {
+// split_by_process of paths whose META records were read already (origins, by path).
+Result<std::vector<ProcessDumps>> split_by_origin(
+    const std::vector<std::string>& paths, const std::vector<std::optional<DumpOrigin>>& origins) {
   std::map<uint64_t, std::vector<std::string>> by_pid;
   std::vector<std::string> unknown;
-  for (const std::string& p : paths) {
-    const std::optional<DumpOrigin> origin = peek_origin(p);
-    if (origin && origin->pid != 0)
-      by_pid[origin->pid].push_back(p);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (origins[i] && origins[i]->pid != 0)
+      by_pid[origins[i]->pid].push_back(paths[i]);
     else
-      unknown.push_back(p);
+      unknown.push_back(paths[i]);
   }
   if (by_pid.size() <= 1)
     return std::vector<ProcessDumps>{{by_pid.empty() ? 0 : by_pid.begin()->first, paths}};
@@ -220,8 +219,22 @@ Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string
   return out;
 }
 
+std::vector<std::optional<DumpOrigin>> peek_origins(const std::vector<std::string>& paths) {
+  std::vector<std::optional<DumpOrigin>> origins;
+  for (const std::string& p : paths) origins.push_back(peek_origin(p));
+  return origins;
+}
+
+}  // namespace
+
+Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string>& paths) {
+  return split_by_origin(paths, peek_origins(paths));
+}
+
 Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options) {
-  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes, split_by_process(paths));
+  const std::vector<std::optional<DumpOrigin>> origins = peek_origins(paths);
+  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes,
+                         split_by_origin(paths, origins));
   if (processes.size() > 1) {
     std::string which;
     for (const ProcessDumps& p : processes) {
@@ -236,8 +249,6 @@ Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& o
                        "them memprof-PID-*.jsonl; heapq leaks takes each process on its own), "
                        "or --as-given to compare them all the same");
   }
-  std::vector<std::optional<DumpOrigin>> origins;
-  for (const std::string& p : paths) origins.push_back(peek_origin(p));
   std::vector<std::tuple<int64_t, int64_t, size_t>> when;  // time, GC count, index
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::optional<int64_t> t = origins[i] ? epoch_seconds(origins[i]->time) : std::nullopt;
