@@ -63,11 +63,8 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
     section.heading = (l.own_memory ? "" : "Held by ") + l.holder->description + " " +
                       hex_address(l.holder->address) +
                       (l.holder_edge.empty() ? "" : " (" + l.holder_edge + ")");
-    if (l.holder->site && other_line(l.holder->site, l.holder->app))
-      section.heading += ", allocated at " + library_site_string(*l.holder->site) +
-                         ", from the app's line " + site_string(*l.holder->app);
-    else if (l.holder->site)
-      section.heading += ", allocated at " + site_string(*l.holder->site);
+    if (l.holder->site)
+      section.heading += ", allocated at " + site_and_app_string(*l.holder->site, l.holder->app);
     section.facts.push_back("path: " + path_text(*l.path));
   } else if (!l.holder_root.empty()) {
     const std::string_view meaning = root_meaning(l.holder_root);

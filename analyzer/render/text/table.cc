@@ -40,9 +40,8 @@ std::string fit_note(std::string_view label, std::string_view text, size_t width
 namespace {
 
 // The table a row at a time: "name  value" lines, a blank line between rows.
-template <typename Notes>
-std::string render_rows(const std::vector<std::vector<std::string>>& rows, const Notes& notes,
-                        size_t width) {
+std::string render_rows(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<TextTable::Note>& notes, size_t width) {
   const std::vector<std::string>& header = rows.front();
   size_t label = 0;
   for (const std::string& h : header) label = std::max(label, display_width(h));

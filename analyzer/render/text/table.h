@@ -23,15 +23,16 @@ class TextTable {
   std::string render(size_t width) const;
   static constexpr size_t kMinTextWidth = 12;
 
- private:
-  std::vector<bool> numeric_;
-  std::vector<std::vector<std::string>> rows_;  // the header first; cells escaped
   struct Note {
     size_t row, column;
     std::string label, text;  // escaped
   };
-  std::vector<Note> notes_;    // by row
-  std::vector<size_t> width_;  // by column: its widest cell
+
+ private:
+  std::vector<bool> numeric_;
+  std::vector<std::vector<std::string>> rows_;  // the header first; cells escaped
+  std::vector<Note> notes_;                     // by row
+  std::vector<size_t> width_;                   // by column: its widest cell
 };
 
 }  // namespace heapq::render

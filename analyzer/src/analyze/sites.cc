@@ -28,18 +28,16 @@ bool is_version_start(std::string_view s, size_t dash) {
 
 // Ruby's library directory holds a version: /usr/lib/ruby/3.1.0/set.rb. Where its "/lib/ruby/"
 // starts, or npos.
+constexpr std::string_view kLibRuby = "/lib/ruby/";
+
 size_t ruby_library_at(std::string_view path) {
-  for (size_t at = path.find("/lib/ruby/"); at != std::string_view::npos;
-       at = path.find("/lib/ruby/", at + 1)) {
-    char next = at + 10 < path.size() ? path[at + 10] : '\0';
-    if (next >= '0' && next <= '9') return at;
+  for (size_t at = path.find(kLibRuby); at != std::string_view::npos;
+       at = path.find(kLibRuby, at + 1)) {
+    const size_t after = at + kLibRuby.size();
+    if (after < path.size() && path[after] >= '0' && path[after] <= '9') return at;
   }
   return std::string_view::npos;
 }
-
-}  // namespace
-
-namespace {
 
 // Where the last "/gems/NAME-VERSION/" of path starts its NAME (bundler vendors gems inside
 // other trees: the last one wins) and NAME-VERSION's length; npos when there is none.
@@ -83,10 +81,11 @@ std::string gem_of_path(std::string_view path) {
 std::string_view library_path(std::string_view path) {
   if (size_t start = gem_dir(path).first; start != std::string_view::npos)
     return path.substr(start);
+  // "vendor_ruby/..." and "ruby/3.1.0/...": from after "/lib/ruby/" and "/lib/".
   if (size_t at = path.find(kVendor); at != std::string_view::npos)
-    return path.substr(at + 10);  // "vendor_ruby/..."
+    return path.substr(at + kLibRuby.size());
   if (size_t at = ruby_library_at(path); at != std::string_view::npos)
-    return path.substr(at + 5);  // "ruby/3.1.0/..."
+    return path.substr(at + std::string_view("/lib/").size());
   return path;
 }
 

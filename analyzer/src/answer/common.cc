@@ -26,6 +26,11 @@ bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>
   return app && (!site || site->file != app->file || site->line != app->line);
 }
 
+std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app) {
+  if (!other_line(site, app)) return site_string(site);
+  return library_site_string(site) + ", from the app's line " + site_string(*app);
+}
+
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s) {
   if (!s.valid()) return std::nullopt;
   const Site& site = g.site_info(s);

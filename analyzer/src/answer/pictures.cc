@@ -167,14 +167,9 @@ viz::Picture leak_picture(const HeapGraph& g, const ShortestPathTree& tree,
                           const PictureLimits& limits) {
   const GroupTable::Group& first = leak.groups.front().group;
   std::string what = first.cls;
-  if (first.has_site()) {
-    const std::optional<SiteRef> site = SiteRef{first.file, first.line, first.method};
-    const std::optional<SiteRef> app = site_ref(g, leak.groups.front().app_site);
-    what += " allocated at " +
-            (other_line(site, app)
-                 ? library_site_string(*site) + ", from the app's line " + site_string(*app)
-                 : site_string(*site));
-  }
+  if (first.has_site())
+    what += " allocated at " + site_and_app_string({first.file, first.line, first.method},
+                                                   site_ref(g, leak.groups.front().app_site));
   if (leak.groups.size() > 1)
     what += ", and " + counted(leak.groups.size() - 1, "other group", "other groups");
   viz::Picture p =

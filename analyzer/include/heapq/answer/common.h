@@ -66,6 +66,9 @@ std::string site_string(const SiteRef& site);
 std::string library_site_string(const SiteRef& site);
 // An application line worth showing beside an allocation site: one the site is not.
 bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app);
+// Where an object was allocated, on one line: the site, or where a gem's line made it
+// "rack-2.2.3/lib/rack/lint.rb:12 in call, from the app's line app/cart.rb:8 in add".
+std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app);
 
 ObjectRef object_ref(const HeapGraph& g, ObjectId o);
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s);
