@@ -21,6 +21,10 @@ module Memprof
   # Objects this file allocates are memprof's own: tracking leaves them out.
   _ignore_file(__FILE__)
 
+  # What an environment flag (MEMPROF_TRACK, MEMPROF_GC) reads as on and as off.
+  TRUE_WORDS = %w[1 true yes on].freeze
+  FALSE_WORDS = %w[0 false no off].freeze
+
   FORK_DUMPS = Mutex.new # held from capturing the other threads' roots to the fork
   private_constant :FORK_DUMPS
 
@@ -51,11 +55,20 @@ module Memprof
     # would free it, though nothing is swept and no finalizer runs) unless MEMPROF_GC is 0.
     def leave_out_garbage?(env = ENV)
       value = env.fetch("MEMPROF_GC", "")
-      return true if value.empty? || value == "1"
-      return false if value == "0"
+      return true if value.empty?
+      on = env_flag(value)
+      return on unless on.nil?
 
       $stderr.write("memprof: MEMPROF_GC=#{printable(value)}: expects 0 or 1; leaving the garbage out\n")
       true
+    end
+
+    # An environment flag's value: true (1, true, yes, on), false (0, false, no, off), or nil.
+    def env_flag(value)
+      word = value.to_s.downcase
+      return true if TRUE_WORDS.include?(word)
+
+      FALSE_WORDS.include?(word) ? false : nil
     end
 
     def default_stack(env = ENV)

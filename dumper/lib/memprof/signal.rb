@@ -32,8 +32,6 @@ module Memprof
     end
 
     ENV_NAMES = { signal: "MEMPROF_SIGNAL", dir: "MEMPROF_DIR", track: "MEMPROF_TRACK" }.freeze
-    TRUE_WORDS = %w[1 true yes on].freeze
-    FALSE_WORDS = ["", "0", "false", "no", "off"].freeze
     MB = 1_000_000.0
 
     class << self
@@ -117,10 +115,12 @@ module Memprof
       end
 
       def env_flag(value)
-        return true if TRUE_WORDS.include?(value.downcase)
-        return false if FALSE_WORDS.include?(value.downcase)
+        return false if value.empty?
 
-        raise SettingError.new(:track, value, "expected 1 or 0")
+        on = Memprof.env_flag(value)
+        raise SettingError.new(:track, value, "expected 1 or 0") if on.nil?
+
+        on
       end
 
       # Ruby refuses some signals (KILL, STOP, SEGV, VTALRM, ...).
