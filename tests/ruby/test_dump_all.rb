@@ -108,6 +108,83 @@ class TestDumpAll < Test::Unit::TestCase
     assert_equal(os_address(Object), names["(superclass)"])
   end
 
+  # Past 65,536 references a record streams them and names them in a second walk (constant
+  # memory): the same references as ObjectSpace's, in its order, each with its own name.
+  def test_huge_containers_are_named_element_by_element
+    array = Array.new(140_001) { |i| i.even? ? "element #{i}" : i }
+    array << array[0] # the same object twice
+    array.instance_variable_set(:@tag, +"tag")
+    hash = Hash.new { |h, k| h[k] = k }
+    70_000.times { |i| hash[i.even? ? "key #{i}" : i] = "value #{i}" }
+    (0...1000).step(2) { |i| hash.delete("key #{i}") } # deleted entries are skipped
+    hash[:last] = nil
+
+    [array, hash].each do |big|
+      record = JSON.parse(Memprof.dump(big))
+      references = record["references"]
+      assert_operator(references.size, :>, 65_536)
+      assert_equal(os_address(big.class), references.first)
+      assert_equal(JSON.parse(ObjectSpace.dump(big))["references"], references.drop(1))
+      assert_equal(references.size, record["reference_names"].size)
+    end
+
+    pairs = JSON.parse(Memprof.dump(array)).values_at("reference_names", "references").transpose
+    assert_equal(["(class)", os_address(Array)], pairs[0])
+    assert_equal(["@tag", os_address(array.instance_variable_get(:@tag))], pairs[1])
+    assert_equal(["[0]", os_address(array[0])], pairs[2])
+    assert_equal(["[139998]", os_address(array[139_998])], pairs[-3])
+    assert_equal(["[140000]", os_address(array[140_000])], pairs[-2])
+    assert_equal(["[140001]", os_address(array[0])], pairs[-1])
+    elements = pairs[2..].map { |name, address| [name[/\d+/].to_i, address] }
+    assert_equal(elements.map(&:first), (0..140_000).step(2).to_a << 140_001)
+    assert(elements.all? { |index, address| os_address(array[index]) == address })
+
+    pairs = JSON.parse(Memprof.dump(hash)).values_at("reference_names", "references").transpose
+    assert_equal(["(default)", os_address(hash.default_proc)], pairs[-1])
+    assert_equal(["[1]", os_address(hash[1])], pairs[1]) # an Integer key is no reference
+    first_key = pairs.index { |name, _| name == "(key)" }
+    assert_equal(["(key)", os_address(hash.keys.grep(String).first)], pairs[first_key])
+    assert_equal(['["key 1000"]', os_address(hash["key 1000"])], pairs[first_key + 1])
+    assert_equal(["[1001]", os_address(hash[1001])], pairs[first_key + 2])
+    values = pairs[1...-1].reject { |name, _| name == "(key)" }
+    assert_equal(hash.size - 1, values.size) # :last => nil is no reference
+    assert_equal(hash.values.compact.map { |v| os_address(v) }, values.map(&:last))
+  end
+
+  # A record's references are written and named as the GC reports them, and a fork child marks
+  # a container's elements a few at a time: a dump needs no memory that grows with the biggest
+  # object (it needed about 70 bytes per reference, and the child 8 more per element).
+  def test_a_huge_container_costs_no_extra_memory
+    out, status = run_ruby(<<~RUBY)
+      require "tmpdir"
+      require "fiddle"
+      status = -> { File.read("/proc/self/status") }
+      hwm = -> { status.call[/VmHWM:\\s+(\\d+)/, 1].to_i / 1024.0 }
+      rss = -> { status.call[/VmRSS:\\s+(\\d+)/, 1].to_i / 1024.0 }
+      # getrusage(RUSAGE_CHILDREN)'s ru_maxrss, after two timevals: the dump child's peak.
+      getrusage = Fiddle::Function.new(Fiddle.dlopen(nil)["getrusage"],
+                                       [Fiddle::TYPE_INT, Fiddle::TYPE_VOIDP], Fiddle::TYPE_INT)
+      usage = Fiddle::Pointer.malloc(256, Fiddle::RUBY_FREE)
+      array = Array.new(3_000_000) { |i| i.to_s }
+      hash = {}
+      1_000_000.times { |i| hash[i] = array[i] }
+      GC.start
+      Dir.mktmpdir do |dir|
+        before = hwm.call
+        Memprof.dump_all(File.join(dir, "heap.jsonl"))
+        puts "in process: \#{(hwm.call - before).round} MB"
+        before = rss.call
+        Process.wait(Memprof.dump_all(File.join(dir, "heap.jsonl"), fork: true))
+        raise "the dump child failed" unless $?.success? && getrusage.call(-1, usage).zero?
+        puts "fork child: \#{(usage[32, 8].unpack1("q") / 1024.0 - before).round} MB"
+      end
+    RUBY
+    assert(status.success?, out)
+    extra = out.scan(/(?:in process|fork child): (-?\d+) MB/).flatten
+    assert_equal(2, extra.size, out)
+    extra.each { |mb| assert_operator(mb.to_i, :<=, 8, out) }
+  end
+
   # Naming a global needs its getter, and getters run the program's code ($FILENAME, $@):
   # the global_tbl root lists the values, unnamed (see test_side_effects.rb).
   def test_global_variables_are_roots_without_names

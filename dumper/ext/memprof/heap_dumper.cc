@@ -25,7 +25,9 @@ void rb_objspace_each_objects(int (*callback)(void*, void*, size_t, void*), void
 namespace memprof {
 namespace {
 
-constexpr size_t kNoName = static_cast<size_t>(-1);
+// References a record holds before writing them (512 KiB); an object with more writes them
+// as the GC reports them.
+constexpr size_t kHeldReferences = 1 << 16;
 
 struct GcFlagName {
   std::string_view name;
@@ -229,56 +231,80 @@ void HeapDumper::DumpObject(VALUE obj) {
 }
 
 void HeapDumper::OnReference(VALUE ref, void* data) {
-  static_cast<HeapDumper*>(data)->refs_.push_back(ref);
+  auto* self = static_cast<HeapDumper*>(data);
+  if (ref == self->skip_once_) {  // the class edge, written first
+    self->skip_once_ = 0;
+    return;
+  }
+  if (self->refs_.size() < kHeldReferences) {
+    self->refs_.push_back(ref);
+    return;
+  }
+  JsonSink& sink = self->sink_;
+  if (!self->streamed_) {  // a big container: its references go out as the GC reports them
+    self->streamed_ = true;
+    sink.Key("references");
+    sink.ArrayOpen();
+    for (VALUE held : self->refs_) sink.Address(held);
+  }
+  sink.Address(ref);
 }
 
+void HeapDumper::OnReferenceToName(VALUE ref, void* data) {
+  auto* self = static_cast<HeapDumper*>(data);
+  if (ref == self->skip_once_) {
+    self->skip_once_ = 0;
+    return;
+  }
+  self->WriteReferenceName(ref);
+}
+
+void HeapDumper::WriteReferenceName(VALUE ref) {
+  name_.clear();
+  if (!namer_.Name(ref, name_)) {
+    sink_.Null();
+  } else if (name_ == "(class)") {
+    sink_.JsonText("\"(class)\"");  // nearly every record has it: skip the escaping
+  } else {
+    sink_.String(name_);
+  }
+}
+
+// In memory that does not grow with the object: up to kHeldReferences are held, then written
+// as the GC reports them and named in a second walk of the same references.
 void HeapDumper::WriteReferences(VALUE obj, int type, VALUE klass) {
   refs_.clear();
-  // memprof lists the class edge first; ObjectSpace leaves it out.
-  bool class_edge = type != T_IMEMO && ClassNames::IsClassLike(klass);
+  streamed_ = false;
+  // memprof lists the class edge first; ObjectSpace leaves it out. The marker reports the
+  // class too: one edge to it is kept.
+  const bool class_edge = type != T_IMEMO && ClassNames::IsClassLike(klass);
   if (class_edge) refs_.push_back(klass);
-  size_t marked_from = refs_.size();
+  skip_once_ = class_edge ? klass : 0;
   if (rb_objspace_markable_object_p(obj)) {
     rb_objspace_reachable_objects_from(obj, &HeapDumper::OnReference, this);
   }
-  if (class_edge) {  // the marker reports the class too: keep one edge to it
-    for (size_t i = marked_from; i < refs_.size(); ++i) {
-      if (refs_[i] == klass) {
-        refs_.erase(refs_.begin() + static_cast<long>(i));
-        break;
-      }
+  if (streamed_) {
+    sink_.ArrayClose();
+  } else {
+    if (refs_.empty()) return;
+    if (class_edge && refs_.size() == 1) {  // most Strings, Floats, ...: rendered once per class
+      sink_.Fields(class_names_.ClassOnlyReferencesOf(klass));
+      return;
     }
-  }
-  if (refs_.empty()) return;
-  if (class_edge && refs_.size() == 1) {  // most Strings, Floats, ...: rendered once per class
-    sink_.Fields(class_names_.ClassOnlyReferencesOf(klass));
-    return;
+    sink_.Key("references");
+    sink_.ArrayOpen();
+    for (VALUE ref : refs_) sink_.Address(ref);
+    sink_.ArrayClose();
   }
   namer_.Begin(obj, type, klass);
-  names_.clear();
-  name_spans_.clear();
-  for (VALUE ref : refs_) {
-    size_t start = names_.size();
-    bool named = namer_.Name(ref, names_);
-    name_spans_.emplace_back(start, named ? names_.size() - start : kNoName);
-  }
-  sink_.Key("references");
-  sink_.ArrayOpen();
-  for (VALUE ref : refs_) sink_.Address(ref);
-  sink_.ArrayClose();
   sink_.Key("reference_names");
   sink_.ArrayOpen();
-  for (const auto& [start, length] : name_spans_) {
-    if (length == kNoName) {
-      sink_.Null();
-    } else {
-      std::string_view name = std::string_view(names_).substr(start, length);
-      if (name == "(class)") {
-        sink_.JsonText("\"(class)\"");  // nearly every record has it: skip the escaping
-      } else {
-        sink_.String(name);
-      }
-    }
+  if (streamed_) {
+    if (class_edge) WriteReferenceName(klass);
+    skip_once_ = class_edge ? klass : 0;
+    rb_objspace_reachable_objects_from(obj, &HeapDumper::OnReferenceToName, this);
+  } else {
+    for (VALUE ref : refs_) WriteReferenceName(ref);
   }
   sink_.ArrayClose();
 }

@@ -56,6 +56,7 @@ class HeapDumper {
  private:
   static int OnPage(void* start, void* end, size_t stride, void* data);
   static void OnReference(VALUE ref, void* data);
+  static void OnReferenceToName(VALUE ref, void* data);
   static void OnRoot(const char* category, VALUE ref, void* data);
 
   void CollectRoots();
@@ -66,6 +67,7 @@ class HeapDumper {
   void WriteStringFields(VALUE obj);
   void WriteClassFields(VALUE obj, int type);
   void WriteReferences(VALUE obj, int type, VALUE klass);
+  void WriteReferenceName(VALUE ref);
   void WriteAllocationSite(VALUE obj);
   void WriteStacks();
   void WriteFlags(VALUE obj);
@@ -76,14 +78,15 @@ class HeapDumper {
   ClassNames class_names_;
   ConstantTable constants_;
   ReferenceNamer namer_;
-  std::vector<VALUE> refs_;
+  std::vector<VALUE> refs_;       // one record's, up to kHeldReferences
+  bool streamed_ = false;         // the record's references went out as the GC reported them
+  VALUE skip_once_ = 0;           // the class, which the GC reports among the references
+  std::string name_;              // one reference's name
   bool stacks_ = false;           // the dump writes the stack table (DumpAll)
   std::vector<bool> stack_used_;  // by stack id: an object of the dump names it
   RootList roots_;
   ReachableSet reachable_;
-  bool reachable_only_ = false;                        // the walk skips what reachable_ lacks
-  std::string names_;                                  // every reference name of one record
-  std::vector<std::pair<size_t, size_t>> name_spans_;  // (start, length) in names_, or npos
+  bool reachable_only_ = false;  // the walk skips what reachable_ lacks
 };
 
 }  // namespace memprof

@@ -9,6 +9,12 @@ void rb_objspace_reachable_objects_from(VALUE obj, void (*func)(VALUE, void*), v
 }
 
 namespace memprof {
+namespace {
+
+// Elements of a big container pushed at a time (and what makes a container big).
+constexpr int kElementsAtOnce = 256;
+
+}  // namespace
 
 bool ReachableSet::Contains(VALUE obj) const {
   auto found = block_index_.find(obj >> kBlockShift);
@@ -47,12 +53,50 @@ void ReachableSet::OnReference(VALUE ref, void* data) {
   static_cast<ReachableSet*>(data)->Push(ref);
 }
 
+// The marker reports a container's elements in their order, among what else it holds (its
+// class, its ivars, a Hash's default): the elements are left to Drain, the rest pushed now.
+void ReachableSet::OnReferenceButElement(VALUE ref, void* data) {
+  auto* self = static_cast<ReachableSet*>(data);
+  if (self->has_next_element_ && ref == self->next_element_.value) {
+    self->has_next_element_ = self->tracing_.Next(self->next_element_);
+    return;
+  }
+  self->Push(ref);
+}
+
+void ReachableSet::Trace(VALUE obj) {
+  if (!rb_objspace_markable_object_p(obj)) return;
+  int type = BUILTIN_TYPE(obj);
+  if ((type == T_ARRAY || type == T_HASH) && tracing_.Start(obj, type) &&
+      tracing_.Size() > kElementsAtOnce) {
+    has_next_element_ = tracing_.Next(next_element_);
+    rb_objspace_reachable_objects_from(obj, &ReachableSet::OnReferenceButElement, this);
+    try {
+      containers_.emplace_back().Start(obj, type);
+    } catch (const std::bad_alloc&) {
+      out_of_memory_ = true;
+    }
+    return;
+  }
+  rb_objspace_reachable_objects_from(obj, &ReachableSet::OnReference, this);
+}
+
 void ReachableSet::Drain() {
-  while (!pending_.empty() && !out_of_memory_) {
-    VALUE obj = pending_.back();
-    pending_.pop_back();
-    if (rb_objspace_markable_object_p(obj))
-      rb_objspace_reachable_objects_from(obj, &ReachableSet::OnReference, this);
+  while (!out_of_memory_) {
+    if (!pending_.empty()) {
+      VALUE obj = pending_.back();
+      pending_.pop_back();
+      Trace(obj);
+      continue;
+    }
+    if (containers_.empty()) return;
+    Elements::Element element;
+    int pushed = 0;
+    while (pushed < kElementsAtOnce && containers_.back().Next(element)) {
+      Push(element.value);
+      ++pushed;
+    }
+    if (pushed < kElementsAtOnce) containers_.pop_back();
   }
 }
 

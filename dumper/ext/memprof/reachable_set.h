@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "elements.h"
+
 namespace memprof {
 
 class ReachableSet {
@@ -30,7 +32,9 @@ class ReachableSet {
 
  private:
   static void OnReference(VALUE ref, void* data);
+  static void OnReferenceButElement(VALUE ref, void* data);
   void Push(VALUE obj) noexcept;  // marks obj; traces its references later if it was new
+  void Trace(VALUE obj);
   void Drain();
 
   // One bit per 8 bytes of the heap, in 4 KiB blocks: about a byte per object of a full heap.
@@ -40,6 +44,12 @@ class ReachableSet {
   std::vector<Block> blocks_;
   std::vector<VALUE> pending_;  // marked, references not yet traced: an explicit stack, so
                                 // that a 100k-long linked list costs no recursion
+  // Big containers whose elements are pushed a few at a time, so that a 6M-element Array does
+  // not put 6M objects on pending_ at once.
+  std::vector<Elements> containers_;
+  Elements tracing_;  // the container being traced, whose elements its marker reports too
+  Elements::Element next_element_;
+  bool has_next_element_ = false;
   size_t count_ = 0;
   bool out_of_memory_ = false;  // no exception crosses Ruby's marking code
 };

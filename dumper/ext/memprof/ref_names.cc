@@ -107,6 +107,9 @@ void ReferenceNamer::CollectStruct(VALUE obj) {
 
 void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
   named_.clear();
+  elements_ = Elements();
+  window_first_ = 0;
+  window_count_ = 0;
   cursor_ = 0;
   if (indexed_) {
     // clear() costs the bucket count every time: drop a big table instead of clearing it.
@@ -118,6 +121,9 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
     indexed_ = false;
   }
   if (ClassNames::IsClassLike(klass) && type != T_IMEMO) Add(klass, Kind::kClass, 0);
+  if (type != T_OBJECT && type != T_CLASS && type != T_MODULE && FL_TEST_RAW(obj, FL_EXIVAR)) {
+    rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));  // ivars of a String etc.
+  }
   switch (type) {
     case T_OBJECT:
       rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));
@@ -135,15 +141,13 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
       if (VALUE super = memprof_class_superclass(obj)) Add(super, Kind::kSuper, 0);
       break;
     case T_ARRAY:
-      if (!FL_TEST_RAW(obj, RUBY_FL_USER2)) {  // ELTS_SHARED: the elements belong to another
-        long len = RARRAY_LEN(obj);
-        const VALUE* elements = RARRAY_CONST_PTR_TRANSIENT(obj);
-        for (long i = 0; i < len; ++i) Add(elements[i], Kind::kIndex, static_cast<uintptr_t>(i));
-      }
+      elements_.Start(obj, type);  // none when ELTS_SHARED: they belong to another Array
       break;
     case T_HASH:
-      rb_hash_foreach(obj, OnHashPair, reinterpret_cast<VALUE>(this));
-      Add(memprof_hash_ifnone(obj), Kind::kDefault, 0);
+      if (!elements_.Start(obj, type)) {  // 8 entries at most, or a build that cannot read them
+        rb_hash_foreach(obj, OnHashPair, reinterpret_cast<VALUE>(this));
+        Add(memprof_hash_ifnone(obj), Kind::kDefault, 0);
+      }
       break;
     case T_STRUCT:
       CollectStruct(obj);
@@ -159,9 +163,32 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
     default:
       break;
   }
-  if (type != T_OBJECT && type != T_CLASS && type != T_MODULE && FL_TEST_RAW(obj, FL_EXIVAR)) {
-    rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));  // ivars of a String etc.
+}
+
+bool ReferenceNamer::NextElement(Named& next) {
+  Elements::Element element;
+  if (!elements_.Next(element)) return false;
+  static constexpr Kind kKinds[] = {Kind::kIndex, Kind::kKey, Kind::kValue, Kind::kDefault};
+  next = {element.value, kKinds[static_cast<int>(element.kind)], element.detail, false};
+  return true;
+}
+
+// The GC reports a container's elements in their order: the reference is the next element,
+// or one of the few after it (the ones before it are then passed over).
+bool ReferenceNamer::TakeFromWindow(VALUE ref, std::string& out) {
+  while (window_count_ < kWindow &&
+         NextElement(window_[(window_first_ + window_count_) % kWindow])) {
+    ++window_count_;
   }
+  for (size_t k = 0; k < window_count_; ++k) {
+    const Named& named = window_[(window_first_ + k) % kWindow];
+    if (named.value != ref) continue;
+    Format(named, out);
+    window_first_ = (window_first_ + k + 1) % kWindow;
+    window_count_ -= k + 1;
+    return true;
+  }
+  return false;
 }
 
 bool ReferenceNamer::Name(VALUE ref, std::string& out) {
@@ -171,6 +198,7 @@ bool ReferenceNamer::Name(VALUE ref, std::string& out) {
   if (!indexed_ && cursor_ < named_.size() && named_[cursor_].value == ref) {
     found = cursor_;
   } else {
+    if (TakeFromWindow(ref, out)) return true;
     if (!indexed_) {
       indexed_ = true;
       for (size_t i = named_.size(); i-- > cursor_;) {

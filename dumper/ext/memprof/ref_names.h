@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "class_names.h"
+#include "elements.h"
 
 namespace memprof {
 
@@ -34,7 +35,8 @@ class ReferenceNamer {
   ReferenceNamer(const ConstantTable& constants, ClassNames& class_names)
       : constants_(constants), class_names_(class_names) {}
 
-  // Learns what obj's references are called; then Name() each reference in turn.
+  // Learns what obj's references are called; then Name() each reference in turn, in the order
+  // the GC reports them. Its memory does not grow with an Array or a Hash.
   void Begin(VALUE obj, int type, VALUE klass);
   // Appends the name of the next reference equal to ref to out; false when it has none.
   bool Name(VALUE ref, std::string& out);
@@ -61,7 +63,12 @@ class ReferenceNamer {
     uintptr_t detail;  // ID, index, hash key or member Symbol, by kind
     bool used;         // already given to a reference
   };
+  // The next few of the container's elements, which a reference is looked for in.
+  static constexpr size_t kWindow = 16;
+
   void Add(VALUE value, Kind kind, uintptr_t detail);
+  bool NextElement(Named& next);
+  bool TakeFromWindow(VALUE ref, std::string& out);
   void Format(const Named& named, std::string& out);
   // A Hash key as Ruby's inspect writes it, cut; an Array's elements (nested: no deeper).
   void AppendKey(VALUE key, std::string& out, bool nested = false);
@@ -74,7 +81,11 @@ class ReferenceNamer {
 
   const ConstantTable& constants_;
   ClassNames& class_names_;
-  std::vector<Named> named_;
+  std::vector<Named> named_;  // all but the elements': few
+  Elements elements_;         // an Array's or a big Hash's, named as the GC reports them
+  Named window_[kWindow];
+  size_t window_first_ = 0;
+  size_t window_count_ = 0;
   size_t cursor_ = 0;
   bool indexed_ = false;
   std::unordered_map<VALUE, std::vector<uint32_t>> index_;  // unused entries, last first

@@ -30,6 +30,31 @@ int memprof_hash_has_default_proc(memprof_value hash) {
   return FL_TEST_RAW(hash, RHASH_PROC_DEFAULT) != 0;
 }
 
+/* Ruby 3.1's st.c, which no header shows: an entry, and the hash that marks a deleted one. */
+struct memprof_st_entry {
+  st_index_t hash; /* st.c's st_hash_t */
+  st_data_t key;
+  st_data_t record;
+};
+#define MEMPROF_DELETED_HASH (~(st_index_t)0)
+
+long memprof_hash_positions(memprof_value hash) {
+  if (RHASH_AR_TABLE_P(hash)) return -1;
+  const st_table* table = RHASH_ST_TABLE(hash);
+  return (long)(table->entries_bound - table->entries_start);
+}
+
+int memprof_hash_entry_at(memprof_value hash, long position, memprof_value* key,
+                          memprof_value* value) {
+  const st_table* table = RHASH_ST_TABLE(hash);
+  const struct memprof_st_entry* entry =
+      (const struct memprof_st_entry*)table->entries + table->entries_start + position;
+  if (entry->hash == MEMPROF_DELETED_HASH) return 0;
+  *key = entry->key;
+  *value = entry->record;
+  return 1;
+}
+
 memprof_value memprof_const_entry_value(const void* entry) {
   return ((const rb_const_entry_t*)entry)->value;
 }
@@ -132,6 +157,18 @@ memprof_value memprof_hash_ifnone(memprof_value hash) {
 memprof_value memprof_const_entry_value(const void* entry) {
   (void)entry;
   return 0x08;
+}
+long memprof_hash_positions(memprof_value hash) {
+  (void)hash;
+  return -1;
+}
+int memprof_hash_entry_at(memprof_value hash, long position, memprof_value* key,
+                          memprof_value* value) {
+  (void)hash;
+  (void)position;
+  (void)key;
+  (void)value;
+  return 0;
 }
 int memprof_hash_has_default_proc(memprof_value hash) {
   (void)hash;

@@ -24,6 +24,15 @@ memprof_value memprof_hash_ifnone(memprof_value hash);
 /* 1 when a Hash's default is a proc (Hash.new { }), whose ifnone then holds it. */
 int memprof_hash_has_default_proc(memprof_value hash);
 
+/* A big Hash's entries by position, the order in which rb_hash_foreach and the GC visit them:
+   the number of positions (deleted entries included), or -1 for a Hash that keeps them
+   otherwise (8 or fewer) or when this build cannot tell. */
+long memprof_hash_positions(memprof_value hash);
+/* The entry at a position below memprof_hash_positions: 1 with its key and value, 0 when it
+   was deleted. */
+int memprof_hash_entry_at(memprof_value hash, long position, memprof_value* key,
+                          memprof_value* value);
+
 /* The value of a constant table entry (rb_const_entry_t*) as rb_mod_const_at returns it. */
 memprof_value memprof_const_entry_value(const void* entry);
 
