@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # Memprof vs ObjectSpace on one heap: dump_all time and size (alternating runs), the parent's
-# pause with fork: true, and allocation-tracking overhead. Prints figures side by side.
+# pause with fork: true, peak extra memory (bench/dump-memory-bench.rb) and allocation-tracking
+# overhead. Prints figures side by side.
 # Usage: ruby -I build/dumper/ext bench/dumper-bench.rb [--replace | --fresh] [ORDERS] [RUNS]
 #        (250000 orders: ~1.3M objects; --replace: only the overwrite figures; --fresh: only
 #        the fresh figures and the line counts, as bench/peers-bench.sh reads them)
@@ -91,6 +92,11 @@ Dir.mktmpdir("memprof-bench") do |dir|
   printf("fork: true parent pause median %.4f s = %.1f%% of ObjectSpace.dump_all (target <= 5%%)\n",
          median(pauses), 100 * median(pauses) / objspace)
 end
+
+# Peak extra memory of a dump, in process and in a fork: true child (each in a Ruby of its own).
+memprof_dirs = $LOAD_PATH.select { |d| File.exist?(File.join(d, "memprof_ext.so")) || File.exist?(File.join(d, "memprof.rb")) }
+system(RbConfig.ruby, *memprof_dirs.flat_map { |d| ["-I", d] }, File.join(__dir__, "dump-memory-bench.rb"),
+       exception: true)
 
 store = nil # rubocop:disable Lint/UselessAssignment
 GC.start
