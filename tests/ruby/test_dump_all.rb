@@ -182,7 +182,9 @@ class TestDumpAll < Test::Unit::TestCase
     assert(status.success?, out)
     extra = out.scan(/(?:in process|fork child): (-?\d+) MB/).flatten
     assert_equal(2, extra.size, out)
-    extra.each { |mb| assert_operator(mb.to_i, :<=, 8, out) }
+    # AddressSanitizer's redzones and quarantine cost a few MB more (13 measured; 226 before).
+    limit = ENV.fetch("LD_PRELOAD", "").include?("asan") ? 40 : 8
+    extra.each { |mb| assert_operator(mb.to_i, :<=, limit, out) }
   end
 
   # Naming a global needs its getter, and getters run the program's code ($FILENAME, $@):
