@@ -10,17 +10,36 @@ class TestLeaks < Test::Unit::TestCase
   REQUESTS = 300 # requests between two dumps: the leak grows by as many objects
 
   # Per sample: the class of the object that accumulates the leak, the class of the step before
-  # it on the path from the roots, and the reference memprof names on the way.
+  # it on the path from the roots, and the reference memprof names on the way; for a sample on
+  # Debian's libraries, what it requires.
   LEAKS = {
     "memo_cache" => { holder: "Hash", owner: "class Pricing", edge: "@memo" },
     "event_bus" => { holder: "Array", owner: "Hash", edge: "@subscribers" },
     "log_buffer" => { holder: "Array", owner: "class Object", edge: "LOG" },
     "rails_controller" => { holder: "Array", owner: "class ApplicationController", edge: "@@recent" },
+    # Debian's sidekiq, its jobs run inline: a job memoizes a rate per order day in a
+    # class-level Hash. Its memprof dumps once lost 18 of the 2,400 leaked objects to the holder,
+    # pinned by words memprof's previous walk had left on the stack.
+    "sidekiq_rates" => { holder: "Hash", owner: "class ConvertPriceJob", edge: "@rates",
+                         requires: %w[sidekiq sidekiq/testing] },
+    # Debian's rails: a controller caches pages by the whole URL in a class_attribute, whose
+    # value Rails keeps in the block of the reader method it defines.
+    "rails_fragments" => { holder: "Hash", owner: "IMEMO:env", edge: "local value",
+                           requires: %w[action_controller/railtie] },
   }.freeze
 
   LEAKS.each do |sample, expected|
-    define_method("test_#{sample}_objectspace") { check_top_leak(sample, false, **expected) }
-    define_method("test_#{sample}_memprof") { check_top_leak(sample, true, **expected) }
+    requires = expected.fetch(:requires, [])
+    expected = expected.except(:requires)
+    [false, true].each do |memprof|
+      define_method("test_#{sample}_#{memprof ? 'memprof' : 'objectspace'}") do
+        unless requires.empty?
+          _, status = Open3.capture2e(RbConfig.ruby, *requires.flat_map { |r| ["-r", r] }, "-e", "")
+          omit("Debian's packages for #{requires.join(', ')} are not installed") unless status.success?
+        end
+        check_top_leak(sample, memprof, **expected)
+      end
+    end
   end
 
   # Debian's rack and activesupport (samples/rack_subscriber.rb): a middleware subscribes per
