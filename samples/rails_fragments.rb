@@ -6,7 +6,8 @@
 # Leak: the rendered page Strings, made in NotesController#show (the "# leak:" line), one per
 # request, with their key Strings (the request's full path, made in actionpack), held by the
 # Hash that class_attribute keeps in the block of the reader method it defines:
-#   NotesController's singleton class -> method fragments -> Proc -> env -> Hash
+#   class NotesController (class) -> class #<Class:NotesController> method fragments
+#     -> IMEMO:ment -> Proc -> IMEMO:env local value -> Hash
 # The line to change is the app's: key the cache by the note (or bound it).
 # Not a leak: the request and response objects, params and the controller instances.
 #

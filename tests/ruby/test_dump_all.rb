@@ -106,6 +106,8 @@ class TestDumpAll < Test::Unit::TestCase
     names = named_refs(by_address[os_address(Holder)])
     assert_equal(os_address(Holder::LABEL), names["LABEL"])
     assert_equal(os_address(Object), names["(superclass)"])
+    # A class's method entries, by method name (here an attr_reader's).
+    assert_equal(%w[IMEMO ment], by_address[names["method items"]].values_at("type", "imemo_type"), names.keys.inspect)
   end
 
   # Past 65,536 references a record streams them and names them in a second walk (constant

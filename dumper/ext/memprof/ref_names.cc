@@ -89,6 +89,10 @@ void ReferenceNamer::OnFiberLocal(void* data, uintptr_t value, uintptr_t id) {
   static_cast<ReferenceNamer*>(data)->Add(value, Kind::kFiberLocal, id);
 }
 
+void ReferenceNamer::OnMethod(void* data, uintptr_t entry, uintptr_t id) {
+  static_cast<ReferenceNamer*>(data)->Add(entry, Kind::kMethod, id);
+}
+
 void ReferenceNamer::CollectStruct(VALUE obj) {
   VALUE members = Qnil;
   for (VALUE c = RBASIC(obj)->klass; ClassNames::IsClassLike(c); c = memprof_class_superclass(c)) {
@@ -135,6 +139,7 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
       if (const auto* constants = constants_.Of(obj)) {
         for (const auto& [value, name] : *constants) Add(value, Kind::kConstant, name);
       }
+      memprof_class_each_method(obj, OnMethod, this);  // its method entries, by name
       break;
     }
     case T_ICLASS:
@@ -243,6 +248,12 @@ void ReferenceNamer::Format(const Named& named, std::string& out) {
       out += '.';
       AppendSymbolName(named.detail, out);
       return;
+    case Kind::kMethod: {  // "method fragments": the entry of a method the class defines
+      out += "method ";
+      const char* name = rb_id2name(named.detail);
+      out += name != nullptr ? name : "?";
+      return;
+    }
     case Kind::kFiberLocal: {  // "fiber-local :request_id", as Thread#keys would list the key
       out += "fiber-local ";
       const char* name = rb_id2name(named.detail);

@@ -55,6 +55,7 @@ class ReferenceNamer {
     kMember,
     kLocal,
     kFiberLocal,
+    kMethod,
     kDefault
   };
   struct Named {
@@ -78,6 +79,7 @@ class ReferenceNamer {
   static int OnHashPair(VALUE key, VALUE value, VALUE data);
   static void OnLocal(void* data, uintptr_t value, uintptr_t id);
   static void OnFiberLocal(void* data, uintptr_t value, uintptr_t id);
+  static void OnMethod(void* data, uintptr_t entry, uintptr_t id);
 
   const ConstantTable& constants_;
   ClassNames& class_names_;

@@ -94,6 +94,26 @@ struct memprof_id_table {
   struct memprof_id_item* items;
 };
 
+/* Calls fn for each entry of an id table, with an ID rb_id2name knows. */
+static void memprof_id_table_each(const struct memprof_id_table* table, memprof_local_fn* fn,
+                                  void* data) {
+  if (table == NULL || table->items == NULL) return;
+  for (int i = 0; i < table->capa; i++) {
+    uint32_t serial = table->items[i].key;
+    if (serial == 0) continue;
+    /* An operator's ID is its serial; other IDs keep theirs above the scope bits, which
+       rb_id2name does not read. */
+    ID id = serial <= tLAST_OP_ID ? (ID)serial
+                                  : ((ID)serial << RUBY_ID_SCOPE_SHIFT) | RUBY_ID_STATIC_SYM;
+    fn(data, table->items[i].val, id);
+  }
+}
+
+void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* data) {
+  if (!RB_TYPE_P(klass, T_CLASS) && !RB_TYPE_P(klass, T_MODULE)) return;
+  memprof_id_table_each((const struct memprof_id_table*)RCLASS_M_TBL(klass), fn, data);
+}
+
 void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data) {
   if (!RB_TYPE_P(thread, T_DATA) || !RTYPEDDATA_P(thread)) return;
   const rb_data_type_t* type = RTYPEDDATA_TYPE(thread);
@@ -103,16 +123,7 @@ void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn,
   const rb_thread_t* th = (const rb_thread_t*)RTYPEDDATA_DATA(thread);
   /* A finished thread's execution context is gone. */
   if (th == NULL || th->status == THREAD_KILLED || th->ec == NULL) return;
-  const struct memprof_id_table* table = (const struct memprof_id_table*)th->ec->local_storage;
-  if (table == NULL || table->items == NULL) return;
-  for (int i = 0; i < table->capa; i++) {
-    uint32_t serial = table->items[i].key;
-    if (serial == 0) continue;
-    /* rb_id2name finds a name by the serial above an ID's scope bits; an operator's ID is
-       its serial (a key no code uses for a fiber-local): those stay unnamed. */
-    ID id = ((ID)serial << RUBY_ID_SCOPE_SHIFT) | RUBY_ID_STATIC_SYM;
-    if (id > tLAST_OP_ID) fn(data, table->items[i].val, id);
-  }
+  memprof_id_table_each((const struct memprof_id_table*)th->ec->local_storage, fn, data);
 }
 
 int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
@@ -181,6 +192,11 @@ void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data)
 }
 void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data) {
   (void)thread;
+  (void)fn;
+  (void)data;
+}
+void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* data) {
+  (void)klass;
   (void)fn;
   (void)data;
 }

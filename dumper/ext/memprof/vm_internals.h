@@ -44,6 +44,10 @@ void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data)
    current fiber; nothing for other objects. The id serves rb_id2name, nothing else. */
 void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data);
 
+/* Calls fn(data, method_entry, method_id) for each method a class or module defines itself
+   (its method table); nothing for other objects. The id serves rb_id2name, nothing else. */
+void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* data);
+
 /* Where a Proc's block is written (its iseq's file and first line), which is not where the
    block became a Proc. Returns 0 for other objects and for blocks without an iseq (a method,
    a Symbol, a C function). *path points into Ruby's own String: no allocation. */
