@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -77,9 +78,12 @@ class HeapDominators {
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
   std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                          size_t key_count, std::span<const uint32_t> wanted) const;
-  uint64_t retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members,
-                           const std::vector<uint32_t>& in_degree,
-                           std::vector<uint32_t>& from_inside) const;
+  std::optional<uint64_t> retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members,
+                                          const std::vector<uint32_t>& in_degree,
+                                          std::vector<uint32_t>& from_inside) const;
+  void retained_by_walk(const HeapGraph& graph, std::span<const uint32_t> groups,
+                        const std::vector<uint32_t>& keys, const std::vector<uint32_t>& slot,
+                        std::vector<uint64_t>& freed) const;
   std::vector<uint64_t> dominated_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                           size_t key_count) const;
   std::vector<Majority> majority_dominators_keys(const HeapGraph& graph,

@@ -1,6 +1,8 @@
 #include "heapq/dominators.h"
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 
 #include "analyze/dominator_tree.h"
 #include "heapq/saturating_add.h"
@@ -220,24 +222,24 @@ void HeapDominators::build_ranges() const {
   mark_.assign(nodes, 0);
 }
 
-// The retained bytes of one group. Whatever the group frees lies in the dominator subtree of
-// the members' lowest common dominator L (a path from the roots that avoids L avoids every
-// member), and every path into that subtree enters through L and stays inside it. So: walk
-// from L within its subtree without passing through a member; what the walk misses is freed.
-// Two ways, the cheaper for the set. The subtree of the members' common dominator holds all they
-// retain: what a walk from it that never passes a member cannot reach. Or from the members'
-// side: of what the members reach within that subtree (C), a node is retained unless a path
-// from the roots reaches it without passing a member, entering C through a reference from
+// The retained bytes of one group, when the group reaches little. Whatever the group frees lies
+// in the dominator subtree of the members' lowest common dominator L (a path from the roots that
+// avoids L avoids every member), and every path into that subtree enters through L and stays
+// inside it. Of what the members reach within that subtree (C), a node is retained unless a
+// path from the roots reaches it without passing a member, entering C through a reference from
 // outside the members and C (a node's references in all, in_degree, against those from the
-// members and C) and going on inside C. A leak's group reaches little beside itself and sits
-// in a big container; a class reaches its class, and through it most of the heap: the walk
-// from the members stops when C grows past half the subtree, and the other way is taken.
-uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uint32_t> members,
-                                         const std::vector<uint32_t>& in_degree,
-                                         std::vector<uint32_t>& from_inside) const {
+// members and C) and going on inside C. A leak's group reaches little beside itself and sits in
+// a big container: this is the way for it. A class reaches its class, and through it most of
+// the heap: the walk stops when C grows past half the subtree (or past a 64th of the heap, about
+// a group's share of a shared walk) and returns nothing, and retained_by_walk settles the group
+// with others.
+std::optional<uint64_t> HeapDominators::retained_by_set(const HeapGraph& g,
+                                                        std::span<const uint32_t> members,
+                                                        const std::vector<uint32_t>& in_degree,
+                                                        std::vector<uint32_t>& from_inside) const {
   if (members.empty()) return 0;
-  epoch_ += 4;
-  const uint32_t member = epoch_, closure = epoch_ + 1, entered = epoch_ + 2, visited = epoch_ + 3;
+  epoch_ += 3;
+  const uint32_t member = epoch_, closure = epoch_ + 1, entered = epoch_ + 2;
   uint32_t lca = members[0];
   auto inside = [&](uint32_t top, uint32_t v) {
     return pre_[top] <= pre_[v] && pre_[v] < end_[top];
@@ -249,7 +251,9 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
   if (mark_[lca] == member) return retained_bytes_[lca];
 
   std::vector<uint32_t> reached;  // C
-  const size_t budget = (end_[lca] - pre_[lca]) / 2;
+  // Past half the subtree, or past what a share of the walk of 64 groups costs, give up.
+  const size_t budget =
+      std::min<size_t>((end_[lca] - pre_[lca]) / 2, members.size() + idom_.size() / 64);
   auto follow = [&](uint32_t v) {
     if (!g.retains_from(v)) return;
     for (ObjectId t : g.references(ObjectId(v))) {
@@ -264,7 +268,7 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
   };
   for (size_t i = 0; i < members.size() && reached.size() <= budget; ++i) follow(members[i]);
   for (size_t i = 0; i < reached.size() && reached.size() <= budget; ++i) follow(reached[i]);
-  uint64_t freed = 0;
+  std::optional<uint64_t> freed;
   if (reached.size() <= budget) {
     std::vector<uint32_t> queue;
     for (uint32_t v : reached)
@@ -281,30 +285,69 @@ uint64_t HeapDominators::retained_by_set(const HeapGraph& g, std::span<const uin
           queue.push_back(t.value());
         }
     }
-    for (uint32_t m : members) add_saturating(freed, g.memsize(ObjectId(m)));
+    uint64_t bytes = 0;
+    for (uint32_t m : members) add_saturating(bytes, g.memsize(ObjectId(m)));
     for (uint32_t v : reached)
-      if (mark_[v] == closure) add_saturating(freed, g.memsize(ObjectId(v)));
-  } else {
-    const uint32_t n = static_cast<uint32_t>(g.object_count());
-    std::vector<uint32_t> queue{lca};
-    mark_[lca] = visited;
-    for (size_t head = 0; head < queue.size(); ++head) {
-      const uint32_t v = queue[head];
-      if (!g.retains_from(v)) continue;
-      for (ObjectId t : g.references(ObjectId(v))) {
-        const uint32_t w = t.value();
-        if (mark_[w] == member || mark_[w] == visited || !inside(lca, w)) continue;
-        mark_[w] = visited;
-        queue.push_back(w);
-      }
-    }
-    for (uint32_t pos = pre_[lca]; pos < end_[lca]; ++pos) {
-      const uint32_t v = order_[pos];
-      if (mark_[v] != visited && v < n) add_saturating(freed, g.memsize(ObjectId(v)));
-    }
+      if (mark_[v] == closure) add_saturating(bytes, g.memsize(ObjectId(v)));
+    freed = bytes;
   }
   for (uint32_t v : reached) from_inside[v] = 0;
   return freed;
+}
+
+// The retained bytes of up to 64 groups at once, each a bit: one walk from the roots carries,
+// per node, the groups it is reachable without passing through (a node never passes on its own
+// group's bit), re-visiting a node whenever it gains a bit. What a group's bit never reaches, of
+// what the roots reach, the group retains. A node gains each bit once: O(64 (V + E)) at worst,
+// about one walk of the heap in practice, where each group alone walked its subtree.
+// groups are slots; an object's slot is slot[keys[o]]; freed is by slot.
+void HeapDominators::retained_by_walk(const HeapGraph& g, std::span<const uint32_t> groups,
+                                      const std::vector<uint32_t>& keys,
+                                      const std::vector<uint32_t>& slot,
+                                      std::vector<uint64_t>& freed) const {
+  const size_t nodes = idom_.size();
+  const uint64_t all = groups.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << groups.size()) - 1;
+  std::vector<uint8_t> lane_of(freed.size(), UINT8_MAX);  // by slot
+  for (size_t l = 0; l < groups.size(); ++l) lane_of[groups[l]] = static_cast<uint8_t>(l);
+  auto own_bit = [&](uint32_t v) -> uint64_t {
+    const uint32_t k = v < keys.size() ? keys[v] : UINT32_MAX;
+    const uint32_t s = k == UINT32_MAX ? UINT32_MAX : slot[k];
+    return s == UINT32_MAX || lane_of[s] == UINT8_MAX ? 0 : uint64_t{1} << lane_of[s];
+  };
+  std::vector<uint64_t> bits(nodes, 0);
+  std::vector<uint8_t> queued(nodes, 0);
+  std::vector<uint32_t> ring(nodes);  // FIFO, a node in it at most once
+  size_t head = 0, count = 0;
+  bits[root_] = all;
+  ring[0] = root_;
+  queued[root_] = 1;
+  count = 1;
+  while (count > 0) {
+    const uint32_t v = ring[head];
+    head = head + 1 == nodes ? 0 : head + 1;
+    --count;
+    queued[v] = 0;
+    if (!g.retains_from(v)) continue;
+    const uint64_t carried = bits[v];
+    for (ObjectId t : g.references(ObjectId(v))) {
+      const uint32_t w = t.value();
+      const uint64_t gained = carried & ~own_bit(w) & ~bits[w];
+      if (gained == 0) continue;
+      bits[w] |= gained;
+      if (!queued[w]) {
+        queued[w] = 1;
+        size_t tail = head + count;
+        ring[tail >= nodes ? tail - nodes : tail] = w;
+        ++count;
+      }
+    }
+  }
+  const uint32_t n = static_cast<uint32_t>(g.object_count());
+  for (uint32_t v : order_) {
+    if (v >= n) continue;
+    for (uint64_t missing = all & ~bits[v]; missing != 0; missing &= missing - 1)
+      add_saturating(freed[groups[std::countr_zero(missing)]], g.memsize(ObjectId(v)));
+  }
 }
 
 std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
@@ -322,7 +365,7 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
   for (size_t i = 0; i < wanted.size(); ++i) slot[wanted[i]] = static_cast<uint32_t>(i);
   std::vector<uint32_t> begin(wanted.size() + 1, 0);
   auto slot_of = [&](uint32_t o) {
-    const uint32_t k = keys[o];
+    const uint32_t k = o < keys.size() ? keys[o] : UINT32_MAX;
     return k == UINT32_MAX || pre_[o] == UINT32_MAX ? UINT32_MAX : slot[k];
   };
   for (uint32_t o = 0; o < keys.size(); ++o)
@@ -337,10 +380,25 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
     if (g.retains_from(v))
       for (ObjectId t : g.references(ObjectId(v)))
         if (pre_[t.value()] != UINT32_MAX) ++in_degree[t.value()];
-  std::vector<uint64_t> total(key_count, 0);
-  for (size_t i = 0; i < wanted.size(); ++i)
-    total[wanted[i]] = retained_by_set(
+  std::vector<uint64_t> by_slot(wanted.size(), 0);
+  std::vector<uint32_t> walked;  // slots the local walk could not settle
+  for (uint32_t i = 0; i < wanted.size(); ++i) {
+    std::optional<uint64_t> freed = retained_by_set(
         g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]), in_degree, from_inside);
+    if (freed) {
+      by_slot[i] = *freed;
+    } else {
+      walked.push_back(i);
+    }
+  }
+  std::vector<uint32_t>().swap(in_degree);
+  std::vector<uint32_t>().swap(from_inside);
+  for (size_t first = 0; first < walked.size(); first += 64)
+    retained_by_walk(g,
+                     std::span(walked).subspan(first, std::min<size_t>(64, walked.size() - first)),
+                     keys, slot, by_slot);
+  std::vector<uint64_t> total(key_count, 0);
+  for (size_t i = 0; i < wanted.size(); ++i) total[wanted[i]] = by_slot[i];
   return total;
 }
 

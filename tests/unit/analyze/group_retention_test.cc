@@ -58,11 +58,15 @@ TEST(GroupRetention, TwoInstancesSharingAStringRetainItTogether) {
   EXPECT_TRUE(seen);
 }
 
-TEST(GroupRetention, MatchesBruteForceOnRandomGraphs) {
+// Random heaps: few classes over few objects (most groups settled by their own walk), or up to
+// 200 classes over 500 objects (more than the 64 groups one shared walk settles at once).
+void match_brute_force_on_random_graphs(int rounds, int max_objects, int max_classes,
+                                        int max_fanout) {
   std::mt19937 rng(20261123);
-  for (int round = 0; round < 300; ++round) {
-    const int objects = 2 + static_cast<int>(rng() % 40), classes = 1 + static_cast<int>(rng() % 5);
-    const int fanout = static_cast<int>(rng() % 4);
+  for (int round = 0; round < rounds; ++round) {
+    const int objects = 2 + static_cast<int>(rng() % max_objects);
+    const int classes = 1 + static_cast<int>(rng() % max_classes);
+    const int fanout = static_cast<int>(rng() % max_fanout);
     auto address = [](int i) { return uint64_t(0x1000 + 0x10 * i); };
     std::vector<uint64_t> roots(1 + rng() % 3);
     for (uint64_t& r : roots) r = address(rng() % objects);
@@ -87,6 +91,14 @@ TEST(GroupRetention, MatchesBruteForceOnRandomGraphs) {
           << "round " << round << ", class " << g.class_name(ClassId(c)) << "\n"
           << dump;
   }
+}
+
+TEST(GroupRetention, MatchesBruteForceOnRandomGraphs) {
+  match_brute_force_on_random_graphs(300, 40, 5, 4);
+}
+
+TEST(GroupRetention, MatchesBruteForceWithManyGroups) {
+  match_brute_force_on_random_graphs(20, 500, 200, 5);
 }
 
 }  // namespace
