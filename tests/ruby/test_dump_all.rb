@@ -189,6 +189,15 @@ class TestDumpAll < Test::Unit::TestCase
     extra.each { |mb| assert_operator(mb.to_i, :<=, limit, out) }
   end
 
+  # The VM's frozen core (the receiver of core#set_method_alias) is an object made an ICLASS,
+  # whose singleton class is attached to it: its class name went round that loop to
+  # "#<Class:#<Class:#<Class:#<Class:#<Class:#<?>>>>>>".
+  def test_the_vms_frozen_core_is_named
+    names = dump_heap.records.filter_map { |r| r["class_name"] }
+    assert_empty(names.grep(/#<\?>/).uniq)
+    assert_include(names, "#<Class:RubyVM::FrozenCore>")
+  end
+
   # Naming a global needs its getter, and getters run the program's code ($FILENAME, $@):
   # the global_tbl root lists the values, unnamed (see test_side_effects.rb).
   def test_global_variables_are_roots_without_names

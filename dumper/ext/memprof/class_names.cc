@@ -57,7 +57,16 @@ void ClassNames::Append(std::string& out, VALUE klass, int depth) {
     return;
   }
   if (BUILTIN_TYPE(klass) == T_ICLASS) {
-    Append(out, RBASIC(klass)->klass, depth + 1);  // an include's proxy names its module
+    // The VM's frozen core (the receiver of core#set_method_alias and its kind) is an object
+    // made an ICLASS, whose singleton class is attached to it: named as Ruby 3.2 names it,
+    // where following its class would go round that loop.
+    VALUE owner = RBASIC(klass)->klass;
+    if (IsClassLike(owner) && FL_TEST_RAW(owner, FL_SINGLETON) &&
+        rb_ivar_get(owner, id_attached) == klass) {
+      out += "RubyVM::FrozenCore";
+      return;
+    }
+    Append(out, owner, depth + 1);  // an include's proxy names its module
     return;
   }
   if (FL_TEST_RAW(klass, FL_SINGLETON)) {
