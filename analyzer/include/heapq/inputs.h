@@ -64,14 +64,21 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const InputOptions& options, bool as_given);
 
-// Dump files by the process whose heap they are (memprof's META pid), in the order given within
-// each, processes by pid; one group (pid 0 when none says) for dumps of one process. Dumps that
-// do not say (ObjectSpace's, stores, stdin) among those of several processes: a usage error.
+// Dumps over time (dumps_over_time) by the process whose heap they are (memprof's META pid),
+// processes by pid, each process's dumps in the order their META records say they were written
+// (time, then GC count) when every one says, told through options.note when that is not the
+// order given; one group (pid 0 when none says) for dumps of one process, and for all of them
+// as given when as_given. Dumps that do not say (ObjectSpace's, stores, stdin) among those of
+// several processes: a usage error. Each dump's META is read once.
 struct ProcessDumps {
   uint64_t pid = 0;
   std::vector<std::string> paths;
 };
-Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string>& paths);
+Result<std::vector<ProcessDumps>> dumps_by_process(const std::vector<std::string>& paths,
+                                                   const InputOptions& options, bool as_given);
+// load_dumps_over_time of one process's dumps, in their order (dumps_by_process's).
+Result<std::vector<LoadedDump>> load_process_dumps(const std::vector<std::string>& paths,
+                                                   const InputOptions& options, bool as_given);
 
 // Dump files of several processes are refused (a usage error naming each process with its
 // dumps); those of one are put in the order their META records say they were written (time,

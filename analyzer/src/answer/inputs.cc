@@ -194,19 +194,36 @@ std::optional<DumpOrigin> peek_origin(const std::string& path) {
   return origin;
 }
 
-// split_by_process of paths whose META records were read already (origins, by path).
-Result<std::vector<ProcessDumps>> split_by_origin(
-    const std::vector<std::string>& paths, const std::vector<std::optional<DumpOrigin>>& origins) {
-  std::map<uint64_t, std::vector<std::string>> by_pid;
+// Dumps of one process with their META records (none where a dump has none).
+struct Peeked {
+  uint64_t pid = 0;
+  std::vector<std::string> paths;
+  std::vector<std::optional<DumpOrigin>> origins;
+};
+
+// Paths by the process their META records name, each in the order given, processes by pid;
+// one group for dumps of one process. Each dump's META is read here, once.
+Result<std::vector<Peeked>> peek_by_process(const std::vector<std::string>& paths) {
+  std::map<uint64_t, Peeked> by_pid;
+  Peeked all;
   std::vector<std::string> unknown;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (origins[i] && origins[i]->pid != 0)
-      by_pid[origins[i]->pid].push_back(paths[i]);
-    else
-      unknown.push_back(paths[i]);
+  for (const std::string& path : paths) {
+    std::optional<DumpOrigin> origin = peek_origin(path);
+    if (origin && origin->pid != 0) {
+      Peeked& p = by_pid[origin->pid];
+      p.pid = origin->pid;
+      p.paths.push_back(path);
+      p.origins.push_back(origin);
+    } else {
+      unknown.push_back(path);
+    }
+    all.paths.push_back(path);
+    all.origins.push_back(std::move(origin));
   }
-  if (by_pid.size() <= 1)
-    return std::vector<ProcessDumps>{{by_pid.empty() ? 0 : by_pid.begin()->first, paths}};
+  if (by_pid.size() <= 1) {
+    all.pid = by_pid.empty() ? 0 : by_pid.begin()->first;
+    return std::vector<Peeked>{std::move(all)};
+  }
   if (!unknown.empty())
     return usage_error(unknown.front() +
                        " does not say which process it is of (no META pid), among "
@@ -214,46 +231,34 @@ Result<std::vector<ProcessDumps>> split_by_origin(
                        format_count(by_pid.size()) +
                        " processes: give the dumps of "
                        "one process (memprof names them memprof-PID-*.jsonl)");
-  std::vector<ProcessDumps> out;
-  for (auto& [pid, dumps] : by_pid) out.push_back({pid, std::move(dumps)});
+  std::vector<Peeked> out;
+  for (auto& [pid, p] : by_pid) out.push_back(std::move(p));
   return out;
 }
 
-std::vector<std::optional<DumpOrigin>> peek_origins(const std::vector<std::string>& paths) {
-  std::vector<std::optional<DumpOrigin>> origins;
-  for (const std::string& p : paths) origins.push_back(peek_origin(p));
-  return origins;
-}
-
-}  // namespace
-
-Result<std::vector<ProcessDumps>> split_by_process(const std::vector<std::string>& paths) {
-  return split_by_origin(paths, peek_origins(paths));
-}
-
-Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options) {
-  const std::vector<std::optional<DumpOrigin>> origins = peek_origins(paths);
-  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes,
-                         split_by_origin(paths, origins));
-  if (processes.size() > 1) {
-    std::string which;
-    for (const ProcessDumps& p : processes) {
-      which += (which.empty() ? "" : "; ") + std::string("process ") + std::to_string(p.pid) + ": ";
-      for (size_t i = 0; i < p.paths.size() && i < 3; ++i) which += (i ? ", " : "") + p.paths[i];
-      if (p.paths.size() > 3) which += " and " + format_count(p.paths.size() - 3) + " more";
-    }
-    return usage_error("the dumps are of " + format_count(processes.size()) + " processes (" +
-                       which +
-                       "): objects of different processes never match, so every one would "
-                       "count as born or freed; give the dumps of one process (memprof names "
-                       "them memprof-PID-*.jsonl; heapq leaks takes each process on its own), "
-                       "or --as-given to compare them all the same");
+Error several_processes(const std::vector<Peeked>& processes) {
+  std::string which;
+  for (const Peeked& p : processes) {
+    which += (which.empty() ? "" : "; ") + std::string("process ") + std::to_string(p.pid) + ": ";
+    for (size_t i = 0; i < p.paths.size() && i < 3; ++i) which += (i ? ", " : "") + p.paths[i];
+    if (p.paths.size() > 3) which += " and " + format_count(p.paths.size() - 3) + " more";
   }
+  return usage_error("the dumps are of " + format_count(processes.size()) + " processes (" + which +
+                     "): objects of different processes never match, so every one would "
+                     "count as born or freed; give the dumps of one process (memprof names "
+                     "them memprof-PID-*.jsonl; heapq leaks takes each process on its own), "
+                     "or --as-given to compare them all the same");
+}
+
+// One process's dumps in the order their META records say they were written (time, then GC
+// count), when every one says, told through options.note when that is not the order given.
+void order_by_time(Peeked& p, const InputOptions& options) {
   std::vector<std::tuple<int64_t, int64_t, size_t>> when;  // time, GC count, index
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const std::optional<int64_t> t = origins[i] ? epoch_seconds(origins[i]->time) : std::nullopt;
-    if (!t) return Ok{};  // a dump that does not say: the order given stands
-    when.emplace_back(*t, origins[i]->gc_count, i);
+  for (size_t i = 0; i < p.paths.size(); ++i) {
+    const std::optional<int64_t> t =
+        p.origins[i] ? epoch_seconds(p.origins[i]->time) : std::nullopt;
+    if (!t) return;  // a dump that does not say: the order given stands
+    when.emplace_back(*t, p.origins[i]->gc_count, i);
   }
   std::stable_sort(when.begin(), when.end(), [](const auto& a, const auto& b) {
     return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
@@ -262,32 +267,61 @@ Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& o
   std::vector<std::string> sorted;
   for (size_t i = 0; i < when.size(); ++i) {
     moved = moved || std::get<2>(when[i]) != i;
-    sorted.push_back(paths[std::get<2>(when[i])]);
+    sorted.push_back(p.paths[std::get<2>(when[i])]);
   }
-  if (!moved) return Ok{};
-  paths = std::move(sorted);
+  if (!moved) return;
+  p.paths = std::move(sorted);
   if (options.note) {
     std::string order;
-    for (const std::string& p : paths) order += (order.empty() ? "" : ", ") + p;
+    for (const std::string& path : p.paths) order += (order.empty() ? "" : ", ") + path;
     options.note(
         "taking the dumps in the order they were written (their META time), not as given: " +
         order);
   }
+}
+
+}  // namespace
+
+Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& options) {
+  HEAPQ_ASSIGN_OR_RETURN(std::vector<Peeked> processes, peek_by_process(paths));
+  if (processes.size() > 1) return several_processes(processes);
+  order_by_time(processes.front(), options);
+  paths = std::move(processes.front().paths);
   return Ok{};
+}
+
+Result<std::vector<ProcessDumps>> dumps_by_process(const std::vector<std::string>& paths,
+                                                   const InputOptions& options, bool as_given) {
+  HEAPQ_ASSIGN_OR_RETURN(std::vector<std::string> expanded, dumps_over_time(paths));
+  if (as_given || expanded.size() <= 1) return std::vector<ProcessDumps>{{0, std::move(expanded)}};
+  HEAPQ_ASSIGN_OR_RETURN(std::vector<Peeked> processes, peek_by_process(expanded));
+  std::vector<ProcessDumps> out;
+  for (Peeked& p : processes) {
+    order_by_time(p, options);
+    out.push_back({p.pid, std::move(p.paths)});
+  }
+  return out;
 }
 
 Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
                                                      const InputOptions& options, bool as_given) {
-  auto expanded = dumps_over_time(paths);
-  if (!expanded) return expanded.error();
-  if (!as_given && expanded->size() > 1)
-    if (Status s = take_in_time_order(*expanded, options); !s) return s.error();
+  HEAPQ_ASSIGN_OR_RETURN(std::vector<ProcessDumps> processes,
+                         dumps_by_process(paths, options, as_given));
+  if (processes.size() > 1) {
+    std::vector<Peeked> named;
+    for (ProcessDumps& p : processes) named.push_back({p.pid, std::move(p.paths), {}});
+    return several_processes(named);
+  }
+  return load_process_dumps(processes.front().paths, options, as_given);
+}
 
+Result<std::vector<LoadedDump>> load_process_dumps(const std::vector<std::string>& paths,
+                                                   const InputOptions& options, bool as_given) {
   std::vector<LoadedDump> dumps;
-  for (size_t i = 0; i < expanded->size(); ++i) {
-    auto dump = load_input((*expanded)[i], options, Needs::kGraph);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto dump = load_input(paths[i], options, Needs::kGraph);
     if (!dump) return dump.error();
-    if (i + 1 < expanded->size()) {
+    if (i + 1 < paths.size()) {
       // Only what the roots reach counts (garbage not yet swept is not growth); the references
       // go once that is known, so that older dumps cost their objects alone.
       dump->reachable = reachable_from_roots(dump->graph);

@@ -13,27 +13,32 @@ std::optional<SiteRef> group_site(const GroupTable::Group& g) {
   return SiteRef{g.file, g.line, g.method};
 }
 
+// The dumps of one process, in their order.
+Result<LeaksAnswer> answer_process_leaks(const std::vector<std::string>& paths,
+                                         const LeaksOptions& options, const InputOptions& inputs) {
+  HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
+                         load_process_dumps(paths, inputs, options.as_given));
+  const HeapDominators dom = HeapDominators::compute(dumps.back().graph);
+  return leaks_answer(dumps, find_leaks(dumps, dom, options), options);
+}
+
 }  // namespace
 
 Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
                                  const InputOptions& inputs) {
-  if (!options.as_given && paths.size() > 1) {
-    HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes, split_by_process(paths));
-    if (processes.size() > 1) {
-      // Objects of different processes never match: each process on its own, one at a time.
-      LeaksAnswer a;
-      for (const ProcessDumps& p : processes) {
-        HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer one, answer_leaks(p.paths, options, inputs));
-        one.pid = p.pid;
-        a.processes.push_back(std::move(one));
-      }
-      return a;
+  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes,
+                         dumps_by_process(paths, inputs, options.as_given));
+  if (processes.size() > 1) {
+    // Objects of different processes never match: each process on its own, one at a time.
+    LeaksAnswer a;
+    for (const ProcessDumps& p : processes) {
+      HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer one, answer_process_leaks(p.paths, options, inputs));
+      one.pid = p.pid;
+      a.processes.push_back(std::move(one));
     }
+    return a;
   }
-  HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
-                         load_dumps_over_time(paths, inputs, options.as_given));
-  const HeapDominators dom = HeapDominators::compute(dumps.back().graph);
-  return leaks_answer(dumps, find_leaks(dumps, dom, options), options);
+  return answer_process_leaks(processes.front().paths, options, inputs);
 }
 
 LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
