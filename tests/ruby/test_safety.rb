@@ -114,27 +114,33 @@ class TestSafety < Test::Unit::TestCase
   # Ruby's fork keeps only the forking thread; what another thread's stack alone holds must
   # stay reachable in the child's dump.
   def test_fork_keeps_what_other_threads_hold
+    with_strings_held_by_another_thread(50) do |addresses|
+      Dir.mktmpdir("memprof-test") do |dir|
+        path = File.join(dir, "forked.jsonl")
+        _, status = Process.wait2(Memprof.dump_all(path, fork: true))
+        assert(status.success?)
+        records = File.foreach(path).map { |line| JSON.parse(line) }
+        assert_equal({ "other_threads" => 1 }, records.first["fork_parent"]&.slice("other_threads"))
+        reachable = reachable_from_roots(records)
+        assert_empty(addresses.reject { |a| reachable.include?(a) }, "unreachable in the child's dump")
+      end
+    end
+  end
+
+  # Runs the block while another thread's stack alone holds count new Strings; yields their
+  # addresses.
+  def with_strings_held_by_another_thread(count)
     ready = Queue.new
     finish = Queue.new
     holder = Thread.new do
-      local = Array.new(50) { |i| +"held by a thread #{i}" }
-      addresses = local.map { |s| os_address(s) }
-      ready << addresses
+      local = Array.new(count) { |i| +"held by a thread #{i}" }
+      ready << local.map { |s| os_address(s) }
       finish.pop
       local.size
     end
-    addresses = ready.pop
-    Dir.mktmpdir("memprof-test") do |dir|
-      path = File.join(dir, "forked.jsonl")
-      _, status = Process.wait2(Memprof.dump_all(path, fork: true))
-      assert(status.success?)
-      records = File.foreach(path).map { |line| JSON.parse(line) }
-      assert_equal({ "other_threads" => 1 }, records.first["fork_parent"]&.slice("other_threads"))
-      reachable = reachable_from_roots(records)
-      assert_empty(addresses.reject { |a| reachable.include?(a) }, "unreachable in the child's dump")
-    end
+    yield ready.pop
   ensure
-    finish << :done
+    finish&.push(:done)
     holder&.join
   end
 
@@ -281,41 +287,32 @@ class TestSafety < Test::Unit::TestCase
   # and $stdout is a full pipe, so that Ruby's fork blocks flushing it and lets the other call
   # run: each child still writes what the third thread holds.
   def test_concurrent_fork_dumps_keep_the_other_threads_roots
-    ready = Queue.new
-    finish = Queue.new
-    holder = Thread.new do
-      local = Array.new(20) { |i| +"held by a thread #{i}" }
-      ready << local.map { |s| os_address(s) }
-      finish.pop
-      local.size
-    end
-    addresses = ready.pop
-    reader, writer = IO.pipe
-    writer.sync = false # a pipe's write end is synchronous: this one buffers, as a logger's would
-    saved = $stdout
-    Dir.mktmpdir("memprof-test") do |dir|
-      2.times do |round|
-        loop { writer.write_nonblock("x" * 4096) }
-      rescue IO::WaitWritable
-        $stdout = writer
-        writer.write("pending") # buffered: fork flushes it, and waits for the reader
-        paths = Array.new(2) { |i| File.join(dir, "#{round}-#{i}.jsonl") }
-        dumpers = paths.map { |path| Thread.new { Memprof.dump_all(path, fork: true) } }
-        sleep 0.2 # both calls under way, the first blocked in fork's flush
-        drained = Thread.new { reader.read_nonblock(1 << 20) while IO.select([reader], nil, nil, 0.5) }
-        dumpers.each { |t| assert(Process.wait2(t.value).last.success?) }
-        $stdout = saved
-        drained.join
-        paths.each do |path|
-          reachable = reachable_from_roots(File.foreach(path).map { |line| JSON.parse(line) })
-          assert_empty(addresses.reject { |a| reachable.include?(a) }, "#{path}: unreachable in the child's dump")
+    with_strings_held_by_another_thread(20) do |addresses|
+      reader, writer = IO.pipe
+      writer.sync = false # a pipe's write end is synchronous: this one buffers, as a logger's would
+      saved = $stdout
+      Dir.mktmpdir("memprof-test") do |dir|
+        2.times do |round|
+          loop { writer.write_nonblock("x" * 4096) }
+        rescue IO::WaitWritable
+          $stdout = writer
+          writer.write("pending") # buffered: fork flushes it, and waits for the reader
+          paths = Array.new(2) { |i| File.join(dir, "#{round}-#{i}.jsonl") }
+          dumpers = paths.map { |path| Thread.new { Memprof.dump_all(path, fork: true) } }
+          sleep 0.2 # both calls under way, the first blocked in fork's flush
+          drained = Thread.new { reader.read_nonblock(1 << 20) while IO.select([reader], nil, nil, 0.5) }
+          dumpers.each { |t| assert(Process.wait2(t.value).last.success?) }
+          $stdout = saved
+          drained.join
+          paths.each do |path|
+            reachable = reachable_from_roots(File.foreach(path).map { |line| JSON.parse(line) })
+            assert_empty(addresses.reject { |a| reachable.include?(a) }, "#{path}: unreachable in the child's dump")
+          end
         end
       end
+    ensure
+      $stdout = saved if saved
     end
-  ensure
-    $stdout = saved if saved
-    finish << :done
-    holder&.join
   end
 
   def test_fork_child_reports_failure
