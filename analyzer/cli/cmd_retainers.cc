@@ -1,6 +1,7 @@
 // heapq retainers: why is this object (or this class's instances) alive?
 #include "cli/command.h"
 #include "cli/input.h"
+#include "heapq/answer/profile.h"
 #include "heapq/answer/retainers.h"
 
 namespace heapq::cli {
@@ -16,6 +17,8 @@ constexpr OptionSpec kOptions[] = {
     {"referrers", "", "also list the direct referrers"},
     {"site", "FILE:LINE",
      "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"},
+    kOutputOption,
+    kOutputLongOption,
 };
 
 Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
@@ -26,6 +29,17 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
   options.referrers = args.has("referrers");
   options.site = args.get("site");
+  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, {args.positional()[0]}));
+  if (profile_format(global)) {
+    if (args.has("paths") || args.has("referrers"))
+      return usage_error("--format " + args.get("format") +
+                         " profiles every instance's path: no --paths or --referrers");
+    HEAPQ_ASSIGN_OR_RETURN(ProfileAnswer profile,
+                           answer_retainers_profile(args.positional()[0], args.positional()[1],
+                                                    options, input_options(global)));
+    return render::Answer(std::move(profile));
+  }
   HEAPQ_ASSIGN_OR_RETURN(
       RetainersAnswer retainers,
       answer_retainers(args.positional()[0], args.positional()[1], options, input_options(global)));
@@ -37,7 +51,10 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 const Command kRetainersCommand = {
     "retainers",
     "why is an object alive: shortest paths from the GC roots, referrers",
-    "heapq retainers [--paths N] [--max-depth D] [--referrers] [--site FILE:LINE] INPUT TARGET",
+    "heapq retainers [--paths N] [--max-depth D] [--referrers] [--site FILE:LINE] [-o FILE]\n"
+    "                INPUT TARGET\n"
+    "       heapq retainers --format pprof|folded [--max-depth D] [--site FILE:LINE] [-o FILE]\n"
+    "                INPUT TARGET",
     "TARGET is an object's address (0x...) or a class name as heapq stats shows it;\n"
     "--site FILE:LINE narrows a class to its instances allocated there (one row of heapq\n"
     "leaks or heapq sites).\n"
@@ -48,9 +65,16 @@ const Command kRetainersCommand = {
     "shape (same root, classes and reference names, with indexes and hash keys generalized,\n"
     "a repeated step such as a linked list's @next folded), most instances first. Paths longer\n"
     "than --max-depth show their first and last steps. --referrers lists the direct referrers\n"
-    "too. References held by weak maps do not retain and are never on a path.\n",
+    "too. References held by weak maps do not retain and are never on a path.\n"
+    "--format pprof (a gzip'd profile.proto) and folded (stacks for flame graphs) give every\n"
+    "instance's merged path as its stack, from its GC root down, with the instances' count,\n"
+    "own bytes and retained bytes (an instance another one keeps alive adds none of its\n"
+    "own: no byte counts twice).\n",
     kOptions,
-    run_answer<answer>,
+    run_answer_to_output<answer>,
+    false,
+    false,
+    true,
 };
 
 }  // namespace heapq::cli

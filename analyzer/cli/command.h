@@ -10,13 +10,8 @@
 
 namespace heapq::cli {
 
-enum class OutputFormat {
-  kText,
-  kJson,
-  kCsv,
-  kDot,
-  kSvg
-};  // csv: heapq sql only; dot, svg: heapq viz only
+// csv: heapq sql only; dot, svg: heapq viz only; pprof, folded: the commands that profile.
+enum class OutputFormat { kText, kJson, kCsv, kDot, kSvg, kPprof, kFolded };
 
 struct GlobalOptions {
   OutputFormat format = OutputFormat::kText;
@@ -37,6 +32,7 @@ struct Command {
   int (*run)(const GlobalOptions& global, const ParsedArgs& args);
   bool writes_csv = false;  // accepts --format csv
   bool draws = false;       // accepts --format dot|svg, and neither text nor json
+  bool profiles = false;    // accepts --format pprof|folded
 };
 
 // Options several commands share, declared once.
@@ -90,6 +86,11 @@ template <Result<render::Answer> (*AnswerFn)(const GlobalOptions&, const ParsedA
 int run_answer_to_output(const GlobalOptions& global, const ParsedArgs& args) {
   const Result<render::Answer> answer = AnswerFn(global, args);
   return emit_answer(global, answer, answer ? get_output_path(args).value() : "");
+}
+
+// Whether the format asked for is a profile (pprof, folded).
+inline bool profile_format(const GlobalOptions& global) {
+  return global.format == OutputFormat::kPprof || global.format == OutputFormat::kFolded;
 }
 
 // Parses --sort (bytes or count).

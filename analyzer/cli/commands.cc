@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "cli/command.h"
@@ -13,7 +15,10 @@ const Command* const kCommands[] = {
     &kDiffCommand,  &kLoadCommand,  &kSqlCommand,       &kVizCommand,        &kReportCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
-    {"format", "FORMAT", "text or json; also csv for sql, dot or svg for viz", "text"},
+    {"format", "FORMAT",
+     "text or json; also csv for sql, dot or svg for viz, pprof (gzip'd profile.proto) or "
+     "folded (stacks for flame graphs) for sites, retainers and dominators",
+     "text"},
     {"quiet", "", "no progress bar and no warnings on stderr (JSON output still lists them)"},
     {"strict", "", "stop at the first problem in the input (exit status 2) instead of skipping it"},
     {"threads", "N", "parser threads; 0: one per core", "0"},
@@ -55,6 +60,13 @@ int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answe
   if (global.format == OutputFormat::kJson) format = render::Format::kJson;
   if (global.format == OutputFormat::kDot) format = render::Format::kDot;
   if (global.format == OutputFormat::kSvg) format = render::Format::kSvg;
+  if (global.format == OutputFormat::kPprof) format = render::Format::kPprof;
+  if (global.format == OutputFormat::kFolded) format = render::Format::kFolded;
+  // Compressed bytes would only garble a terminal.
+  if (format == render::Format::kPprof && output.empty() && ::isatty(STDOUT_FILENO))
+    return report_error(usage_error(
+        "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
+        "the output"));
   const Result<std::string> rendered = render::render(answer.value(), format, {global.width});
   if (!rendered) return report_error(rendered.error());
   if (output.empty()) return emit(rendered.value()) ? 0 : static_cast<int>(ExitCode::kIo);

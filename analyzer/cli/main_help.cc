@@ -68,10 +68,15 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
     g.format = OutputFormat::kDot;
   else if (format == "svg")
     g.format = OutputFormat::kSvg;
+  else if (format == "pprof")
+    g.format = OutputFormat::kPprof;
+  else if (format == "folded")
+    g.format = OutputFormat::kFolded;
   else if (format != "text")
     return usage_error(
-        "--format expects text or json (or csv for sql, dot or svg for viz), not \"" + format +
-        "\"");
+        "--format expects text or json (or csv for sql, dot or svg for viz, pprof or folded for "
+        "sites, retainers and dominators), not \"" +
+        format + "\"");
   g.quiet = args.has("quiet");
   g.strict = args.has("strict");
   auto threads = get_count(args, "threads");
@@ -156,6 +161,11 @@ int run_heapq(const std::vector<std::string>& args) {
   if (picture && !command->draws)
     return report_error(usage_error("--format dot and svg are for heapq viz; " +
                                     std::string(command->name) + " writes text or json"));
+  if (profile_format(*global) && !command->profiles)
+    return report_error(
+        usage_error("--format pprof and folded are for heapq sites, retainers and dominators; " +
+                    std::string(command->name) + " writes " +
+                    (command->draws ? "dot or svg" : "text or json")));
   if (command->draws && !picture && global->format != OutputFormat::kText)
     return report_error(
         usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));

@@ -18,6 +18,8 @@ Result<std::string> render(const Answer& answer, Format format, const TextOption
           return picture(a, format);
         else if constexpr (std::is_same_v<T, ReportAnswer>)
           return html(a);
+        else if constexpr (std::is_same_v<T, ProfileAnswer>)
+          return format == Format::kPprof ? pprof(a) : Result<std::string>(folded(a));
         else
           return format == Format::kJson ? json(a) : text(a, options);
       },

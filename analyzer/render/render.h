@@ -10,6 +10,7 @@
 #include "heapq/answer/dominators.h"
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/load.h"
+#include "heapq/answer/profile.h"
 #include "heapq/answer/report.h"
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/sites.h"
@@ -19,7 +20,7 @@
 
 namespace heapq::render {
 
-enum class Format { kText, kJson, kDot, kSvg, kCsv, kHtml };
+enum class Format { kText, kJson, kDot, kSvg, kCsv, kHtml, kPprof, kFolded };
 
 struct TextOptions {
   size_t width = 80;  // columns; 0: no limit
@@ -46,12 +47,16 @@ std::string html(const ReportAnswer& answer);
 // A picture: DOT, or SVG laid out by graphviz (an error when graphviz cannot).
 Result<std::string> picture(const VizAnswer& answer, Format format);
 
+// A profile: pprof's profile.proto, gzip-compressed (binary), or folded stacks (text).
+Result<std::string> pprof(const ProfileAnswer& answer);
+std::string folded(const ProfileAnswer& answer);
+
 // Any command's answer, for the dispatcher.
 using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
-                            SitesAnswer, ReportAnswer, DiffAnswer, DominatorsAnswer>;
+                            SitesAnswer, ReportAnswer, DiffAnswer, DominatorsAnswer, ProfileAnswer>;
 
-// In the format asked for: text and JSON for every answer but a picture (DOT, SVG) and the
-// report (HTML, whatever the format).
+// In the format asked for: text and JSON for every answer but a picture (DOT, SVG), the report
+// (HTML, whatever the format) and a profile (pprof, else folded stacks).
 Result<std::string> render(const Answer& answer, Format format, const TextOptions& options);
 
 }  // namespace heapq::render

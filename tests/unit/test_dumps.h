@@ -78,6 +78,18 @@ inline std::string record(uint64_t address, const char* type, uint64_t klass,
   return out + "], \"memsize\":" + std::to_string(memsize) + "}\n";
 }
 
+// Class records: each (address, name) a CLASS of no memory and no references.
+inline std::string class_records(std::vector<std::pair<uint64_t, std::string>> classes) {
+  std::string out;
+  for (const auto& [address, name] : classes) {
+    char head[64];
+    std::snprintf(head, sizeof head, R"({"address":"0x%llx", "type":"CLASS", "name":")",
+                  (unsigned long long)address);
+    out += head + name + R"(", "references":[], "memsize":0})" + "\n";
+  }
+  return out;
+}
+
 // One ROOT record.
 inline std::string root(const char* category, std::vector<uint64_t> refs) {
   std::string out = std::string(R"({"type":"ROOT", "root":")") + category + R"(", "references":[)";

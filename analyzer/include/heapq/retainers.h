@@ -109,6 +109,7 @@ struct ShapeNode {
   static constexpr uint32_t kNoParent = UINT32_MAX;
   uint32_t parent = kNoParent;  // a root-held shape has no parent
   ObjectId example;             // the first object met with this shape
+  StringId edge;                // the reference into the example (a root's category at the top)
   bool repeats = false;         // a step here repeats (a chain folded into one node)
   bool deeper = false;          // paths run deeper than max_depth and end here
   // Every object of the shape is reached by the example's reference name (["sql.active_record"],
@@ -121,13 +122,22 @@ struct ShapeNode {
 };
 
 struct MergedPaths {
-  std::vector<ShapeNode> nodes;  // parents before children
-  std::vector<uint32_t> groups;  // nodes where targets end, most targets first
-  uint64_t unreachable = 0;      // targets the roots do not reach
+  std::vector<ShapeNode> nodes;       // parents before children
+  std::vector<uint32_t> groups;       // nodes where targets end, most targets first
+  std::vector<uint32_t> target_node;  // by target, in order: its node (kNoParent: unreachable)
+  uint64_t unreachable = 0;           // targets the roots do not reach
 };
 
 MergedPaths merge_paths(const HeapGraph& graph, const ShortestPathTree& tree,
                         const std::vector<ObjectId>& targets, size_t max_depth);
+
+class HeapDominators;
+// The same for the dominator tree, every object the roots reach a target: each object's path is
+// the chain of objects that keep it alive (its dominators), each reached by its dominator's own
+// reference to it where there is one (unnamed otherwise). A node's targets' bytes summed over
+// its subtree are what the node's objects retain. O(objects + references).
+MergedPaths merge_dominator_paths(const HeapGraph& graph, const HeapDominators& dominators,
+                                  size_t max_depth);
 
 // The objects the roots reach (references held by weak maps do not count), by object id.
 // O(objects + references).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "heapq/dominators.h"
 #include "heapq/saturating_add.h"
 
 namespace heapq {
@@ -214,7 +215,8 @@ struct StepShape {
   bool operator==(const StepShape&) const = default;
 };
 
-StepShape step_shape(const HeapGraph& g, const ShortestPathTree& tree, ObjectId o) {
+template <typename Tree>
+StepShape step_shape(const HeapGraph& g, const Tree& tree, ObjectId o) {
   StepShape s;
   if (StringId own = g.own_name(o); own.valid())
     s.label = (uint64_t(g.type(o) == ObjectType::kModule ? 2 : 1) << 32) | own.value();
@@ -240,10 +242,11 @@ struct ShapeKeyHash {
   }
 };
 
-}  // namespace
-
-MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
-                        const std::vector<ObjectId>& targets, size_t max_depth) {
+// The paths of a tree of objects (parent(o), edge_into(g, o), reachable(o), distance(o), as
+// ShortestPathTree has them) merged by shape.
+template <typename Tree>
+MergedPaths merge_tree(const HeapGraph& g, const Tree& tree, const std::vector<ObjectId>& targets,
+                       size_t max_depth) {
   constexpr uint32_t kUnknown = UINT32_MAX;
   MergedPaths out;
   std::vector<uint32_t> shape_of(g.object_count(), kUnknown);
@@ -276,6 +279,7 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
         ShapeNode node;
         node.parent = parent;
         node.example = v;
+        node.edge = tree.edge_into(g, v);
         out.nodes.push_back(node);
         node_step.push_back(step);
         depth.push_back(parent == ShapeNode::kNoParent ? 1 : depth[parent] + 1);
@@ -288,12 +292,15 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
     return shape_of[target.value()];
   };
 
+  out.target_node.reserve(targets.size());
   for (ObjectId t : targets) {
     if (!tree.reachable(t)) {
       ++out.unreachable;
+      out.target_node.push_back(ShapeNode::kNoParent);
       continue;
     }
-    ShapeNode& node = out.nodes[shape(t)];
+    out.target_node.push_back(shape(t));
+    ShapeNode& node = out.nodes[out.target_node.back()];
     if (!node.nearest_target.valid() || tree.distance(t) < tree.distance(node.nearest_target))
       node.nearest_target = t;
     ++node.count;
@@ -314,6 +321,50 @@ MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
   std::stable_sort(out.groups.begin(), out.groups.end(),
                    [&](uint32_t a, uint32_t b) { return out.nodes[a].count > out.nodes[b].count; });
   return out;
+}
+
+// The dominator tree as a tree of paths: an object's parent is its immediate dominator, and the
+// reference into it the dominator's own reference to it, when it has one (a GC root's category
+// for an object only the roots hold).
+class DominatorPaths {
+ public:
+  DominatorPaths(const HeapGraph& g, const HeapDominators& dom) : dom_(dom) {
+    via_.assign(g.object_count(), kNone);
+    const auto begin = g.edge_begin();
+    const auto target = g.edge_targets();
+    for (uint32_t p = 0; p <= g.object_count(); ++p)
+      for (uint32_t e = begin[p]; e < begin[p + 1]; ++e) {
+        const ObjectId t(target[e]);
+        if (via_[t.value()] == kNone && dom.idom(t).value() == p) via_[t.value()] = e;
+      }
+  }
+  ObjectId parent(ObjectId o) const { return dom_.idom(o); }
+  bool reachable(ObjectId o) const { return dom_.reachable(o); }
+  uint32_t distance(ObjectId) const { return 0; }
+  StringId edge_into(const HeapGraph& g, ObjectId o) const {
+    const uint32_t e = via_[o.value()];
+    return e == kNone ? StringId::none() : reference_label(g, e);
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  const HeapDominators& dom_;
+  std::vector<uint32_t> via_;  // by object: its dominator's reference to it
+};
+
+}  // namespace
+
+MergedPaths merge_paths(const HeapGraph& g, const ShortestPathTree& tree,
+                        const std::vector<ObjectId>& targets, size_t max_depth) {
+  return merge_tree(g, tree, targets, max_depth);
+}
+
+MergedPaths merge_dominator_paths(const HeapGraph& g, const HeapDominators& dominators,
+                                  size_t max_depth) {
+  std::vector<ObjectId> reachable;
+  for (uint32_t o = 0; o < g.object_count(); ++o)
+    if (dominators.reachable(ObjectId(o))) reachable.push_back(ObjectId(o));
+  return merge_tree(g, DominatorPaths(g, dominators), reachable, max_depth);
 }
 
 std::string describe(const HeapGraph& g, ObjectId o) {
