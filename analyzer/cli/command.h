@@ -60,6 +60,7 @@ extern const Command kLoadCommand;
 extern const Command kSqlCommand;
 extern const Command kVizCommand;
 extern const Command kReportCommand;
+extern const Command kStringsCommand;
 
 }  // namespace heapq::cli
 

@@ -10,9 +10,10 @@ namespace heapq::cli {
 
 namespace {
 
-const Command* const kCommands[] = {
-    &kStatsCommand, &kSitesCommand, &kRetainersCommand, &kDominatorsCommand, &kLeaksCommand,
-    &kDiffCommand,  &kLoadCommand,  &kSqlCommand,       &kVizCommand,        &kReportCommand};
+const Command* const kCommands[] = {&kStatsCommand,      &kSitesCommand, &kRetainersCommand,
+                                    &kDominatorsCommand, &kLeaksCommand, &kDiffCommand,
+                                    &kStringsCommand,    &kLoadCommand,  &kSqlCommand,
+                                    &kVizCommand,        &kReportCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
     {"format", "FORMAT",

@@ -15,6 +15,7 @@
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/sites.h"
 #include "heapq/answer/stats.h"
+#include "heapq/answer/strings.h"
 #include "heapq/answer/viz.h"
 #include "heapq/result.h"
 
@@ -40,6 +41,8 @@ std::string text(const DiffAnswer& answer, const TextOptions& options);
 std::string json(const DiffAnswer& answer);
 std::string text(const DominatorsAnswer& answer, const TextOptions& options);
 std::string json(const DominatorsAnswer& answer);
+std::string text(const StringsAnswer& answer, const TextOptions& options);
+std::string json(const StringsAnswer& answer);
 
 // The report: one self-contained HTML page (each suspect's picture laid out by graphviz).
 std::string html(const ReportAnswer& answer);
@@ -52,8 +55,9 @@ Result<std::string> pprof(const ProfileAnswer& answer);
 std::string folded(const ProfileAnswer& answer);
 
 // Any command's answer, for the dispatcher.
-using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
-                            SitesAnswer, ReportAnswer, DiffAnswer, DominatorsAnswer, ProfileAnswer>;
+using Answer =
+    std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer, SitesAnswer,
+                 ReportAnswer, DiffAnswer, DominatorsAnswer, ProfileAnswer, StringsAnswer>;
 
 // In the format asked for: text and JSON for every answer but a picture (DOT, SVG), the report
 // (HTML, whatever the format) and a profile (pprof, else folded stacks).

@@ -290,6 +290,23 @@ class TestDumpAll < Test::Unit::TestCase
     assert(dump.lines.none? { |line| line.include?('"type":"STRING"') && line.include?('"value"') })
   end
 
+  # Copies of one long value are found though the dump holds only its beginning: the whole
+  # value's hash (FNV-1a, 64 bits) tells them from values that only begin alike.
+  def test_cut_values_carry_a_hash_of_the_whole_value
+    copies = Array.new(2) { +("w" * 3000) }
+    other = +("w" * 2999 + "v")
+    short = +"short"
+    by_address = dump_heap(strings: 100)
+    a, b, c = (copies + [other]).map { |s| by_address[os_address(s)] }
+    assert_match(/\A[0-9a-f]{16}\z/, a["value_hash"])
+    assert_equal(a["value_hash"], b["value_hash"])
+    assert_not_equal(a["value_hash"], c["value_hash"])
+    assert_equal(a["value"], c["value"])
+    fnv = ("w" * 3000).bytes.reduce(0xcbf29ce484222325) { |h, byte| ((h ^ byte) * 0x100000001b3) & (2**64 - 1) }
+    assert_equal(format("%016x", fnv), a["value_hash"])
+    assert_nil(by_address[os_address(short)]["value_hash"], "a whole value needs no hash")
+  end
+
   def test_strings_are_cut_in_their_own_encoding
     binary = "\x80".b * 2000
     euc = ("あいう" * 10).encode("EUC-JP")

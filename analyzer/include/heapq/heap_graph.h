@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,6 +54,17 @@ struct RootEdge {
 
 class GraphBuilder;
 class StoreReader;
+
+// A STRING's value (LoadOptions::values): the bytes as the dump has them, which memprof cuts
+// at its strings: limit (then value.size() < bytesize, and hash identifies the whole value).
+struct StringValue {
+  ObjectId object;
+  std::string_view value;  // held by the graph
+  uint64_t bytesize = 0;
+  uint64_t hash = 0;  // memprof's value_hash of a cut value; 0: none
+  bool frozen = false;
+  bool interned = false;  // an fstring: Ruby's table of deduplicated strings holds it
+};
 
 class HeapGraph {
  public:
@@ -152,6 +164,9 @@ class HeapGraph {
   const Site& site_info(SiteId s) const { return sites_[s.value()]; }
   size_t site_count() const { return sites_.size(); }
 
+  // STRING values, when loaded with LoadOptions::values: by object, in dump order.
+  std::span<const StringValue> string_values() const { return string_values_; }
+
   const StringTable& strings() const { return strings_; }
   std::string_view string(StringId s) const { return s.valid() ? strings_[s] : std::string_view(); }
 
@@ -197,6 +212,8 @@ class HeapGraph {
   std::unordered_map<uint32_t, StringId> record_names_;
   std::unordered_map<uint32_t, SiteId> block_sites_;  // by object (memprof Procs)
   StringTable strings_;
+  std::vector<StringValue> string_values_;
+  std::deque<std::vector<char>> value_bytes_;  // their bytes, a block a chunk; never repaired
 
   // Builds the address index now; returns how many records repeat an address seen before
   // (the first record wins).

@@ -31,6 +31,8 @@ enum class Needs {
                  // the same, so that its load report counts the references that lead nowhere
   kObjectsOnly,  // objects only, a dump's references not even resolved (faster; its report
                  // cannot count the dangling ones)
+  kValues,       // objects and the STRING values of a dump, its references not resolved (a store
+                 // keeps no values: an error)
 };
 
 struct InputOptions {

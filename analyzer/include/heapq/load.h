@@ -24,6 +24,9 @@ struct LoadOptions {
   // Without references the graph has the objects and the roots only (for analyses that never
   // follow references): faster, and smaller.
   bool references = true;
+  // Keep STRING records' values (heapq strings): the graph's string_values(). Off, they are
+  // skipped unread.
+  bool values = false;
   // The longest line read: a longer one is an error (exit status 2). Real records of huge
   // Hashes reach hundreds of MB. A line that does not start like a record ('{') is skipped
   // as a bad line without being held in memory, however long it is.

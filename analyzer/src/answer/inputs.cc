@@ -340,6 +340,8 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   const bool references = needs == Needs::kGraph;
   // A store is known by SQLite's magic bytes, whatever its name.
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
+    if (needs == Needs::kValues)
+      return usage_error(path + ": a store keeps no string values; give the dump file itself");
     auto dump = load_store(path, ref, references);
     if (dump && options.loaded) options.loaded(*dump);
     return dump;
@@ -349,7 +351,8 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   LoadOptions load;
   load.strict = options.strict;
   load.threads = options.threads;
-  load.references = needs != Needs::kObjectsOnly;
+  load.references = needs != Needs::kObjectsOnly && needs != Needs::kValues;
+  load.values = needs == Needs::kValues;
   load.max_line_bytes = static_cast<size_t>(options.max_line_mib) << 20;
   load.app_root = options.app_root;
   if (options.progress) load.progress = options.progress(path);

@@ -205,6 +205,18 @@ class GraphBuilder::Builder {
       class_names_.push_back({l.object + base, mapped(strings, l.label)});
     for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
     for (auto [object, slot] : c.block_sites) g_.block_sites_.emplace(base + object, sites[slot]);
+    if (!c.string_values.empty()) {
+      // The chunk's bytes move into the graph whole (a vector's move keeps its buffer).
+      const char* bytes = g_.value_bytes_.emplace_back(std::move(c.value_bytes)).data();
+      for (const ValueRecord& v : c.string_values)
+        g_.string_values_.push_back({ObjectId(base + v.object),
+                                     {bytes + v.offset, v.size},
+                                     v.bytesize,
+                                     v.hash,
+                                     v.frozen,
+                                     v.interned});
+      release(c.string_values);
+    }
     g_.weak_holders_ += c.weak_holders.size();
     strings_.push_back(std::move(strings));
   }

@@ -46,7 +46,11 @@ size_t HeapGraph::bytes() const {
          v(stack_) + v(stack_begin_) + v(stack_sites_) + v(stack_app_site_) +
          block_sites_.size() * 16 + v(edge_begin_) + v(edge_target_) + v(edge_name_) +
          (weak_holder_.capacity() + added_class_edge_.capacity()) / 8 + v(roots_) + v(classes_) +
-         v(sites_) + v(address_index_) + strings_.bytes();
+         v(sites_) + v(address_index_) + strings_.bytes() + v(string_values_) + [&] {
+           size_t n = 0;
+           for (const auto& block : value_bytes_) n += block.capacity();
+           return n;
+         }();
 }
 
 void HeapGraph::drop_references() {

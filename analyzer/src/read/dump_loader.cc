@@ -57,6 +57,7 @@ class ChunkedLoad {
         index = index_++;
         chunks_.push_back(std::make_unique<ParsedChunk>());
         chunk = chunks_.back().get();
+        chunk->keep_values = options_.values;
         if (!fill(text, len, *chunk)) {
           if (overlong_chunk_ == index) error_ = Error{ExitCode::kBadInput, "line too long"};
           return;

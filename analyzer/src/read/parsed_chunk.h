@@ -62,6 +62,15 @@ struct StackRecord {
   uint32_t frames_end = 0;
 };
 
+// A STRING record's value, with LoadOptions::values.
+struct ValueRecord {
+  uint32_t object = 0;
+  uint64_t offset = 0, size = 0;  // in ParsedChunk::value_bytes: as the dump has them (maybe cut)
+  uint64_t bytesize = 0;
+  uint64_t hash = 0;  // memprof's value_hash of a cut value; 0: none
+  bool frozen = false, interned = false;
+};
+
 struct RootRecord {
   StringId category;
   uint32_t refs_end = 0;  // end of its references in ParsedChunk::root_refs
@@ -96,6 +105,10 @@ struct ParsedChunk {
   std::vector<FrameRecord> frames;
   std::vector<StackRecord> stacks;
   std::vector<uint32_t> stack_frames;  // frame ids, innermost first
+
+  bool keep_values = false;  // LoadOptions::values
+  std::vector<ValueRecord> string_values;
+  std::vector<char> value_bytes;  // the values one after another, as they are (never repaired)
 
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;

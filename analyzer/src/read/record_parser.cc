@@ -48,6 +48,11 @@ enum class Field : uint8_t {
   kId,       // FRAME, STACK
   kFrames,   // STACK
   kStack,    // an object's allocation stack
+  kValue,    // STRING (kept with LoadOptions::values)
+  kBytesize,
+  kFrozen,
+  kFstring,
+  kValueHash,
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -86,12 +91,14 @@ Field classify(const char* s, size_t n) {
       if (s[0] == 'c') HEAPQ_KEY("class", Field::kClass);
       if (s[0] == 'b') HEAPQ_KEY("block", Field::kBlock);
       if (s[0] == 's') HEAPQ_KEY("stack", Field::kStack);
+      if (s[0] == 'v') HEAPQ_KEY("value", Field::kValue);
       break;
     case 6:
       if (s[0] == 'm') HEAPQ_KEY("method", Field::kMethod);
       if (s[0] == 'f') HEAPQ_KEY("format", Field::kFormat);
       if (s[0] == 's') HEAPQ_KEY("struct", Field::kStruct);
       if (s[0] == 'f') HEAPQ_KEY("frames", Field::kFrames);
+      if (s[0] == 'f') HEAPQ_KEY("frozen", Field::kFrozen);
       break;
     case 7:
       switch (s[0]) {
@@ -104,10 +111,14 @@ Field classify(const char* s, size_t n) {
         case 'r':
           HEAPQ_KEY("records", Field::kRecords);
           break;
+        case 'f':
+          HEAPQ_KEY("fstring", Field::kFstring);
+          break;
       }
       break;
     case 8:
       if (s[0] == 'g') HEAPQ_KEY("gc_count", Field::kGcCount);
+      if (s[0] == 'b') HEAPQ_KEY("bytesize", Field::kBytesize);
       break;
     case 9:
       if (s[0] == 's') HEAPQ_KEY("singleton", Field::kSingleton);
@@ -128,6 +139,9 @@ Field classify(const char* s, size_t n) {
           break;
         case 'c':
           HEAPQ_KEY("class_name", Field::kClassName);
+          break;
+        case 'v':
+          HEAPQ_KEY("value_hash", Field::kValueHash);
           break;
       }
       break;
@@ -150,12 +164,12 @@ constexpr auto kHexDigits = [] {
   return t;
 }();
 
-// "0x7f3a9c0b1e28" -> its value; false when it is not a hex address.
-bool parse_address(const char* s, size_t n, uint64_t& out) {
-  if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
+// "7f3a9c0b1e28" (1 to 16 hex digits) -> its value; false when it is not one.
+bool parse_hex(const char* s, size_t n, uint64_t& out) {
+  if (n < 1 || n > 16) return false;
   uint64_t v = 0;
   uint8_t bad = 0;
-  for (size_t i = 2; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     uint8_t d = kHexDigits[static_cast<unsigned char>(s[i])];
     bad |= d;
     v = v << 4 | (d & 0xf);
@@ -163,6 +177,12 @@ bool parse_address(const char* s, size_t n, uint64_t& out) {
   if (bad & 0xf0) return false;  // some character was not a hex digit
   out = v;
   return true;
+}
+
+// "0x7f3a9c0b1e28" -> its value; false when it is not a hex address.
+bool parse_address(const char* s, size_t n, uint64_t& out) {
+  if (n < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
+  return parse_hex(s + 2, n - 2, out);
 }
 
 // The fields of the record being parsed; string views point into the line (in situ).
@@ -191,6 +211,9 @@ struct Record {
   uint64_t id = 0;   // FRAME, STACK
   bool has_id = false;
   uint64_t stack = 0;  // an object's allocation stack; 0: none
+  std::string_view value;
+  bool has_value = false, frozen = false, fstring = false;
+  uint64_t bytesize = 0, value_hash = 0;
 };
 
 class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, RecordHandler> {
@@ -317,6 +340,14 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kTime:
         rec_.time = {s, n};
         break;
+      case Field::kValue:
+        rec_.value = {s, n};
+        rec_.has_value = true;
+        break;
+      case Field::kValueHash:
+        // 16 hex digits; anything else is no hash (the value is then its own key).
+        if (n != 16 || !parse_hex(s, n, rec_.value_hash)) rec_.value_hash = 0;
+        break;
       case Field::kReferences:
       case Field::kReferenceNames:
       case Field::kFrames:
@@ -349,6 +380,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
     if (depth_ == 1 && field_ == Field::kSingleton) rec_.singleton = b;
+    if (depth_ == 1 && field_ == Field::kFrozen) rec_.frozen = b;
+    if (depth_ == 1 && field_ == Field::kFstring) rec_.fstring = b;
     if (depth_ == 1 && (counted_field() || address_field()))
       return fail("\"" + field_name() + "\" has the wrong type");
     return true;
@@ -421,6 +454,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         break;
       case Field::kGcCount:
         rec_.gc_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
+        break;
+      case Field::kBytesize:
+        rec_.bytesize = v;
         break;
       case Field::kAddress:
       case Field::kClass:
@@ -510,6 +546,16 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         return "frames";
       case Field::kStack:
         return "stack";
+      case Field::kValue:
+        return "value";
+      case Field::kBytesize:
+        return "bytesize";
+      case Field::kFrozen:
+        return "frozen";
+      case Field::kFstring:
+        return "fstring";
+      case Field::kValueHash:
+        return "value_hash";
       case Field::kOther:
         break;
     }
@@ -678,6 +724,11 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
     out_.classes.push_back(c);
   }
   if (!rec_.class_name.empty()) out_.class_names.push_back({index, intern(rec_.class_name)});
+  if (out_.keep_values && ty == ObjectType::kString && rec_.has_value) {
+    out_.string_values.push_back({index, out_.value_bytes.size(), rec_.value.size(), rec_.bytesize,
+                                  rec_.value_hash, rec_.frozen, rec_.fstring});
+    out_.value_bytes.insert(out_.value_bytes.end(), rec_.value.begin(), rec_.value.end());
+  }
   // ObjectSpace::WeakMap ("weakmap"), and ObjectSpace::WeakKeyMap since Ruby 3.3.
   if (ty == ObjectType::kData &&
       (rec_.struct_name == "weakmap" || rec_.struct_name == "weakkeymap"))

@@ -16,6 +16,21 @@ const char* rb_imemo_name(int type);
 
 namespace memprof {
 
+namespace {
+
+// FNV-1a, 64 bits, of a String's whole bytes, as 16 hex digits (schemas/memprof-dump.schema.json:
+// value_hash); never all zeros, which readers take for no hash.
+std::string_view ValueHash(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  if (h == 0) h = 1;
+  static thread_local char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return {hex, 16};
+}
+
+}  // namespace
+
 std::string_view QuotedTypeName(int type) {
   switch (type) {
     case T_NONE:
@@ -221,6 +236,11 @@ void HeapDumper::WriteStringFields(VALUE obj) {
       sink_.Utf8String({bytes, cut});  // Ruby already knows it is ASCII: skip our check
     } else {
       sink_.String({bytes, cut});
+    }
+    // A cut value's hash tells copies of one long value from values that only begin alike.
+    if (cut < static_cast<size_t>(len)) {
+      sink_.Key("value_hash");
+      sink_.Utf8String(ValueHash({bytes, static_cast<size_t>(len)}));
     }
   }
   if (encoding > 0 && enc != nullptr) {
