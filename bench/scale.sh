@@ -1,7 +1,8 @@
 #!/bin/sh
 # heapq at scale: three dumps of one growing process of about OBJECTS objects each (ObjectSpace,
 # tracing on; bench/make-growth-dumps.rb), then, on the last one, side by side in one run:
-# wc -l, stats, dominators, report and load (into SQLite), and leaks on all three. Prints each
+# wc -l, stats, sites (and as pprof), strings, dominators, retainers, report and load (into
+# SQLite), and leaks on all three. Prints each
 # one's time, peak RSS, peak bytes per object and its time as a multiple of wc -l, with the
 # targets of the scale issue. Deletes what it made (KEEP=1 keeps it under bench/out/scale-N/).
 # Usage: sh bench/scale.sh [OBJECTS]   (default 16000000: about 4 GB a dump, 13 GB of disk)
@@ -36,6 +37,10 @@ set -- $(measure stats "$last"); stats_s=$1
 row "heapq stats" "target: <= 4x wc -l, <= 50 B/object" "$1" "$2"
 set -- $(measure sites "$last")
 row "heapq sites" "target: <= 50 B/object" "$1" "$2"
+set -- $(measure --format pprof sites -o "$dir/sites.pb.gz" "$last")
+row "heapq sites --format pprof" "$(awk -v t="$1" -v s="$stats_s" 'BEGIN { printf "%.2fx stats", t / s }')" "$1" "$2"
+set -- $(measure strings "$last")
+row "heapq strings" "$(awk -v t="$1" -v s="$stats_s" 'BEGIN { printf "%.2fx stats (keeps the values)", t / s }')" "$1" "$2"
 set -- $(measure dominators "$last"); dom_s=$1
 row "heapq dominators" "$(awk -v d="$1" -v s="$stats_s" 'BEGIN { printf "%.2fx stats (target <= 1.5x)", d / s }')" "$1" "$2"
 set -- $(measure retainers "$last" Order)

@@ -49,11 +49,14 @@ class TestReadme < Test::Unit::TestCase
     @ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
   end
 
-  # The README's dumps: three of samples/memo_cache.rb, and three of samples/shop.rb taken by
-  # signal into out/dumps, as its tutorial takes them.
+  # The README's dumps: three of samples/memo_cache.rb, three of samples/rails_fragments.rb (by
+  # ObjectSpace), and three of samples/shop.rb taken by signal into out/dumps, as its tutorial
+  # takes them.
   def make_dumps
     _, err, status = Open3.capture3(RbConfig.ruby, "-I", @ext, "samples/memo_cache.rb",
                                     "out", "--memprof", chdir: @tmp)
+    assert(status.success?, err)
+    _, err, status = Open3.capture3(RbConfig.ruby, "samples/rails_fragments.rb", "out", chdir: @tmp)
     assert(status.success?, err)
     FileUtils.mkdir_p(File.join(@tmp, "out/dumps"))
     env = { "RUBYLIB" => @ext, "RUBYOPT" => "-rmemprof", "MEMPROF_SIGNAL" => "USR2", "MEMPROF_DIR" => "out/dumps",

@@ -11,7 +11,7 @@ namespace heapq::render {
 namespace {
 
 // Characters of a value a table shows; JSON has it whole.
-constexpr size_t kValueChars = 32;
+constexpr size_t kValueChars = 28;
 
 // A value as Ruby's inspect would start it: quoted, escaped, its first characters; "…" after
 // the quote where the dump or the table cut it.
@@ -65,10 +65,10 @@ std::string text(const StringsAnswer& a, const TextOptions& options) {
   if (a.more_rows) out += "(" + format_count(a.more_rows) + " more; --top 0 lists all)\n";
   if (!a.copying_sites.empty()) {
     out += "\nLines that make copies of one value:\n";
-    TextTable lines({"copies", "bytes", "line", "value"}, {true, true, false, false});
+    TextTable lines({"copies", "bytes", "value", "line"}, {true, true, false, false});
     for (const StringsAnswer::CopyingSite& c : a.copying_sites)
-      lines.add({format_count(c.count), format_bytes(c.bytes), library_site_text(c.site),
-                 value_text(c.value)});
+      lines.add({format_count(c.count), format_bytes(c.bytes), value_text(c.value),
+                 library_site_text(c.site)});
     out += lines.render(options.width);
   }
   return finish_text(out, options.width);

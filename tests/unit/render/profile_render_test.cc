@@ -91,6 +91,7 @@ std::vector<uint64_t> packed(const std::string& s) {
 // and build (a site) alone.
 ProfileAnswer two_samples() {
   ProfileAnswer a;
+  a.input.path = "app.json";
   a.title = "heapq test";
   a.types = {{"objects", "count"}, {"space", "bytes"}};
   a.frames = {{"ROOT(vm)", "", 0}, {"Hash via @items", "", 0}, {"build", "app.rb", 7}};
@@ -139,6 +140,13 @@ TEST(PprofRender, DecodesAsProfileProto) {
         function.at(line.one(1)) + (line.one(2) ? ":" + std::to_string(line.one(2)) : "");
   }
   EXPECT_EQ(location.size(), 3u);
+  // One mapping, named after the dump, whose functions and lines need no symbolizing.
+  ASSERT_EQ(profile.all_bytes(3).size(), 1u);
+  const Fields mapping = decode(profile.all_bytes(3)[0]);
+  EXPECT_EQ(mapping.one(1), 1u);
+  EXPECT_EQ(str(mapping.one(5)), "app.json");
+  EXPECT_EQ(mapping.one(7), 1u);
+  for (const std::string& l : profile.all_bytes(4)) EXPECT_EQ(decode(l).one(2), 1u);
 
   const std::vector<std::string> samples = profile.all_bytes(2);
   ASSERT_EQ(samples.size(), 2u);
