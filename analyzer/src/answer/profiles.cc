@@ -135,10 +135,12 @@ ProfileAnswer sites_profile(const LoadedDump& dump, const HeapDominators* domina
     const SampleKey key{stack.data(), site.value(), g.class_of(o).value(), g.type(o)};
     auto [it, added] = index.try_emplace(key, static_cast<uint32_t>(count.size()));
     if (added) {
-      // Outermost frame first; the site `sites` groups by (a Proc's block) is the innermost.
+      // Outermost frame first; the site `sites` groups by (a Proc's block, say) is the
+      // innermost, below the stack's own innermost frame where that is another.
       uint32_t node = ProfileAnswer::kNoParent;
-      for (size_t f = stack.size(); f-- > 1;) node = b.node(node, frame_of(stack[f]));
-      node = b.node(node, site.valid() ? frame_of(site) : b.frame("(no allocation site)"));
+      for (size_t f = stack.size(); f-- > 0;) node = b.node(node, frame_of(stack[f]));
+      if (stack.empty() || site != stack[0])
+        node = b.node(node, site.valid() ? frame_of(site) : b.frame("(no allocation site)"));
       const uint32_t labels = b.labels({{"class", std::string(g.class_name(g.class_of(o)))},
                                         {"type", std::string(object_type_name(g.type(o)))}});
       a.samples.push_back({node, labels});
