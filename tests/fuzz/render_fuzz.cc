@@ -1,6 +1,7 @@
 // libFuzzer target: any bytes read as a dump, every answer built from it, and every renderer
-// (text at two widths, JSON, DOT, the report's HTML) on every answer. The JSON must parse and
-// the text must hold no control character (a dump's strings never drive a terminal).
+// (text at two widths, JSON, DOT, the report's HTML, pprof, folded stacks) on every answer. The
+// JSON must parse and the text must hold no control character (a dump's strings never drive a
+// terminal).
 // Build and run with tests/fuzz/run.sh (needs clang).
 #include <rapidjson/document.h>
 
@@ -12,9 +13,11 @@
 #include "heapq/answer/dominators.h"
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/pictures.h"
+#include "heapq/answer/profile.h"
 #include "heapq/answer/retainers.h"
 #include "heapq/answer/sites.h"
 #include "heapq/answer/stats.h"
+#include "heapq/answer/strings.h"
 #include "heapq/answer/viz.h"
 #include "heapq/utf8.h"
 #include "heapq/viz/picture.h"
@@ -47,12 +50,25 @@ void render_all(const Answer& answer) {
   check_json(render::json(answer));
 }
 
+// A profile: pprof always encodes it; each folded line is frames, a space and a number.
+void render_profile(const ProfileAnswer& profile) {
+  if (!render::pprof(profile)) std::abort();
+  const std::string folded = render::folded(profile);
+  check_text(folded);
+  for (size_t at = 0, nl; (nl = folded.find('\n', at)) != std::string::npos; at = nl + 1) {
+    const size_t space = folded.rfind(' ', nl);
+    if (space == std::string::npos || space < at || space + 1 == nl) std::abort();
+    if (folded.find_first_not_of("0123456789", space + 1) != nl) std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   LoadOptions options;
   options.threads = 1;
+  options.values = true;  // for strings; no other answer reads them
   auto input = memory_input(bytes, "fuzz.json");
   LoadedDump dump;
   dump.path = dump.name = "fuzz.json";
@@ -70,6 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sites.by = size % 2 ? SiteGrouping::kGem : SiteGrouping::kSite;
   const SitesAnswer sites_a = sites_answer(dump, &dom, sites);
   render_all(sites_a);
+  render_all(strings_answer(dump, StringsOptions()));
+  render_profile(sites_profile(dump, &dom));
+  render_profile(dominators_profile(dump, dom, 4));
   DominatorsOptions dominators;
   render_all(dominators_answer(dump, dominators));
   dominators.tree = true;

@@ -19,12 +19,17 @@ StringsAnswer::Value value_of(std::string_view value, uint64_t bytesize, bool cu
 Result<StringsAnswer> answer_strings(const std::string& input, const StringsOptions& options,
                                      const InputOptions& inputs) {
   HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(input, inputs, Needs::kValues));
-  const HeapGraph& g = dump.graph;
-  const StringReport r = compute_duplicate_strings(g, options.top, kSitesPerValue);
-  if (r.strings > 0 && r.with_value == 0)
+  StringsAnswer a = strings_answer(dump, options);
+  if (a.strings > 0 && a.with_value == 0)
     return bad_input(dump.path +
                      ": the dump holds no string values (memprof: dump with strings: N, not "
                      "strings: false)");
+  return a;
+}
+
+StringsAnswer strings_answer(const LoadedDump& dump, const StringsOptions& options) {
+  const HeapGraph& g = dump.graph;
+  const StringReport r = compute_duplicate_strings(g, options.top, kSitesPerValue);
   StringsAnswer a;
   a.input = summarize(dump);
   a.strings = r.strings;

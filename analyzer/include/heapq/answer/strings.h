@@ -46,5 +46,7 @@ struct StringsOptions {
 
 Result<StringsAnswer> answer_strings(const std::string& input, const StringsOptions& options,
                                      const InputOptions& inputs);
+// The same for a dump already loaded with its values (Needs::kValues, LoadOptions::values).
+StringsAnswer strings_answer(const LoadedDump& dump, const StringsOptions& options);
 
 }  // namespace heapq
