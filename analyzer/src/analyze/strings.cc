@@ -1,6 +1,9 @@
 #include "heapq/strings.h"
 
 #include <algorithm>
+#include <bit>
+#include <functional>
+#include <span>
 #include <unordered_map>
 
 #include "heapq/saturating_add.h"
@@ -10,16 +13,6 @@ namespace heapq {
 
 namespace {
 
-// A cut value's identity: memprof's hash of the whole value, and its length.
-struct HashKey {
-  uint64_t hash = 0, bytesize = 0;
-  bool operator==(const HashKey&) const = default;
-};
-struct HashKeyHash {
-  size_t operator()(const HashKey& k) const {
-    return address_hash(k.hash ^ k.bytesize * 0x9e3779b97f4a7c15ull);
-  }
-};
 struct U64Hash {
   size_t operator()(uint64_t k) const { return address_hash(k); }
 };
@@ -37,45 +30,78 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   StringReport r;
   for (uint32_t o = 0; o < g.object_count(); ++o)
     r.strings += g.type(ObjectId(o)) == ObjectType::kString;
-  // A value is its bytes; a cut one, its hash (cut values never equal whole ones: a value is
-  // cut only when longer than the limit that cut it).
-  std::unordered_map<std::string_view, uint32_t> by_value;
-  std::unordered_map<HashKey, uint32_t, HashKeyHash> by_hash;
+  // A value is its bytes; a cut one, its hash and length (cut values never equal whole ones: a
+  // value is cut only when longer than the limit that cut it). Each copy finds its value's first
+  // copy in an open-addressing table of copies' indexes: a few bytes a copy, most values being
+  // unique; groups are made for the values held twice or more only.
+  const std::span<const StringValue> values = g.string_values();
+  const uint32_t m = static_cast<uint32_t>(values.size());
+  auto same = [&](const StringValue& a, const StringValue& b) {
+    if (a.hash || b.hash) return a.hash == b.hash && a.bytesize == b.bytesize;
+    return a.value == b.value;
+  };
+  auto hash_of = [](const StringValue& v) -> uint64_t {
+    return v.hash ? address_hash(v.hash ^ v.bytesize * 0x9e3779b97f4a7c15ull)
+                  : std::hash<std::string_view>()(v.value);
+  };
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> first(m);      // by copy: its value's first copy
+  std::vector<uint32_t> copies(m, 0);  // by first copy
+  {
+    std::vector<uint32_t> table(std::bit_ceil(std::max<size_t>(16, size_t(m) * 2)), kNone);
+    const size_t mask = table.size() - 1;
+    for (uint32_t i = 0; i < m; ++i) {
+      for (size_t slot = hash_of(values[i]) & mask;; slot = (slot + 1) & mask) {
+        if (table[slot] == kNone) {
+          table[slot] = first[i] = i;
+          ++r.distinct;
+          break;
+        }
+        if (same(values[table[slot]], values[i])) {
+          first[i] = table[slot];
+          break;
+        }
+      }
+      ++copies[first[i]];
+    }
+  }
+  r.with_value = m;
   std::vector<Group> groups;
-  std::vector<uint32_t> group_of;  // by string value, in order
-  group_of.reserve(g.string_values().size());
-  for (const StringValue& v : g.string_values()) {
-    const uint32_t next = static_cast<uint32_t>(groups.size());
-    uint32_t group = next;
-    if (v.hash)
-      group = by_hash.try_emplace({v.hash, v.bytesize}, next).first->second;
-    else
-      group = by_value.try_emplace(v.value, next).first->second;
-    if (group == next) {
+  std::vector<uint32_t>& group_of = first;  // by copy, from here on: its group, or kNone
+  for (uint32_t i = 0; i < m; ++i) {
+    const uint32_t head = first[i];
+    if (copies[head] < 2) {
+      group_of[i] = kNone;
+      continue;
+    }
+    if (head == i) {
       Group fresh;
-      fresh.value = v.value;
-      fresh.bytesize = std::max<uint64_t>(v.bytesize, v.value.size());
-      fresh.hash = v.hash;
-      fresh.cut = v.value.size() < v.bytesize;
+      fresh.value = values[i].value;
+      fresh.bytesize = std::max<uint64_t>(values[i].bytesize, values[i].value.size());
+      fresh.hash = values[i].hash;
+      fresh.cut = values[i].value.size() < values[i].bytesize;
+      // A first copy's count is read no more: it holds the group (flagged; 2^31 copies of one
+      // value would take a 80 GB heap of Strings).
+      copies[i] = static_cast<uint32_t>(groups.size()) | 0x80000000u;
       groups.push_back(fresh);
     }
+    const uint32_t group = copies[head] & 0x7fffffffu;
     Group& gr = groups[group];
-    const uint64_t memsize = g.memsize(v.object);
+    const uint64_t memsize = g.memsize(values[i].object);
     ++gr.count;
     add_saturating(gr.bytes, memsize);
     gr.smallest = std::min(gr.smallest, memsize);
-    gr.frozen += v.frozen;
-    gr.interned += v.interned;
-    group_of.push_back(group);
+    gr.frozen += values[i].frozen;
+    gr.interned += values[i].interned;
+    group_of[i] = group;
   }
-  r.with_value = g.string_values().size();
-  r.distinct = groups.size();
+  std::vector<uint32_t>().swap(copies);
 
   // Copies by (value, site).
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>, U64Hash> by_site;  // count, bytes
   for (size_t i = 0; i < group_of.size(); ++i) {
-    if (groups[group_of[i]].count < 2) continue;
-    const ObjectId o = g.string_values()[i].object;
+    if (group_of[i] == kNone) continue;
+    const ObjectId o = values[i].object;
     auto& [count, bytes] = by_site[uint64_t(group_of[i]) << 32 | g.source_site(o).value()];
     ++count;
     add_saturating(bytes, g.memsize(o));
@@ -83,7 +109,6 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
 
   std::vector<uint32_t> order;
   for (uint32_t i = 0; i < groups.size(); ++i) {
-    if (groups[i].count < 2) continue;
     ++r.duplicated;
     r.copies += groups[i].count;
     add_saturating(r.wasted_bytes, groups[i].bytes - groups[i].smallest);
