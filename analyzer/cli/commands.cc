@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "cli/command.h"
@@ -63,11 +61,6 @@ int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answe
   if (global.format == OutputFormat::kSvg) format = render::Format::kSvg;
   if (global.format == OutputFormat::kPprof) format = render::Format::kPprof;
   if (global.format == OutputFormat::kFolded) format = render::Format::kFolded;
-  // Compressed bytes would only garble a terminal.
-  if (format == render::Format::kPprof && output.empty() && ::isatty(STDOUT_FILENO))
-    return report_error(usage_error(
-        "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
-        "the output"));
   const Result<std::string> rendered = render::render(answer.value(), format, {global.width});
   if (!rendered) return report_error(rendered.error());
   if (output.empty()) return emit(rendered.value()) ? 0 : static_cast<int>(ExitCode::kIo);

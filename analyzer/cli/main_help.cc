@@ -1,5 +1,7 @@
 #include "cli/main_help.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -166,6 +168,12 @@ int run_heapq(const std::vector<std::string>& args) {
         usage_error("--format pprof and folded are for heapq sites, retainers and dominators; " +
                     std::string(command->name) + " writes " +
                     (command->draws ? "dot or svg" : "text or json")));
+  // Compressed bytes would only garble a terminal: said before any input is read.
+  if (global->format == OutputFormat::kPprof && !parsed->has("o") && !parsed->has("output") &&
+      ::isatty(STDOUT_FILENO))
+    return report_error(usage_error(
+        "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
+        "the output"));
   if (command->draws && !picture && global->format != OutputFormat::kText)
     return report_error(
         usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));
