@@ -173,6 +173,11 @@ class HeapGraph {
   // The object at this address, if the dump has one. The address index is built on the first
   // call (commands such as stats never need it); calls from several threads are safe.
   std::optional<ObjectId> find(uint64_t address) const;
+  // Hints for a run of finds: ask for the slot of an address some finds ahead, then for its
+  // object's record a few finds later, so that each find waits for memory no more. Both only
+  // read, and do nothing before the index is built (by the first find).
+  void prefetch_slot(uint64_t address) const;
+  void prefetch_object(uint64_t address) const;
 
   // Bytes held by the model, for memory accounting.
   size_t bytes() const;

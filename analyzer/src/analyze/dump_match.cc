@@ -55,6 +55,12 @@ bool ObjectMatcher::existed_before(ObjectId o) const {
   // An object without seq was allocated while tracking was off: before it started, or before it
   // was stopped and started again, when the earlier dump may have known it with a seq. It is
   // matched by address, type and class, and by GC generation where both dumps have it.
+  // Callers go through the objects in id order: ask ahead for what later calls will read.
+  constexpr uint32_t kSlotAhead = 16, kObjectAhead = 8;
+  if (o.value() + kSlotAhead < after_.object_count())
+    before_.prefetch_slot(after_.address(ObjectId(o.value() + kSlotAhead)));
+  if (o.value() + kObjectAhead < after_.object_count())
+    before_.prefetch_object(after_.address(ObjectId(o.value() + kObjectAhead)));
   const std::optional<ObjectId> b = before_.find(after_.address(o));
   if (!b || before_.type(*b) != after_.type(o) || !same_class(before_, *b, after_, o)) return false;
   if (method_ == MatchMethod::kAddress) return true;

@@ -263,9 +263,15 @@ class GraphBuilder::Builder {
     out.targets.reserve(c.refs.size() + c.refs_end.size());
     out.ends.reserve(c.refs_end.size());
     size_t r = 0;
+    // The address index is far bigger than the caches: each find would wait for two reads
+    // from memory (its slot, then the object's address). Both are asked for ahead.
+    constexpr size_t kSlotAhead = 16, kObjectAhead = 8;
+    const size_t refs = c.refs.size();
     for (size_t i = 0; i < c.refs_end.size(); ++i) {
       const size_t first = out.targets.size();
       for (const uint32_t end = c.refs_end[i]; r < end; ++r) {
+        if (r + kSlotAhead < refs) g_.prefetch_slot(c.refs[r + kSlotAhead]);
+        if (r + kObjectAhead < refs) g_.prefetch_object(c.refs[r + kObjectAhead]);
         std::optional<ObjectId> to = g_.find(c.refs[r]);
         if (!to) {
           ++out.dangling;

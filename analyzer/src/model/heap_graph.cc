@@ -40,6 +40,19 @@ std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
   }
 }
 
+void HeapGraph::prefetch_slot(uint64_t address) const {
+  if (address_index_.empty()) return;  // not built yet
+  const size_t mask = address_index_.size() - 1;
+  __builtin_prefetch(&address_index_[address_hash(address) & mask]);
+}
+
+void HeapGraph::prefetch_object(uint64_t address) const {
+  if (address_index_.empty()) return;
+  const size_t mask = address_index_.size() - 1;
+  const ObjectId id = address_index_[address_hash(address) & mask];
+  if (id.valid()) __builtin_prefetch(&address_[id.value()]);
+}
+
 size_t HeapGraph::bytes() const {
   auto v = [](const auto& vec) { return vec.capacity() * sizeof(vec[0]); };
   return v(address_) + v(type_) + v(class_of_) + v(memsize_) + v(site_) + v(generation_) + v(seq_) +
