@@ -51,10 +51,10 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 const Command kRetainersCommand = {
     "retainers",
     "why is an object alive: shortest paths from the GC roots, referrers",
-    "heapq retainers [--paths N] [--max-depth D] [--referrers] [--site FILE:LINE] [-o FILE]\n"
-    "                INPUT TARGET\n"
-    "       heapq retainers --format pprof|folded [--max-depth D] [--site FILE:LINE] [-o FILE]\n"
-    "                INPUT TARGET",
+    "heapq retainers [--paths N] [--max-depth D] [--referrers] [--site FILE:LINE] [-o FILE] "
+    "INPUT TARGET\n"
+    "       heapq retainers --format pprof|folded [--max-depth D] [--site FILE:LINE] [-o FILE] "
+    "INPUT TARGET",
     "TARGET is an object's address (0x...) or a class name as heapq stats shows it;\n"
     "--site FILE:LINE narrows a class to its instances allocated there (one row of heapq\n"
     "leaks or heapq sites).\n"

@@ -61,8 +61,7 @@ const Command kSitesCommand = {
     "sites",
     "memory by allocation site: file:line, file, method, class or gem",
     "heapq sites [--by site|file|method|class|gem|app] [--top N] [--sort bytes|count] "
-    "[--retained]\n"
-    "            [-o FILE] INPUT\n"
+    "[--retained] [-o FILE] INPUT\n"
     "       heapq sites --format pprof|folded [--retained] [-o FILE] INPUT",
     "Groups the live objects by where they were allocated, from the dump's tracing fields\n"
     "(file, line, method), and lists the groups with the most memory first. Those fields are\n"

@@ -20,7 +20,7 @@ namespace {
 
 std::string tool_help(size_t width) {
   std::string out =
-      "usage: heapq [--format text|json] [--width N] [--quiet] [--strict] COMMAND\n"
+      "usage: heapq [--format text|json|...] [--width N] [--quiet] [--strict] COMMAND\n"
       "             [options] INPUT\n\n"
       "Analyzes Ruby heap dumps: Memprof.dump_all and ObjectSpace.dump_all output of\n"
       "any Ruby version, plain or gzip-compressed; INPUT - reads stdin. Text output\n"
