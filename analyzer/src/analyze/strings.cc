@@ -66,34 +66,33 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
     }
   }
   r.with_value = m;
+  // A group for each value held twice or more, in the order of their first copies.
   std::vector<Group> groups;
-  std::vector<uint32_t>& group_of = first;  // by copy, from here on: its group, or kNone
+  std::vector<uint32_t>& group_at = copies;  // by first copy, from here on: its group, or kNone
   for (uint32_t i = 0; i < m; ++i) {
-    const uint32_t head = first[i];
-    if (copies[head] < 2) {
-      group_of[i] = kNone;
+    if (first[i] != i) continue;
+    if (copies[i] < 2) {
+      group_at[i] = kNone;
       continue;
     }
-    if (head == i) {
-      Group fresh;
-      fresh.value = values[i].value;
-      fresh.bytesize = std::max<uint64_t>(values[i].bytesize, values[i].value.size());
-      fresh.hash = values[i].hash;
-      fresh.cut = values[i].value.size() < values[i].bytesize;
-      // A first copy's count is read no more: it holds the group (flagged; 2^31 copies of one
-      // value would take a 80 GB heap of Strings).
-      copies[i] = static_cast<uint32_t>(groups.size()) | 0x80000000u;
-      groups.push_back(fresh);
-    }
-    const uint32_t group = copies[head] & 0x7fffffffu;
-    Group& gr = groups[group];
+    group_at[i] = static_cast<uint32_t>(groups.size());
+    Group& fresh = groups.emplace_back();
+    fresh.value = values[i].value;
+    fresh.bytesize = std::max<uint64_t>(values[i].bytesize, values[i].value.size());
+    fresh.hash = values[i].hash;
+    fresh.cut = values[i].value.size() < values[i].bytesize;
+  }
+  std::vector<uint32_t>& group_of = first;  // by copy, from here on: its group, or kNone
+  for (uint32_t i = 0; i < m; ++i) {
+    group_of[i] = group_at[first[i]];
+    if (group_of[i] == kNone) continue;
+    Group& gr = groups[group_of[i]];
     const uint64_t memsize = g.memsize(values[i].object);
     ++gr.count;
     add_saturating(gr.bytes, memsize);
     gr.smallest = std::min(gr.smallest, memsize);
     gr.frozen += values[i].frozen;
     gr.interned += values[i].interned;
-    group_of[i] = group;
   }
   std::vector<uint32_t>().swap(copies);
 
