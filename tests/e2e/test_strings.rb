@@ -13,7 +13,7 @@ class TestStrings < Test::Unit::TestCase
     KEEP = []
     def work
       300.times { |i| KEEP << "region-#{i % 3}" }       # line 4: three values, 100 copies each
-      50.times { KEEP << "status: active".dup }          # line 5: 50 copies
+      50.times { KEEP << +"status: active" }             # line 5: 50 copies, no garbage ones
       7.times { KEEP << "\e]0;pwned\a\e[31m" * 2 }      # line 6: a value that drives terminals
       KEEP << "once" + " only"
     end
