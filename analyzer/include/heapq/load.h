@@ -50,6 +50,8 @@ struct DumpOrigin {
   uint64_t pid = 0;       // 0: unknown
   std::string time;       // ISO 8601 as written; empty: unknown
   int64_t gc_count = -1;  // GC.count when the dump was taken; -1: unknown
+  std::string host;       // the machine's name; empty: unknown
+  std::string started;    // when the process started, ISO 8601; empty: unknown
 };
 
 // What a load met on its way; nothing in here stopped it.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct StoreRef {
   int64_t dump = 0;
 };
 StoreRef parse_store_ref(const std::string& path);
+
+// What `heapq load` records of a dump beside its rows (dumps.host, app, labels).
+struct DumpTags {
+  std::string host;  // empty: the dump's own (memprof's META), else unknown
+  std::string app;   // empty: none
+  std::vector<std::pair<std::string, std::string>> labels;  // KEY=VALUE, in the order given
+};
 
 struct StoredDump {
   int64_t id = 0;
@@ -56,7 +64,8 @@ class StoreWriter {
   const std::string& temp_path() const;
 
   // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
-  Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report);
+  Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
+                      const DumpTags& tags = {});
 
   // Builds the indexes, makes the file durable and renames it to the final name. Without
   // `replace`, a file that appeared under that name meanwhile is kept and the store is not

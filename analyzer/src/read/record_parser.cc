@@ -44,6 +44,8 @@ enum class Field : uint8_t {
   kBlock,
   kPid,      // META
   kTime,     // META
+  kHost,     // META
+  kStarted,  // META
   kGcCount,  // META
   kId,       // FRAME, STACK
   kFrames,   // STACK
@@ -85,6 +87,9 @@ Field classify(const char* s, size_t n) {
         case 'r':
           HEAPQ_KEY("root", Field::kRoot);
           break;
+        case 'h':
+          HEAPQ_KEY("host", Field::kHost);
+          break;
       }
       break;
     case 5:
@@ -113,6 +118,9 @@ Field classify(const char* s, size_t n) {
           break;
         case 'f':
           HEAPQ_KEY("fstring", Field::kFstring);
+          break;
+        case 's':
+          HEAPQ_KEY("started", Field::kStarted);
           break;
       }
       break;
@@ -202,7 +210,7 @@ struct Record {
   std::string_view block_file;  // memprof: where a Proc's block is written
   uint64_t block_line = 0;
   uint64_t pid = 0;  // META
-  std::string_view time;
+  std::string_view time, host, started;
   int64_t gc_count = -1;
   bool singleton = false;
   uint64_t superclass = 0;
@@ -339,6 +347,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         break;
       case Field::kTime:
         rec_.time = {s, n};
+        break;
+      case Field::kHost:
+        rec_.host = {s, n};
+        break;
+      case Field::kStarted:
+        rec_.started = {s, n};
         break;
       case Field::kValue:
         rec_.value = {s, n};
@@ -538,6 +552,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         return "pid";
       case Field::kTime:
         return "time";
+      case Field::kHost:
+        return "host";
+      case Field::kStarted:
+        return "started";
       case Field::kGcCount:
         return "gc_count";
       case Field::kId:
@@ -650,7 +668,8 @@ bool RecordHandler::commit() {
     ++out_.shapes;
   } else if (t == "META") {
     if (rec_.format == "memprof") out_.memprof_meta = true;
-    out_.origin = DumpOrigin{rec_.pid, std::string(rec_.time), rec_.gc_count};
+    out_.origin = DumpOrigin{rec_.pid, std::string(rec_.time), rec_.gc_count,
+                             std::string(rec_.host), std::string(rec_.started)};
   } else if (t == "END") {
     out_.end_records = rec_.records;
   } else if (t == "FRAME" || t == "STACK") {

@@ -1,49 +1,50 @@
-// Multi-row INSERTs of integer rows: many rows per statement execution, fewer trips through
-// SQLite's VDBE than one row at a time.
+// A table's rows into SQLite: rows of integers many per statement execution (fewer trips
+// through SQLite's virtual machine than one at a time), rows with text or a blob one by one.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "store/sqlite_db.h"
+#include "store/table_rows.h"
 
 namespace heapq::store {
 
-class BulkInsert {
+class BulkInsert final : public TableRows {
  public:
   // columns: the number of values per row of `table`.
-  static Result<BulkInsert> prepare(Database& db, const std::string& table, int columns);
+  static Result<std::unique_ptr<BulkInsert>> prepare(Database& db, std::string_view table,
+                                                     int columns);
 
-  // Appends one value of the current row (nullopt: NULL); a row is complete after `columns`
-  // values. Every int64_t is a value: an address or memsize of 2^63 is one, not a marker.
-  void add(int64_t v) {
-    values_.push_back(v);
-    nulls_.push_back(false);
-  }
-  void add(std::optional<int64_t> v) {
-    values_.push_back(v.value_or(0));
-    nulls_.push_back(!v);
-  }
-  // Writes the buffered rows once a statement's worth is complete.
-  Status maybe_flush() { return values_.size() >= batch_values() ? flush_batches() : Status(Ok{}); }
-  // Writes every complete buffered row.
-  Status finish();
+  void add(int64_t v) override { row_.push_back({Cell::kInt, v, {}}); }
+  void add_null() override { row_.push_back({Cell::kNull, 0, {}}); }
+  void add_text(std::string_view s) override { row_.push_back({Cell::kText, 0, s}); }
+  void add_blob(std::string_view bytes) override { row_.push_back({Cell::kBlob, 0, bytes}); }
+  Status end_row() override;
+  Status finish() override;
 
  private:
+  struct Cell {
+    enum Kind : uint8_t { kInt, kNull, kText, kBlob } kind;
+    int64_t value;
+    std::string_view bytes;
+  };
   BulkInsert(Database& db, int columns, int rows) : db_(&db), columns_(columns), rows_(rows) {}
   size_t batch_values() const { return static_cast<size_t>(columns_) * rows_; }
-  static std::string statement_text(const std::string& table, int columns, int rows);
+  static std::string statement_text(std::string_view table, int columns, int rows);
+  Status step(Statement& stmt);
   Status write(Statement& stmt, size_t first, int rows);
   Status flush_batches();
+  Status flush_rows();
 
   Database* db_;
   int columns_;
   int rows_;  // per execution of many_
   Statement many_, one_;
-  std::vector<int64_t> values_;
-  std::vector<bool> nulls_;  // parallel to values_
+  std::vector<Cell> row_;        // the row being added
+  std::vector<int64_t> values_;  // rows of integers waiting for a batch
+  std::vector<bool> nulls_;      // parallel to values_
 };
 
 }  // namespace heapq::store

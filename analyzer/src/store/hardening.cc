@@ -32,7 +32,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "store/schema.h"
+#include "store/dialect.h"
 
 namespace heapq::store {
 
@@ -137,8 +137,9 @@ Status harden(Database& db, Access access) {
 const std::vector<std::pair<std::string, std::string>>& own_schema() {
   static const auto objects = [] {
     auto db = Database::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    Status s = db ? db->exec(std::string(kSchemaTables)) : Status(db.error());
-    if (s) s = db->exec(std::string(kSchemaAfterRows));
+    Status s =
+        db ? db->exec(schema_sql(Dialect::kSqlite, SchemaPart::kTables)) : Status(db.error());
+    if (s) s = db->exec(schema_sql(Dialect::kSqlite, SchemaPart::kAfterRows));
     if (!s) throw std::logic_error("schemas/store.sql: " + s.error().message);
     auto st = db->prepare("SELECT type, name FROM sqlite_schema");
     if (!st) throw std::logic_error(st.error().message);

@@ -31,6 +31,11 @@ class Statement {
     sqlite3_bind_text(stmt_, i, s.data() ? s.data() : "", static_cast<int>(s.size()),
                       SQLITE_STATIC);
   }
+  // An empty view binds a blob of no bytes.
+  void bind_blob(int i, std::string_view bytes) {
+    sqlite3_bind_blob(stmt_, i, bytes.data() ? bytes.data() : "", static_cast<int>(bytes.size()),
+                      SQLITE_STATIC);
+  }
   // Binds v, or NULL when v is `none`.
   void bind_or_null(int i, int64_t v, int64_t none) { v == none ? bind_null(i) : bind(i, v); }
 

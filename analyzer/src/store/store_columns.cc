@@ -20,16 +20,17 @@ constexpr size_t kChunkBytes = 64 << 20;  // well under SQLite's 1 GB limit on a
 constexpr bool kLittleEndian = std::endian::native == std::endian::little;
 
 template <typename T>
-Status write_column(Statement& st, int64_t dump, const char* name, const std::vector<T>& v) {
+Status write_column(store::TableRows& rows, int64_t dump, const char* name,
+                    const std::vector<T>& v) {
   const size_t bytes = v.size() * sizeof(T);
   const char* data = reinterpret_cast<const char*>(v.data());
   for (size_t at = 0, chunk = 0; at < bytes || chunk == 0; at += kChunkBytes, ++chunk) {
     const size_t n = std::min(kChunkBytes, bytes - at);
-    st.bind(1, dump);
-    st.bind_text(2, name);
-    st.bind(3, static_cast<int64_t>(chunk));
-    sqlite3_bind_blob(st.get(), 4, n ? data + at : "", static_cast<int>(n), SQLITE_STATIC);
-    if (Status s = st.run(); !s) return s;
+    rows.add(dump);
+    rows.add_text(name);
+    rows.add(static_cast<int64_t>(chunk));
+    rows.add_blob(std::string_view(n ? data + at : "", n));
+    if (Status s = rows.end_row(); !s) return s;
   }
   return Ok{};
 }
@@ -43,49 +44,49 @@ std::vector<T> per_object(const HeapGraph& g, Fn fn) {
 
 }  // namespace
 
-Status store::write_graph_columns(Database& db, int64_t dump, const HeapGraph& g) {
+Status store::write_graph_columns(RowTarget& to, int64_t dump, const HeapGraph& g) {
   if (!kLittleEndian) return Ok{};  // the reader falls back to the rows
-  auto st = db.prepare("INSERT INTO graph_columns VALUES (?, ?, ?, ?)");
+  auto st = to.rows("graph_columns", 4);
   if (!st) return st.error();
   const size_t n = g.object_count();
-  Status s = write_column(*st, dump, "address",
+  Status s = write_column(**st, dump, "address",
                           per_object<uint64_t>(g, [&](ObjectId o) { return g.address(o); }));
   if (s)
-    s = write_column(*st, dump, "type",
+    s = write_column(**st, dump, "type",
                      per_object<uint8_t>(g, [&](ObjectId o) { return uint8_t(g.type(o)); }));
   if (s)
-    s = write_column(*st, dump, "class",
+    s = write_column(**st, dump, "class",
                      per_object<uint32_t>(g, [&](ObjectId o) { return g.class_of(o).value(); }));
   if (s)
-    s = write_column(*st, dump, "memsize",
+    s = write_column(**st, dump, "memsize",
                      per_object<uint64_t>(g, [&](ObjectId o) { return g.memsize(o); }));
   if (s)
-    s = write_column(*st, dump, "site",
+    s = write_column(**st, dump, "site",
                      per_object<uint32_t>(g, [&](ObjectId o) { return g.site(o).value(); }));
   if (s)
-    s = write_column(*st, dump, "generation",
+    s = write_column(**st, dump, "generation",
                      per_object<uint32_t>(g, [&](ObjectId o) { return g.generation(o); }));
   // The objects' part of the CSR; the roots' edges come from the roots table.
   std::vector<uint32_t> begin(g.edge_begin().begin(), g.edge_begin().begin() + n + 1);
   const uint32_t edges = begin.back();
-  if (s) s = write_column(*st, dump, "edge_begin", begin);
+  if (s) s = write_column(**st, dump, "edge_begin", begin);
   if (s)
     s = write_column(
-        *st, dump, "edge_target",
+        **st, dump, "edge_target",
         std::vector<uint32_t>(g.edge_targets().begin(), g.edge_targets().begin() + edges));
   if (s && g.has_reference_names()) {
     std::vector<uint32_t> names(edges);
     for (uint32_t o = 0, e = 0; o < n; ++o)
       for (size_t i = 0; i < g.references(ObjectId(o)).size(); ++i)
         names[e++] = g.reference_name(ObjectId(o), i).value();
-    s = write_column(*st, dump, "edge_name", names);
+    s = write_column(**st, dump, "edge_name", names);
   }
-  return s ? s : db.error(s.error().message);
+  return s ? (*st)->finish() : s;
 }
 
-Status store::write_class_edges(Database& db, int64_t dump, const HeapGraph& g) {
-  if (!kLittleEndian) return db.error("class_edges needs a little-endian machine");
-  auto st = db.prepare("INSERT INTO class_edges VALUES (?, ?, ?, ?)");
+Status store::write_class_edges(RowTarget& to, int64_t dump, const HeapGraph& g) {
+  if (!kLittleEndian) return io_error("class_edges needs a little-endian machine");
+  auto st = to.rows("class_edges", 4);
   if (!st) return st.error();
   std::vector<uint32_t> targets(g.object_count(), UINT32_MAX);
   for (uint32_t o = 0; o < targets.size(); ++o)
@@ -93,8 +94,8 @@ Status store::write_class_edges(Database& db, int64_t dump, const HeapGraph& g) 
       IdRange<ObjectId> refs = g.references(ObjectId(o));
       targets[o] = refs[refs.size() - 1].value();
     }
-  Status s = write_column(*st, dump, "target", targets);
-  return s ? s : db.error(s.error().message);
+  Status s = write_column(**st, dump, "target", targets);
+  return s ? (*st)->finish() : s;
 }
 
 namespace {

@@ -5,14 +5,14 @@
 #include <cstdint>
 
 #include "heapq/heap_graph.h"
-#include "store/sqlite_db.h"
+#include "store/table_rows.h"
 
 namespace heapq::store {
 
-Status write_graph_columns(Database& db, int64_t dump, const HeapGraph& graph);
+Status write_graph_columns(RowTarget& to, int64_t dump, const HeapGraph& graph);
 
 // The class edges heapq added to an ObjectSpace dump's references (class_edges), which the
 // refs rows leave out.
-Status write_class_edges(Database& db, int64_t dump, const HeapGraph& graph);
+Status write_class_edges(RowTarget& to, int64_t dump, const HeapGraph& graph);
 
 }  // namespace heapq::store

@@ -32,7 +32,7 @@ Result<Database> open_store(const std::string& path) {
 
 // PRAGMA application_id and user_version in schemas/store.sql.
 constexpr int64_t kApplicationId = 1751474545;
-constexpr int64_t kSchemaVersion = 3;
+constexpr int64_t kSchemaVersion = 4;
 
 StringId string_or_none(const Statement& s, int col) {
   return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));

@@ -1,0 +1,26 @@
+// The rows one dump makes in a store, in either backend: strings, classes, sites, objects with
+// their analyses, references, roots, the load's report and the dump's tags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "heapq/heap_graph.h"
+#include "heapq/load.h"
+#include "heapq/store.h"
+#include "store/table_rows.h"
+
+namespace heapq::store {
+
+// Writes the dump's rows under id `dump`, table by table; runs the analyses (dominators,
+// distances) on another thread meanwhile. The dumps row comes last.
+Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source,
+                       const HeapGraph& graph, const LoadReport& report, const DumpTags& tags);
+
+// The rows of the types table (object types as the dump spells them).
+Status write_types(RowTarget& to);
+
+// The labels as a JSON object ({"deploy":"abc123"}); empty without any.
+std::string labels_json(const DumpTags& tags);
+
+}  // namespace heapq::store
