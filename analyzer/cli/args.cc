@@ -51,15 +51,21 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args,
                            ")");
       value = args[++i];
     }
+    if (spec->repeated) out.repeated_[name].push_back(value);
     // A value given twice is a mistake to point out, not to settle by taking the last one.
     auto [it, added] = out.values_.try_emplace(name, value);
-    if (!added && !spec->value_name.empty()) {
+    if (!added && !spec->value_name.empty() && !spec->repeated) {
       const std::string dashes = name.size() == 1 ? "-" : "--";
       return usage_error("option " + dashes + name + " is given twice (\"" + it->second +
                          "\" and \"" + value + "\"): give it once");
     }
   }
   return out;
+}
+
+std::vector<std::string> ParsedArgs::get_all(std::string_view name) const {
+  auto it = repeated_.find(std::string(name));
+  return it == repeated_.end() ? std::vector<std::string>() : it->second;
 }
 
 Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback) {

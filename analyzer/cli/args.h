@@ -23,6 +23,7 @@ struct OptionSpec {
   std::string_view value_name;  // "N"; empty for a flag
   std::string_view help;
   std::string_view fallback = {};  // the value when absent; empty: none
+  bool repeated = false;           // may be given several times (ParsedArgs::get_all)
 };
 
 class ParsedArgs {
@@ -31,10 +32,13 @@ class ParsedArgs {
   // The value given, else the option's default (OptionSpec::fallback), else "".
   std::string get(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // Every value of an option given several times (OptionSpec::repeated), in order.
+  std::vector<std::string> get_all(std::string_view name) const;
 
  private:
   friend Result<ParsedArgs> parse_args(std::span<const std::string>, std::span<const OptionSpec>);
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> repeated_;
   std::vector<OptionSpec> specs_;
   std::vector<std::string> positional_;
 };

@@ -19,7 +19,28 @@ constexpr OptionSpec kOptions[] = {
     {"o", "STORE", "same as --output"},
     {"force", "", "replace an existing store"},
     {"append", "", "add the dumps to an existing store (numbered after its dumps)"},
+    {"to", "URL", "load into a PostgreSQL server: postgresql://[USER@]HOST[:PORT]/DATABASE"},
+    {"app", "NAME", "the application the dumps are of (recorded with each dump)"},
+    {"label",
+     "KEY=VALUE",
+     "a label recorded with each dump (deploy=abc123); may be repeated",
+     {},
+     true},
+    {"host", "NAME", "the machine the dumps are of (default: what the dump says, else none)"},
 };
+
+Result<DumpTags> tags_of(const ParsedArgs& args) {
+  DumpTags tags;
+  tags.app = args.get("app");
+  tags.host = args.get("host");
+  for (const std::string& label : args.get_all("label")) {
+    const size_t eq = label.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return usage_error("--label takes KEY=VALUE, not \"" + label + "\"");
+    tags.labels.emplace_back(label.substr(0, eq), label.substr(eq + 1));
+  }
+  return tags;
+}
 
 // The temporary file of the store being written, for the signal handler (which may only make
 // async-signal-safe calls, so the path is a plain char array, set while the signals wait).
@@ -72,6 +93,13 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
     return usage_error("load takes one or more DUMPs (see heapq load --help)");
   StoreLoadOptions options;
   HEAPQ_ASSIGN_OR_RETURN(options.output, get_output_path(args, "store"));
+  if (args.has("to")) {
+    if (!options.output.empty()) return usage_error("give the store once: -o FILE or --to URL");
+    options.output = args.get("to");
+    if (!is_server_url(options.output))
+      return usage_error("--to takes a server's URL (postgresql://...); -o names a store file");
+  }
+  HEAPQ_ASSIGN_OR_RETURN(options.tags, tags_of(args));
   options.force = args.has("force");
   options.append = args.has("append");
   const bool status_line = !global.quiet && isatty(STDERR_FILENO);
@@ -100,7 +128,8 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 const Command kLoadCommand = {
     "load",
     "save dumps in a SQLite store: parsed once, reopened at once, queried with heapq sql",
-    "heapq load [-o STORE] [--force | --append] DUMP...",
+    "heapq load [-o STORE] [--force | --append] [--app NAME] [--label KEY=VALUE]... DUMP...\n"
+    "heapq load --to postgresql://... [--app NAME] [--label KEY=VALUE]... DUMP...",
     "Parses each DUMP (a dump file, gzip or not, or - for stdin) and writes it into a SQLite\n"
     "store with its analyses: immediate dominator, retained bytes and count, and distance from\n"
     "the GC roots of every object (schema: schemas/store.sql). Several dumps of one process go\n"
@@ -112,7 +141,16 @@ const Command kLoadCommand = {
     "The store is written to a temporary file in the same directory and renamed when complete:\n"
     "an interrupted load leaves nothing under the store's name (the next load removes its\n"
     "temporary file). An existing store, also one that appears while the load runs, is replaced\n"
-    "only with --force, which replaces nothing but a store, and never one of the load's inputs.\n",
+    "only with --force, which replaces nothing but a store, and never one of the load's inputs.\n\n"
+    "--to URL loads into a PostgreSQL server instead, where the dumps of many processes and\n"
+    "hosts go into one store, numbered by the server; many loads may run at once. Each dump is\n"
+    "one transaction: visible once complete, gone if the load fails or is killed. URL is libpq's\n"
+    "(postgresql://USER@HOST/DB?sslmode=require); libpq's PG* variables fill in what it leaves\n"
+    "out (PGPASSWORD, or ~/.pgpass, for a password); a password is never printed. The first load\n"
+    "makes the store's tables in the schema heapq of that database. Every command then reads a\n"
+    "dump of it as URL#N (heapq stats postgresql://db.example/heapq#42), or URL for the last.\n"
+    "--app, --label and --host tag each dump (dumps.app, labels, host): heapq fleet groups by\n"
+    "them.\n",
     kOptions,
     run_answer<answer>,
 };

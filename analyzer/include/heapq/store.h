@@ -78,6 +78,33 @@ class StoreWriter {
   std::unique_ptr<Impl> impl_;
 };
 
+// Whether INPUT names a PostgreSQL server ("postgresql://..." or "postgres://..."), not a file.
+bool is_server_url(std::string_view input);
+
+// Writes dumps into the store on a PostgreSQL server, which many loads (of many hosts) write
+// at once. Each dump is one transaction: its rows go by COPY into tables of their own, indexed
+// and attached as partitions of the store's tables before it commits; nothing of it is visible
+// before, and nothing stays of a load that fails or is killed. Makes the schema on first use.
+class ServerWriter {
+ public:
+  // Fails with exit status 3 when the server cannot be reached, 2 when its store is of another
+  // schema version.
+  static Result<ServerWriter> connect(const std::string& url);
+  ServerWriter(ServerWriter&&) noexcept;
+  ServerWriter& operator=(ServerWriter&&) noexcept;
+  ~ServerWriter();
+
+  // The URL without its password.
+  const std::string& name() const;
+  Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
+                      const DumpTags& tags = {});
+
+ private:
+  class Impl;
+  explicit ServerWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 // The dumps of a store, in id order.
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
 

@@ -9,8 +9,10 @@ std::string json(const LoadAnswer& a) {
   w.StartObject();
   json_key(w, "store");
   json_string(w, a.store);
-  json_key(w, "bytes");
-  w.Uint64(a.bytes);
+  if (!a.server) {
+    json_key(w, "bytes");
+    w.Uint64(a.bytes);
+  }
   json_key(w, "dumps");
   w.StartArray();
   for (const LoadAnswer::Dump& d : a.dumps) {

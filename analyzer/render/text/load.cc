@@ -35,7 +35,8 @@ std::string text(const LoadAnswer& a, const TextOptions& options) {
                          counted(d.references, "reference", "references"),
                      options.width) +
            "\n";
-  return finish_text(out + a.store + ": " + format_bytes(a.bytes) + "\n", options.width);
+  if (!a.server) out += a.store + ": " + format_bytes(a.bytes) + "\n";
+  return finish_text(out, options.width);
 }
 
 }  // namespace heapq::render

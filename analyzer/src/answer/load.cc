@@ -31,12 +31,33 @@ Result<std::string> store_path(const std::vector<std::string>& dumps,
   return out;
 }
 
+// Each dump in a transaction of its own: what was added before a failure stays.
+Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
+                                  const StoreLoadOptions& options, const InputOptions& inputs,
+                                  const StoreLoadHooks& hooks) {
+  if (options.force) return usage_error("--force replaces a store file; a server only adds dumps");
+  HEAPQ_ASSIGN_OR_RETURN(ServerWriter writer, ServerWriter::connect(options.output));
+  LoadAnswer a;
+  a.store = writer.name();
+  a.server = true;
+  for (const std::string& path : dumps) {
+    HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+    if (hooks.writing) hooks.writing(a.store, true);
+    auto id = writer.add(dump.path, dump.graph, dump.report, options.tags);
+    if (hooks.writing) hooks.writing(a.store, false);
+    if (!id) return id.error();
+    a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
+  }
+  return a;
+}
+
 }  // namespace
 
 Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
                                const StoreLoadOptions& options, const InputOptions& inputs,
                                const StoreLoadHooks& hooks) {
   if (dumps.empty()) return usage_error("load takes one or more DUMPs (see heapq load --help)");
+  if (is_server_url(options.output)) return load_to_server(dumps, options, inputs, hooks);
   HEAPQ_ASSIGN_OR_RETURN(const std::string out, store_path(dumps, options));
   // A load that was killed leaves its temporary file: the next load of the store removes it.
   for (const std::string& stale : StoreWriter::stale_temp_paths(out)) {
@@ -53,7 +74,7 @@ Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
   for (const std::string& path : dumps) {
     HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
     if (hooks.writing) hooks.writing(out, true);
-    auto id = writer.add(dump.path, dump.graph, dump.report);
+    auto id = writer.add(dump.path, dump.graph, dump.report, options.tags);
     if (hooks.writing) hooks.writing(out, false);
     if (!id) return id.error();
     a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});

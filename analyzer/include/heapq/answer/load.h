@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "heapq/inputs.h"
+#include "heapq/store.h"
 
 namespace heapq {
 
 struct LoadAnswer {
-  std::string store;
-  uint64_t bytes = 0;  // the store's size once written
+  std::string store;    // a file, or a server's URL without its password
+  bool server = false;  // a PostgreSQL server
+  uint64_t bytes = 0;   // the file's size once written (0 for a server)
   struct Dump {
     int64_t id = 0;    // its number in the store (STORE#id)
     std::string path;  // as given
@@ -22,9 +24,10 @@ struct LoadAnswer {
 };
 
 struct StoreLoadOptions {
-  std::string output;   // empty: the first dump's name + .db
+  std::string output;   // empty: the first dump's name + .db; a postgresql:// URL: a server
   bool force = false;   // replace an existing store
   bool append = false;  // add to an existing store
+  DumpTags tags;        // host, app and labels recorded with each dump
 };
 
 // What the command line does around a load: its messages, its signal handler.

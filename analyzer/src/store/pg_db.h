@@ -1,0 +1,114 @@
+// A thin layer over libpq: a connection to a PostgreSQL server holding heapq's store, queries
+// with binary results, rows read one at a time, COPY in binary format; errors as values that
+// never show a password.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heapq/result.h"
+#include "store/table_rows.h"
+
+namespace heapq::store {
+
+// The URL with its password (user:PASSWORD@, password=PASSWORD) replaced by "***".
+std::string redact_url(std::string_view url);
+
+struct PgResultFree {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, PgResultFree>;
+
+// A value of a binary-format result: an integer of any width, or the bytes of text or bytea.
+int64_t pg_int(const PGresult* r, int row, int col);
+std::string_view pg_bytes(const PGresult* r, int row, int col);
+
+class PgConnection {
+ public:
+  PgConnection() = default;
+  PgConnection(PgConnection&&) noexcept = default;
+  PgConnection& operator=(PgConnection&&) noexcept = default;
+
+  // Connects (exit status 3 when the server cannot be reached) and works in the schema heapq.
+  static Result<PgConnection> connect(const std::string& url);
+
+  PGconn* get() const { return conn_.get(); }
+  // The URL without its password, for messages.
+  const std::string& name() const { return name_; }
+
+  // Runs statements that return no rows we need (one or several, no parameters).
+  Status exec(const std::string& sql);
+  // One statement with text parameters ($1, $2, ...; nullopt: NULL) and binary results.
+  Result<PgResult> query(std::string_view sql,
+                         const std::vector<std::optional<std::string>>& params = {});
+
+  // "URL: the server's message": exit status 3 when the connection is gone, 2 otherwise.
+  Error error(std::string_view what = {}) const;
+  Error error_of(const PGresult* r) const;
+
+ private:
+  struct Close {
+    void operator()(PGconn* c) const { PQfinish(c); }
+  };
+  std::unique_ptr<PGconn, Close> conn_;
+  std::string name_;
+};
+
+// A query's rows one at a time (libpq's single-row mode): a result of any size is never held
+// whole. At most one cursor per connection is open at a time.
+class PgCursor {
+ public:
+  static Result<PgCursor> open(PgConnection& db, std::string_view sql,
+                               const std::vector<std::optional<std::string>>& params);
+  PgCursor(PgCursor&& o) noexcept : db_(o.db_), row_(std::move(o.row_)), done_(o.done_) {
+    o.done_ = true;
+  }
+  ~PgCursor();
+
+  // The next row; false after the last.
+  Result<bool> next();
+  const PGresult* row() const { return row_.get(); }
+
+ private:
+  explicit PgCursor(PgConnection& db) : db_(&db) {}
+  PgConnection* db_;
+  PgResult row_;
+  bool done_ = false;
+};
+
+// A table's rows through COPY ... FROM STDIN (FORMAT binary): every column of the table, in
+// order; integers as BIGINT. A NUL character, which PostgreSQL's text cannot hold, is written
+// as U+2400 (SYMBOL FOR NULL).
+class PgCopy final : public TableRows {
+ public:
+  static Result<std::unique_ptr<PgCopy>> begin(PgConnection& db, const std::string& table,
+                                               int columns);
+  ~PgCopy() override;
+  void add(int64_t v) override;
+  void add_null() override;
+  void add_text(std::string_view s) override;
+  void add_blob(std::string_view bytes) override;
+  Status end_row() override;
+  Status finish() override;
+
+ private:
+  PgCopy(PgConnection& db, int columns) : db_(&db), columns_(columns) {}
+  void field_length(int32_t n);
+  Status put(std::string_view bytes);
+  Status flush();
+
+  PgConnection* db_;
+  int columns_;
+  int in_row_ = 0;
+  bool open_ = true;
+  Status pending_ = Ok{};  // the first failure of a write that could not return it
+  std::string buffer_;
+};
+
+}  // namespace heapq::store
