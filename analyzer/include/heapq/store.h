@@ -80,6 +80,11 @@ class StoreWriter {
 
 // Whether INPUT names a PostgreSQL server ("postgresql://..." or "postgres://..."), not a file.
 bool is_server_url(std::string_view input);
+// The URL with its password (user:PASSWORD@, password=PASSWORD) replaced by "***": what
+// messages and answers show of a server.
+std::string redact_url(std::string_view url);
+// A store to read: a server's URL, or a file that starts with SQLite's header.
+bool is_store(const StoreRef& ref);
 
 // Writes dumps into the store on a PostgreSQL server, which many loads (of many hosts) write
 // at once. Each dump is one transaction: its rows go by COPY into tables of their own, indexed
@@ -131,6 +136,10 @@ class SqlSink {
 // would change the store is refused (exit status 1) before it runs. SQL errors carry SQLite's
 // message (exit status 2).
 Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSink& sink);
+
+// The same on a server (run_sql calls it for a postgresql:// URL). Read-only, it runs one
+// statement in a read-only transaction; with `write`, any statements in one transaction.
+Status run_server_sql(const std::string& url, std::string_view sql, bool write, SqlSink& sink);
 
 // The same, collecting the rows of the last statement that returns rows.
 struct SqlRows {

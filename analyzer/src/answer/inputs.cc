@@ -33,11 +33,12 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
 // load time. PATH may end in #N to pick a dump other than the last.
 Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
   LoadedDump dump;
-  dump.path = path;
+  const bool server = is_server_url(ref.file);
+  dump.path = server ? redact_url(path) : path;
   StoredDump which;
   auto graph = read_store(ref.file, ref.dump, dump.report, &which, references);
   if (!graph) return graph.error();
-  dump.name = ref.file + "#" + std::to_string(which.id);
+  dump.name = (server ? redact_url(ref.file) : ref.file) + "#" + std::to_string(which.id);
   dump.graph = std::move(*graph);
   return dump;
 }
@@ -84,7 +85,7 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
 Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths) {
   if (paths.size() != 1 || paths[0] == "-") return paths;
   const StoreRef ref = parse_store_ref(paths[0]);
-  if (ref.dump != 0 || !is_sqlite_file(ref.file)) return paths;
+  if (ref.dump != 0 || !is_store(ref)) return paths;
   auto stored = list_stored_dumps(ref.file);
   if (!stored) return stored.error();
   std::vector<std::string> out;
@@ -165,7 +166,7 @@ namespace {
 // The META record a dump file opens with (memprof's: pid, time), read before the dump is: none
 // for stdin, a store, or a file that does not open with one.
 std::optional<DumpOrigin> peek_origin(const std::string& path) {
-  if (path == "-" || is_sqlite_file(parse_store_ref(path).file)) return std::nullopt;
+  if (path == "-" || is_store(parse_store_ref(path))) return std::nullopt;
   auto input = open_input(path);
   if (!input) return std::nullopt;
   std::string line;
@@ -339,7 +340,7 @@ Result<std::vector<LoadedDump>> load_process_dumps(const std::vector<std::string
 Result<LoadedDump> load_input(const std::string& path, const InputOptions& options, Needs needs) {
   const bool references = needs == Needs::kGraph;
   // A store is known by SQLite's magic bytes, whatever its name.
-  if (StoreRef ref = parse_store_ref(path); path != "-" && is_sqlite_file(ref.file)) {
+  if (StoreRef ref = parse_store_ref(path); path != "-" && is_store(ref)) {
     if (needs == Needs::kValues)
       return usage_error(path + ": a store keeps no string values; give the dump file itself");
     auto dump = load_store(path, ref, references);

@@ -4,7 +4,10 @@
 
 #include <cstring>
 
-namespace heapq::store {
+#include "heapq/store.h"
+
+namespace heapq {
+namespace store {
 
 namespace {
 
@@ -20,13 +23,17 @@ void append_big_endian(std::string& out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out += static_cast<char>(v >> (8 * i) & 0xff);
 }
 
-// libpq's message, without its trailing newline.
+// libpq's message: its first line (the rest is hints for a terminal: "\tIs the server running
+// locally...?", "LINE 1: ...").
 std::string message_of(std::string_view m) {
+  m = m.substr(0, m.find('\n'));
   while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.remove_suffix(1);
   return std::string(m.empty() ? "unknown error" : m);
 }
 
 }  // namespace
+
+}  // namespace store
 
 std::string redact_url(std::string_view url) {
   std::string out(url);
@@ -50,6 +57,8 @@ std::string redact_url(std::string_view url) {
   }
   return out;
 }
+
+namespace store {
 
 int64_t pg_int(const PGresult* r, int row, int col) {
   const char* p = PQgetvalue(r, row, col);
@@ -92,7 +101,9 @@ Error PgConnection::error(std::string_view what) const {
 Error PgConnection::error_of(const PGresult* r) const {
   if (!r) return error();
   if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) return error();
-  return bad_input(name_ + ": " + message_of(PQresultErrorMessage(r)));
+  // The primary message alone: libpq's whole text spans lines ("LINE 1: ...", a caret).
+  const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+  return bad_input(name_ + ": " + message_of(primary ? primary : PQresultErrorMessage(r)));
 }
 
 Status PgConnection::exec(const std::string& sql) {
@@ -136,12 +147,15 @@ Result<PgCursor> PgCursor::open(PgConnection& db, std::string_view sql,
 
 PgCursor::~PgCursor() {
   if (done_) return;
-  // Abandoned before its end: the rest is cancelled and drained, so the connection is usable.
-  if (PGcancel* cancel = PQgetCancel(db_->get())) {
-    char buf[256];
-    PQcancel(cancel, buf, sizeof buf);
-    PQfreeCancel(cancel);
-  }
+  // Abandoned before its end: what is still coming is cancelled and drained, so that the
+  // connection is usable (a query whose last row was read has nothing more to cancel).
+  PQconsumeInput(db_->get());
+  if (PQisBusy(db_->get()))
+    if (PGcancel* cancel = PQgetCancel(db_->get())) {
+      char buf[256];
+      PQcancel(cancel, buf, sizeof buf);
+      PQfreeCancel(cancel);
+    }
   while (PGresult* r = PQgetResult(db_->get())) PQclear(r);
 }
 
@@ -245,4 +259,5 @@ Status PgCopy::finish() {
   return s;
 }
 
-}  // namespace heapq::store
+}  // namespace store
+}  // namespace heapq

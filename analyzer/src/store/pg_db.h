@@ -17,9 +17,6 @@
 
 namespace heapq::store {
 
-// The URL with its password (user:PASSWORD@, password=PASSWORD) replaced by "***".
-std::string redact_url(std::string_view url);
-
 struct PgResultFree {
   void operator()(PGresult* r) const { PQclear(r); }
 };

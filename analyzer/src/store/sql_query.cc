@@ -106,6 +106,7 @@ class CollectingSink : public SqlSink {
 }  // namespace
 
 Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSink& sink) {
+  if (is_server_url(path)) return run_server_sql(path, sql, write, sink);
   if (struct stat st; ::stat(path.c_str(), &st) != 0)
     return io_error(path + ": cannot open: " + std::strerror(errno));
   if (!is_sqlite_file(path))

@@ -11,9 +11,6 @@
 
 namespace heapq {
 
-using store::Database;
-using store::Statement;
-
 namespace {
 
 constexpr size_t kChunkBytes = 64 << 20;  // well under SQLite's 1 GB limit on a blob
@@ -100,36 +97,16 @@ Status store::write_class_edges(RowTarget& to, int64_t dump, const HeapGraph& g)
 
 namespace {
 
-// Reads one column's chunks into v, straight from SQLite's pages (sqlite3_blob_read: no
-// intermediate copy); false when the column is missing or not a whole number of elements.
+// Reads one column's chunks into v; false when the column is missing or not a whole number of
+// elements.
 template <typename T>
-Result<bool> read_column(Database& db, int64_t dump, const char* name, std::vector<T>& v,
+Result<bool> read_column(store::RowSource& db, int64_t dump, const char* name, std::vector<T>& v,
                          const char* table = "graph_columns") {
-  auto st = db.prepare(std::string("SELECT rowid, length(data) FROM ") + table +
-                       " WHERE dump_id = ? AND name = ? ORDER BY chunk");
-  if (!st) return st.error();
-  st->bind(1, dump);
-  st->bind_text(2, name);
-  std::vector<std::pair<int64_t, int>> chunks;
-  size_t bytes = 0;
-  int rc;
-  while ((rc = st->step()) == SQLITE_ROW) {
-    chunks.emplace_back(st->int64(0), static_cast<int>(st->int64(1)));
-    bytes += static_cast<size_t>(chunks.back().second);
-  }
-  if (rc != SQLITE_DONE) return db.error();
-  if (chunks.empty() || bytes % sizeof(T)) return false;
-  v.resize(bytes / sizeof(T));
-  char* to = reinterpret_cast<char*>(v.data());
-  for (auto [rowid, n] : chunks) {
-    sqlite3_blob* blob = nullptr;
-    rc = sqlite3_blob_open(db.get(), "main", table, "data", rowid, 0, &blob);
-    if (rc == SQLITE_OK) rc = sqlite3_blob_read(blob, to, n, 0);
-    sqlite3_blob_close(blob);
-    if (rc != SQLITE_OK) return db.error();
-    to += n;
-  }
-  return true;
+  return db.read_column(table, dump, name, [&](size_t bytes) -> char* {
+    if (bytes % sizeof(T)) return nullptr;
+    v.resize(bytes / sizeof(T));
+    return reinterpret_cast<char*>(v.data());
+  });
 }
 
 }  // namespace

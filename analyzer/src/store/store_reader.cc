@@ -14,39 +14,28 @@
 #include "heapq/store.h"
 #include "model/address_hash.h"
 #include "store/hardening.h"
+#include "store/pg_db.h"
+#include "store/server_schema.h"
+#include "store/sqlite_db.h"
 
 namespace heapq {
 
 using store::Database;
-using store::Statement;
+using store::RowCursor;
+using store::RowSource;
 
 namespace {
 
-// A connection for heapq's own reads of a store (store/hardening.h).
-Result<Database> open_store(const std::string& path) {
-  auto db = Database::open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-  if (!db) return db.error();
-  if (Status s = store::harden(*db, store::Access::kRead); !s) return s.error();
-  return db;
-}
-
-// PRAGMA application_id and user_version in schemas/store.sql.
+// PRAGMA application_id in schemas/store.sql; its user_version is kStoreSchemaVersion.
 constexpr int64_t kApplicationId = 1751474545;
-constexpr int64_t kSchemaVersion = 4;
 
-StringId string_or_none(const Statement& s, int col) {
+StringId string_or_none(const RowCursor& s, int col) {
   return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));
 }
 
-Result<Statement> select(Database& db, std::string_view sql, int64_t dump) {
-  auto st = db.prepare(sql);
-  if (st) st->bind(1, dump);
-  return st;
-}
-
 // An error for a store whose rows contradict each other (edited with heapq sql --write).
-Error damaged(const Database& db, const std::string& what) {
-  return bad_input(db.path() + ": damaged store: " + what);
+Error damaged(const RowSource& db, const std::string& what) {
+  return bad_input(db.name() + ": damaged store: " + what);
 }
 
 }  // namespace
@@ -77,14 +66,17 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
 }
 
 Status StoreReader::read_report(LoadReport& r) {
-  auto st = select(
-      db_,
+  auto rows = db_.select(
       "SELECT format, lines, objects, roots, shapes, skipped_records, bad_lines, repaired_strings,"
       " dangling_references, dangling_classes, duplicate_addresses, damage, missing_end,"
-      " end_records, edges, named_refs, pid, dumped_at, gc_count FROM dumps WHERE id = ?",
+      " end_records, edges, named_refs, pid, dumped_at, gc_count, host, started_at FROM dumps"
+      " WHERE id = ?",
       dump_);
-  if (!st) return st.error();
-  if (st->step() != SQLITE_ROW) return damaged(db_, "no dump " + std::to_string(dump_));
+  if (!rows) return rows.error();
+  auto found = (*rows)->next();
+  if (!found) return found.error();
+  if (!*found) return damaged(db_, "no dump " + std::to_string(dump_));
+  const RowCursor* st = rows->get();
   r.format = st->text(0) == "memprof" ? DumpFormat::kMemprof : DumpFormat::kObjectSpace;
   uint64_t* counts[] = {&r.lines,
                         &r.objects,
@@ -107,12 +99,13 @@ Status StoreReader::read_report(LoadReport& r) {
   r.origin.pid = st->is_null(16) || st->int64(16) < 0 ? 0 : static_cast<uint64_t>(st->int64(16));
   r.origin.time = std::string(st->text(17));
   r.origin.gc_count = st->is_null(18) || st->int64(18) < 0 ? -1 : st->int64(18);
+  r.origin.host = std::string(st->text(19));
+  r.origin.started = std::string(st->text(20));
+  rows->reset();  // one query at a time on a server's connection
   return each_row(
-      db_,
-      select(db_,
-             "SELECT kind, line, message FROM dump_issues WHERE dump_id = ? ORDER BY kind, seq",
-             dump_),
-      [&](const Statement& row) -> Status {
+      db_.select("SELECT kind, line, message FROM dump_issues WHERE dump_id = ? ORDER BY kind, seq",
+                 dump_),
+      [&](const RowCursor& row) -> Status {
         auto& to = row.text(0) == "bad_line" ? r.first_bad_lines : r.first_repaired_strings;
         to.push_back({static_cast<uint64_t>(row.int64(1)), std::string(row.text(2))});
         return Ok{};
@@ -120,9 +113,8 @@ Status StoreReader::read_report(LoadReport& r) {
 }
 
 Status StoreReader::read_strings() {
-  return each_row(db_,
-                  select(db_, "SELECT id, value FROM strings WHERE dump_id = ? ORDER BY id", dump_),
-                  [&](const Statement& row) -> Status {
+  return each_row(db_.select("SELECT id, value FROM strings WHERE dump_id = ? ORDER BY id", dump_),
+                  [&](const RowCursor& row) -> Status {
                     // Interned in id order, so each string gets its id back.
                     if (g_.strings_.intern(row.text(1)).value() != row.int64(0))
                       return damaged(db_, "strings");
@@ -132,10 +124,9 @@ Status StoreReader::read_strings() {
 
 Status StoreReader::read_classes_and_sites() {
   Status s = each_row(
-      db_,
-      select(db_, "SELECT address, object, name_id FROM classes WHERE dump_id = ? ORDER BY id",
-             dump_),
-      [&](const Statement& row) -> Status {
+      db_.select("SELECT address, object, name_id FROM classes WHERE dump_id = ? ORDER BY id",
+                 dump_),
+      [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(2))) return damaged(db_, "classes.name_id");
         ObjectId object =
             row.is_null(1) ? ObjectId::none() : ObjectId(static_cast<uint32_t>(row.int64(1)));
@@ -147,10 +138,8 @@ Status StoreReader::read_classes_and_sites() {
       });
   if (!s) return s;
   return each_row(
-      db_,
-      select(db_, "SELECT file_id, line, method_id FROM sites WHERE dump_id = ? ORDER BY id",
-             dump_),
-      [&](const Statement& row) -> Status {
+      db_.select("SELECT file_id, line, method_id FROM sites WHERE dump_id = ? ORDER BY id", dump_),
+      [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(0)) || (!row.is_null(2) && !valid_string(row.int64(2))))
           return damaged(db_, "sites");
         // NULL: no line (the model's 0).
@@ -171,10 +160,12 @@ ClassId StoreReader::no_class() {
 }
 
 Status StoreReader::count_objects() {
-  auto st = select(db_, "SELECT max(id) FROM objects WHERE dump_id = ?", dump_);
+  auto st = db_.select("SELECT max(id) FROM objects WHERE dump_id = ?", dump_);
   if (!st) return st.error();
-  if (st->step() != SQLITE_ROW) return db_.error();
-  const int64_t last = st->is_null(0) ? -1 : st->int64(0);
+  auto row = (*st)->next();
+  if (!row) return row.error();
+  if (!*row) return damaged(db_, "objects");
+  const int64_t last = (*st)->is_null(0) ? -1 : (*st)->int64(0);
   if (last < -1 || last >= INT32_MAX) return damaged(db_, "objects.id");
   object_count_ = last + 1;
   return Ok{};
@@ -184,12 +175,10 @@ Status StoreReader::read_objects() {
   const int64_t classes = static_cast<int64_t>(g_.classes_.size()),
                 sites = static_cast<int64_t>(g_.sites_.size());
   return each_row(
-      db_,
-      select(db_,
-             "SELECT id, address, type, class_id, memsize, site_id, generation FROM objects"
-             " WHERE dump_id = ? ORDER BY id",
-             dump_),
-      [&](const Statement& row) -> Status {
+      db_.select("SELECT id, address, type, class_id, memsize, site_id, generation FROM objects"
+                 " WHERE dump_id = ? ORDER BY id",
+                 dump_),
+      [&](const RowCursor& row) -> Status {
         const int64_t type = row.int64(2), cls = row.int64(3);
         const int64_t site = row.is_null(5) ? -1 : row.int64(5);
         if (row.int64(0) != static_cast<int64_t>(g_.address_.size()) || type < 0 ||
@@ -208,7 +197,7 @@ Status StoreReader::read_objects() {
 }
 
 Status StoreReader::read_refs() {
-  auto db = open_store(db_.path());
+  auto db = db_.another();
   if (!db) return db.error();
   const size_t hint = std::min<size_t>(edge_count_, size_t(1) << 26);
   g_.edge_target_.reserve(hint);
@@ -216,11 +205,10 @@ Status StoreReader::read_refs() {
   g_.edge_begin_.push_back(0);
   // edge_begin_ is completed per source object: objects without references have no rows.
   return each_row(
-      *db,
-      select(*db,
-             "SELECT from_id, to_id, name_id FROM refs WHERE dump_id = ? ORDER BY from_id, seq",
-             dump_),
-      [&](const Statement& row) -> Status {
+      (*db)->select(
+          "SELECT from_id, to_id, name_id FROM refs WHERE dump_id = ? ORDER BY from_id, seq",
+          dump_),
+      [&](const RowCursor& row) -> Status {
         const int64_t from = row.int64(0);
         if (from < static_cast<int64_t>(g_.edge_begin_.size()) - 1 || from >= object_count_ ||
             row.int64(1) < 0 || row.int64(1) >= object_count_ ||
@@ -252,9 +240,8 @@ Status StoreReader::check_refs() {
 Status StoreReader::read_roots() {
   const size_t n = g_.address_.size();
   Status s = each_row(
-      db_,
-      select(db_, "SELECT category_id, target FROM roots WHERE dump_id = ? ORDER BY seq", dump_),
-      [&](const Statement& row) -> Status {
+      db_.select("SELECT category_id, target FROM roots WHERE dump_id = ? ORDER BY seq", dump_),
+      [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(0)) || row.int64(1) < 0 ||
             static_cast<uint64_t>(row.int64(1)) >= n)
           return damaged(db_, "roots");
@@ -272,18 +259,18 @@ Status StoreReader::read_roots() {
 Status StoreReader::read_records_and_weak() {
   const int64_t n = static_cast<int64_t>(g_.address_.size());
   g_.weak_holder_.assign(g_.address_.size(), false);
-  Status s = each_row(
-      db_, select(db_, "SELECT object, name_id FROM class_records WHERE dump_id = ?", dump_),
-      [&](const Statement& row) -> Status {
-        if (row.int64(0) < 0 || row.int64(0) >= n || !valid_string(row.int64(1)))
-          return damaged(db_, "class_records");
-        g_.record_names_.emplace(static_cast<uint32_t>(row.int64(0)),
-                                 StringId(static_cast<uint32_t>(row.int64(1))));
-        return Ok{};
-      });
+  Status s =
+      each_row(db_.select("SELECT object, name_id FROM class_records WHERE dump_id = ?", dump_),
+               [&](const RowCursor& row) -> Status {
+                 if (row.int64(0) < 0 || row.int64(0) >= n || !valid_string(row.int64(1)))
+                   return damaged(db_, "class_records");
+                 g_.record_names_.emplace(static_cast<uint32_t>(row.int64(0)),
+                                          StringId(static_cast<uint32_t>(row.int64(1))));
+                 return Ok{};
+               });
   if (!s) return s;
-  return each_row(db_, select(db_, "SELECT object FROM weak_holders WHERE dump_id = ?", dump_),
-                  [&](const Statement& row) -> Status {
+  return each_row(db_.select("SELECT object FROM weak_holders WHERE dump_id = ?", dump_),
+                  [&](const RowCursor& row) -> Status {
                     if (row.int64(0) < 0 || row.int64(0) >= n) return damaged(db_, "weak_holders");
                     g_.weak_holder_[static_cast<size_t>(row.int64(0))] = true;
                     ++g_.weak_holders_;
@@ -304,6 +291,10 @@ StoreRef parse_store_ref(const std::string& path) {
   return {path.substr(0, hash), n == 0 ? -1 : n};  // -1: "#0", refused by read_store
 }
 
+bool is_store(const StoreRef& ref) {
+  return is_server_url(ref.file) || is_sqlite_file(ref.file);
+}
+
 bool is_sqlite_file(const std::string& path) {
   static constexpr char kMagic[16] = "SQLite format 3";  // with its final NUL
   // Only a regular file can be a store. A pipe or a FIFO must not be opened here: what this
@@ -321,19 +312,23 @@ bool is_sqlite_file(const std::string& path) {
   return magic;
 }
 
-Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
-  auto db = open_store(path);
+namespace {
+
+Result<std::vector<StoredDump>> list_file_dumps(const std::string& path) {
+  auto db = Database::open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
   if (!db) return db.error();
+  if (Status s = store::harden(*db, store::Access::kRead); !s) return s.error();
   auto id = db->prepare("PRAGMA application_id");
   if (!id) return id.error();
   if (id->step() != SQLITE_ROW || id->int64(0) != kApplicationId)
     return bad_input(path + ": an SQLite file, but not a heapq store (made by heapq load)");
   auto version = db->prepare("PRAGMA user_version");
   if (!version) return version.error();
-  if (version->step() == SQLITE_ROW && version->int64(0) != kSchemaVersion)
+  if (version->step() == SQLITE_ROW && version->int64(0) != store::kStoreSchemaVersion)
     return bad_input(path + ": not a store of this version of heapq (schema version " +
                      std::to_string(version->int64(0)) + ", expected " +
-                     std::to_string(kSchemaVersion) + "); make it again with heapq load");
+                     std::to_string(store::kStoreSchemaVersion) +
+                     "); make it again with heapq load");
   if (Status s = store::check_schema(*db, false); !s) return s.error();
   auto st = db->prepare("SELECT id, path FROM dumps ORDER BY id");
   if (!st)
@@ -346,25 +341,44 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
   return out;
 }
 
+Result<std::vector<StoredDump>> list_server_dumps(const std::string& url) {
+  auto db = store::PgConnection::connect(url);
+  if (!db) return db.error();
+  if (Status s = store::check_server_schema(*db); !s) return s.error();
+  auto rows = db->query("SELECT id, path FROM dumps ORDER BY id");
+  if (!rows) return rows.error();
+  std::vector<StoredDump> out;
+  for (int i = 0; i < PQntuples(rows->get()); ++i)
+    out.push_back(
+        {store::pg_int(rows->get(), i, 0), std::string(store::pg_bytes(rows->get(), i, 1))});
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
+  return is_server_url(path) ? list_server_dumps(path) : list_file_dumps(path);
+}
+
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
                              StoredDump* which, bool references) {
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
-  if (dumps->empty()) return bad_input(path + ": the store holds no dump");
+  const std::string name = is_server_url(path) ? redact_url(path) : path;
+  if (dumps->empty()) return bad_input(name + ": the store holds no dump");
   if (dump < 0)
-    return usage_error(path + "#0: dumps are numbered from 1 (" + path + " alone reads the last)");
+    return usage_error(name + "#0: dumps are numbered from 1 (" + name + " alone reads the last)");
   const StoredDump* found = dump == 0 ? &dumps->back() : nullptr;
   for (const StoredDump& d : *dumps)
     if (d.id == dump) found = &d;
   if (!found)
-    return bad_input(path + ": no dump #" + std::to_string(dump) +
-                     " in the store (it holds #1 to #" + std::to_string(dumps->back().id) + ")");
+    return bad_input(name + ": no dump #" + std::to_string(dump) + " in the store (it holds #" +
+                     std::to_string(dumps->front().id) + " to #" +
+                     std::to_string(dumps->back().id) + ")");
   if (which) *which = *found;
-  auto db = open_store(path);
+  auto db = store::open_row_source(path);
   if (!db) return db.error();
-  // Pages read through a mapping of the file rather than copied into SQLite's cache.
-  if (Status s = db->exec("PRAGMA mmap_size = 1073741824"); !s) return s.error();
-  return StoreReader(*db, found->id, references).read(report);
+  return StoreReader(**db, found->id, references).read(report);
 }
 
 }  // namespace heapq

@@ -3,14 +3,14 @@
 
 #include "heapq/heap_graph.h"
 #include "heapq/load.h"
-#include "store/sqlite_db.h"
+#include "store/row_source.h"
 
 namespace heapq {
 
 class StoreReader {
  public:
   // Without references, the objects' references are left out (roots are kept).
-  StoreReader(store::Database& db, int64_t dump, bool references = true)
+  StoreReader(store::RowSource& db, int64_t dump, bool references = true)
       : db_(db), dump_(dump), references_(references) {}
 
   Result<HeapGraph> read(LoadReport& report);
@@ -29,25 +29,27 @@ class StoreReader {
   Status check_refs();                            // completes the CSR read from rows and checks it
   Status read_class_edges(bool edges_from_rows);  // store_columns.cc
   Error damaged_store(const std::string& what) const {
-    return bad_input(db_.path() + ": damaged store: " + what);
+    return bad_input(db_.name() + ": damaged store: " + what);
   }
   Status read_roots();
   Status read_records_and_weak();
 
-  // Steps through a query's rows, calling fn(row) for each; SQLite errors become values.
+  // Steps through a query's rows, calling fn(row) for each; errors become values.
   template <typename Fn>
-  Status each_row(store::Database& db, Result<store::Statement> st, Fn fn) {
-    if (!st) return st.error();
-    int rc;
-    while ((rc = st->step()) == SQLITE_ROW)
-      if (Status s = fn(*st); !s) return s;
-    return rc == SQLITE_DONE ? Status(Ok{}) : Status(db.error());
+  static Status each_row(Result<std::unique_ptr<store::RowCursor>> rows, Fn fn) {
+    if (!rows) return rows.error();
+    for (;;) {
+      auto more = (*rows)->next();
+      if (!more) return more.error();
+      if (!*more) return Ok{};
+      if (Status s = fn(**rows); !s) return s;
+    }
   }
   bool valid_string(int64_t v) const {
     return v >= 0 && static_cast<uint64_t>(v) < g_.strings_.size();
   }
 
-  store::Database& db_;
+  store::RowSource& db_;
   const int64_t dump_;
   const bool references_;
   HeapGraph g_;
