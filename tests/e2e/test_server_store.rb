@@ -1,0 +1,210 @@
+# The store on a PostgreSQL server (heapq load --to URL): a cluster of the test's own in a
+# temporary directory (scripts/pg-cluster). Every command answers from the server as from the
+# dump file and the SQLite store; loads run in parallel, a killed one leaves nothing, one
+# whose server goes away says so; heapq sql stays read-only; no password is ever printed.
+require_relative "helper"
+require "fileutils"
+
+PG_DIR = Dir.mktmpdir("heapq-pg")
+PG_URL, pg_err, pg_status = Open3.capture3("sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"),
+                                           "start", PG_DIR)
+unless pg_status.success?
+  warn "SKIPPED: no PostgreSQL cluster could start here (#{pg_err.strip}): " \
+       "the server store's tests did not run"
+  FileUtils.rm_rf(PG_DIR)
+  exit 77  # ctest's SKIP_RETURN_CODE
+end
+PG_URL.strip!
+
+class TestServerStore < Test::Unit::TestCase
+  include E2E
+
+  def self.shutdown
+    Open3.capture3("sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"), "stop", PG_DIR)
+    FileUtils.rm_rf(PG_DIR)
+  end
+
+  # A database of its own on the test cluster.
+  def database(name)
+    out, err, status = Open3.capture3("psql", PG_URL, "-qAtc", "CREATE DATABASE #{name}")
+    assert(status.success?, "createdb: #{out}#{err}")
+    PG_URL.sub("/heapq?", "/#{name}?")
+  end
+
+  def psql(url, sql)
+    out, err, status = Open3.capture3("psql", url, "-qAtc", sql)
+    assert(status.success?, "psql: #{err}")
+    out
+  end
+
+  # Loads dumps into the server; returns their ids.
+  def load(url, *dumps, extra: [])
+    out, err, code = heapq("--format", "json", "load", "--to", url, *extra, *dumps)
+    assert_equal(0, code, err)
+    JSON.parse(out)["dumps"].map { |d| d["id"] }
+  end
+
+  # The JSON of a command (its input where :input stands, else last), the input's name taken out.
+  def answer(input, name, *args)
+    args = args.include?(:input) ? args.map { |a| a == :input ? input : a } : args + [input]
+    JSON.generate(heapq_json(*args)).gsub(name, "INPUT")
+  end
+
+  def test_commands_answer_the_same_from_file_sqlite_and_server
+    url = database("answers")
+    dump = leaky_dump(500)
+    store = File.join(@tmp, "leaky.db")
+    assert_equal(0, heapq("--quiet", "load", "-o", store, dump)[2])
+    id = load(url, dump, extra: %w[--app shop --label deploy=abc123]).first
+    [%w[stats --top 0 --retained], %w[sites --by gem --retained], %w[dominators --top 20],
+     ["retainers", :input, "Catalog::Quote"]].each do |command|
+      on_file = answer(dump, dump, *command)
+      assert_equal(on_file, answer(store, store, *command), command.join(" "))
+      assert_equal(on_file, answer("#{url}##{id}", "#{url}##{id}", *command), command.join(" "))
+    end
+    # URL alone: the last dump.
+    assert_equal(answer(dump, dump, "stats"), answer(url, url, "stats"))
+
+    dumps = three_dumps("memo_cache")
+    ids = load(url, *dumps)
+    on_files = heapq_json("leaks", *dumps)
+    on_server = heapq_json("leaks", *ids.map { |i| "#{url}##{i}" })
+    assert_not_empty(on_files["leaks"])
+    assert_equal(on_files["leaks"], on_server["leaks"])
+    assert_equal(heapq_json("diff", dumps.first, dumps.last)["by_class"],
+                 heapq_json("diff", "#{url}##{ids.first}", "#{url}##{ids.last}")["by_class"])
+
+    row = JSON.parse(heapq("--format", "json", "sql", url,
+                           "SELECT app, labels, format FROM dumps WHERE id = #{id}")[0]).first
+    assert_equal({"app" => "shop", "labels" => '{"deploy":"abc123"}', "format" => "objectspace"}, row)
+  end
+
+  def test_sql_is_read_only_unless_asked
+    url = database("readonly")
+    id = load(url, leaky_dump(50)).first
+    quotes = heapq_json("sql", url, "SELECT count(*) AS n FROM objects_v WHERE dump_id = #{id} " \
+                                    "AND class = 'Catalog::Quote'")
+    assert_equal([{"n" => 50}], quotes)
+    ["DELETE FROM objects", "COMMIT; DELETE FROM objects", "SET TRANSACTION READ WRITE",
+     "SELECT 1; DROP TABLE objects"].each do |sql|
+      _out, err, code = heapq("sql", url, sql)
+      assert_not_equal(0, code, sql)
+      assert_match(/read-only|one statement|transaction/, err, sql)
+    end
+    assert_equal("50", psql(url, "SELECT count(*) FROM heapq.objects_v WHERE class = 'Catalog::Quote'").strip)
+    _out, err, code = heapq("sql", "--write", url, "DELETE FROM dump_issues WHERE dump_id = #{id}")
+    assert_equal(0, code, err)
+  end
+
+  def test_parallel_loads_and_a_killed_one
+    url = database("parallel")
+    dump = leaky_dump(200)
+    objects = heapq_json("stats", dump)["objects"]
+    pids = 8.times.map do |i|
+      Process.spawn(E2E::HEAPQ, "--quiet", "load", "--to", url, "--label", "worker=#{i}", dump,
+                    out: File::NULL, err: File.join(@tmp, "load#{i}.err"))
+    end
+    statuses = pids.map { |pid| Process.wait2(pid)[1] }
+    statuses.each_with_index { |s, i| assert(s.success?, File.read(File.join(@tmp, "load#{i}.err"))) }
+    rows = psql(url, "SELECT id, objects FROM heapq.dumps ORDER BY id").lines.map { |l| l.split("|").map(&:to_i) }
+    assert_equal(8, rows.map(&:first).uniq.size)
+    assert_equal([objects] * 8, rows.map(&:last))
+    assert_equal(8 * objects, psql(url, "SELECT count(*) FROM heapq.objects").to_i)
+
+    # Killed while it copies rows: nothing of it is visible, nothing of it stays.
+    big = leaky_dump(60_000)
+    pid = Process.spawn(E2E::HEAPQ, "--quiet", "load", "--to", url, big, out: File::NULL, err: File::NULL)
+    deadline = Time.now + 60
+    until psql(url, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%'").to_i.positive?
+      flunk("the load never reached its COPY") if Time.now > deadline
+      sleep 0.02
+    end
+    Process.kill(:KILL, pid)
+    Process.wait(pid)
+    deadline = Time.now + 30
+    sleep 0.1 while psql(url, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'heapq'").to_i.positive? &&
+                    Time.now < deadline
+    assert_equal(8, psql(url, "SELECT count(*) FROM heapq.dumps").to_i)
+    assert_equal(8 * objects, psql(url, "SELECT count(*) FROM heapq.objects").to_i)
+    assert_equal(0, psql(url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'heapq' AND " \
+                              "tablename LIKE 'objects_d%' AND tablename NOT IN " \
+                              "(SELECT 'objects_d' || id FROM heapq.dumps)").to_i)
+  end
+
+  def test_a_server_that_goes_away_mid_load
+    url = database("goesaway")
+    big = leaky_dump(60_000)
+    r, w = IO.pipe
+    pid = Process.spawn(E2E::HEAPQ, "--quiet", "load", "--to", url, big, out: File::NULL, err: w)
+    w.close
+    deadline = Time.now + 60
+    until psql(url, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%'").to_i.positive?
+      flunk("the load never reached its COPY") if Time.now > deadline
+      sleep 0.02
+    end
+    psql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'heapq'")
+    _, status = Process.wait2(pid)
+    err = r.read
+    assert_equal(3, status.exitstatus, err)
+    assert_match(/connection to the server is lost|server closed the connection/, err)
+    assert_equal(0, psql(url, "SELECT count(*) FROM heapq.dumps").to_i)
+  end
+
+  def test_passwords_are_never_printed_and_errors_are_clear
+    url = database("secrets")
+    secret = "s3cr3t-pw"
+    with_password = url.sub("heapq@", "heapq:#{secret}@") + "&password=#{secret}"
+    dump = leaky_dump(20)
+    outputs = [heapq("load", "--to", with_password, dump), heapq("stats", "#{with_password}#1"),
+               heapq("stats", "#{with_password}#9"), heapq("sql", with_password, "SELEC"),
+               heapq("stats", with_password.sub(PG_DIR, "#{PG_DIR}/nowhere"))]
+    outputs.each { |out, err, _code| assert_not_match(/#{secret}/, out + err) }
+    assert_match(/\*\*\*/, outputs[0][0])
+    assert_equal(2, outputs[2][2])
+    assert_match(/no dump #9 in the store \(it holds #1 to #1\)/, outputs[2][1])
+    assert_equal(2, outputs[3][2])
+    assert_match(/syntax error/, outputs[3][1])
+    assert_equal(3, outputs[4][2], "an unreachable server is an I/O error")
+    assert_match(/cannot connect to the server/, outputs[4][1])
+
+    psql(url, "UPDATE heapq.store_info SET version = 3")
+    _out, err, code = heapq("stats", url)
+    assert_equal(2, code)
+    assert_match(/schema version 3, expected 4/, err)
+    _out, err, code = heapq("load", "--to", url, dump)
+    assert_equal(2, code)
+    assert_match(/schema version 3, expected 4/, err)
+    _out, err, code = heapq("stats", database("empty"))
+    assert_equal(2, code)
+    assert_match(/no heapq store in this database/, err)
+  end
+
+  def test_hostile_strings_in_every_column
+    url = database("hostile")
+    out, err, status = Open3.capture3(RbConfig.ruby, File.join(SOURCE_DIR, "tests/e2e/hostile_dumps.rb"), @tmp)
+    assert(status.success?, err)
+    dumps = out.lines(chomp: true)
+    ids = load(url, *dumps, extra: ["--app", "a'); DROP TABLE dumps; --", "--label", "k\"=<v>\n\\",
+                                    "--host", "h\tst\e[31m"])
+    assert_equal(3, ids.size)
+    on_files = heapq_json("leaks", *dumps)
+    on_server = heapq_json("leaks", *ids.map { |i| "#{url}##{i}" })
+    assert_equal(on_files["leaks"], on_server["leaks"])
+    row = heapq_json("sql", url, "SELECT app, labels, host FROM dumps WHERE id = #{ids.first}").first
+    assert_equal("a'); DROP TABLE dumps; --", row["app"])
+    assert_equal({"k\"" => "<v>\n\\"}, JSON.parse(row["labels"]))
+    assert_equal("h\tst\e[31m", row["host"])
+
+    # PostgreSQL's text holds no NUL: U+2400 (SYMBOL FOR NULL) stands for it.
+    nul = File.join(@tmp, "nul.json")
+    File.write(nul, <<~JSON)
+      {"type":"ROOT","root":"vm","references":["0x1000"]}
+      {"address":"0x1000","type":"CLASS","class":"0x1000","name":"Bad\\u0000Name","references":["0x1028"]}
+      {"address":"0x1028","type":"OBJECT","class":"0x1000","memsize":40}
+    JSON
+    id = load(url, nul).first
+    classes = heapq_json("stats", "#{url}##{id}")["by_class"].map { |c| c["class"] }
+    assert_include(classes, "Bad\u2400Name")
+    assert_include(heapq_json("stats", nul)["by_class"].map { |c| c["class"] }, "Bad\u0000Name")
+  end
+end
