@@ -4,6 +4,7 @@
 # whose server goes away says so; heapq sql stays read-only; no password is ever printed.
 require_relative "helper"
 require "fileutils"
+require "socket"
 
 PG_DIR = Dir.mktmpdir("heapq-pg")
 PG_URL, pg_err, pg_status = Open3.capture3("sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"),
@@ -77,6 +78,13 @@ class TestServerStore < Test::Unit::TestCase
     row = JSON.parse(heapq("--format", "json", "sql", url,
                            "SELECT app, labels, format FROM dumps WHERE id = #{id}")[0]).first
     assert_equal({"app" => "shop", "labels" => '{"deploy":"abc123"}', "format" => "objectspace"}, row)
+
+    # A memprof dump says which machine and process it is of.
+    id = load(url, leaky_dump(20, memprof: true)).first
+    row = heapq_json("sql", url, "SELECT host, pid, started_at FROM dumps WHERE id = #{id}").first
+    assert_equal(Socket.gethostname, row["host"])
+    assert_operator(row["pid"], :>, 0)
+    assert_match(/\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\z/, row["started_at"])
   end
 
   def test_sql_is_read_only_unless_asked

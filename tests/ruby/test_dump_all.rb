@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 # Memprof.dump_all: record structure, completeness against ObjectSpace, reference names.
+require "socket"
+require "time"
 require_relative "memprof_test_helper"
 
 class TestDumpAll < Test::Unit::TestCase
@@ -20,6 +22,12 @@ class TestDumpAll < Test::Unit::TestCase
     end
   end
 
+  # When this process started, in CLOCK_MONOTONIC's seconds (which count from boot on Linux);
+  # /proc gives it in clock ticks of 1/100 s (USER_HZ).
+  def boot_relative_start
+    File.read("/proc/self/stat").split(")").last.split[19].to_i / 100.0
+  end
+
   def test_meta_first_end_last_and_every_line_valid
     records = dump_heap.records
     meta = records.first
@@ -29,6 +37,12 @@ class TestDumpAll < Test::Unit::TestCase
     assert_equal(RUBY_VERSION, meta["ruby_version"])
     assert_equal(Process.pid, meta["pid"])
     assert_match(/\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\z/, meta["time"])
+    assert_equal(Socket.gethostname, meta["host"])
+    # The process's start, to the second (Linux counts it in clock ticks after boot).
+    started = Time.iso8601(meta["started"])
+    assert_in_delta(Time.now - Process.clock_gettime(Process::CLOCK_MONOTONIC) +
+                    boot_relative_start, started.to_f, 2.0)
+    assert_operator(started, :<=, Time.iso8601(meta["time"]))
     assert_equal(1024, meta["strings"])
     assert_equal({ "type" => "END", "records" => records.size - 1 }, records.last)
     roots = records.take_while.with_index { |r, i| i.zero? || r["type"] == "ROOT" }.drop(1)
