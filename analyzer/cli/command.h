@@ -61,6 +61,7 @@ extern const Command kSqlCommand;
 extern const Command kVizCommand;
 extern const Command kReportCommand;
 extern const Command kStringsCommand;
+extern const Command kFleetCommand;
 
 }  // namespace heapq::cli
 

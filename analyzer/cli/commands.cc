@@ -8,10 +8,10 @@ namespace heapq::cli {
 
 namespace {
 
-const Command* const kCommands[] = {&kStatsCommand,      &kSitesCommand, &kRetainersCommand,
-                                    &kDominatorsCommand, &kLeaksCommand, &kDiffCommand,
-                                    &kStringsCommand,    &kLoadCommand,  &kSqlCommand,
-                                    &kVizCommand,        &kReportCommand};
+const Command* const kCommands[] = {&kStatsCommand,      &kSitesCommand,  &kRetainersCommand,
+                                    &kDominatorsCommand, &kLeaksCommand,  &kDiffCommand,
+                                    &kStringsCommand,    &kLoadCommand,   &kSqlCommand,
+                                    &kVizCommand,        &kReportCommand, &kFleetCommand};
 
 constexpr OptionSpec kGlobalOptions[] = {
     {"format", "FORMAT",

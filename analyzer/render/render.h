@@ -8,6 +8,7 @@
 
 #include "heapq/answer/diff.h"
 #include "heapq/answer/dominators.h"
+#include "heapq/answer/fleet.h"
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/load.h"
 #include "heapq/answer/profile.h"
@@ -43,6 +44,8 @@ std::string text(const DominatorsAnswer& answer, const TextOptions& options);
 std::string json(const DominatorsAnswer& answer);
 std::string text(const StringsAnswer& answer, const TextOptions& options);
 std::string json(const StringsAnswer& answer);
+std::string text(const FleetAnswer& answer, const TextOptions& options);
+std::string json(const FleetAnswer& answer);
 
 // The report: one self-contained HTML page (each suspect's picture laid out by graphviz).
 std::string html(const ReportAnswer& answer);
@@ -55,9 +58,9 @@ Result<std::string> pprof(const ProfileAnswer& answer);
 std::string folded(const ProfileAnswer& answer);
 
 // Any command's answer, for the dispatcher.
-using Answer =
-    std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer, SitesAnswer,
-                 ReportAnswer, DiffAnswer, DominatorsAnswer, ProfileAnswer, StringsAnswer>;
+using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
+                            SitesAnswer, ReportAnswer, DiffAnswer, DominatorsAnswer, ProfileAnswer,
+                            StringsAnswer, FleetAnswer>;
 
 // In the format asked for: text and JSON for every answer but a picture (DOT, SVG), the report
 // (HTML, whatever the format) and a profile (pprof, else folded stacks).

@@ -87,6 +87,32 @@ class TestServerStore < Test::Unit::TestCase
     assert_match(/\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\z/, row["started_at"])
   end
 
+  def test_fleet_names_what_grows_in_every_process
+    url = database("fleet")
+    2.times { load(url, *three_dumps("memo_cache", memprof: true), extra: %w[--app memo]) }
+    load(url, leaky_dump(50), extra: %w[--app other])
+    fleet = heapq_json("fleet", "--app", "memo", url)
+    assert_equal([6, 2, 1, 0], fleet.values_at("dumps", "processes", "hosts", "unattributed_dumps"))
+    assert_not_empty(fleet["growing"])
+    # The leak's line grows in both processes (fleet ranks groups by processes and bytes an
+    # hour; which object holds them is heapq leaks' answer).
+    line, klass = sample_marks("memo_cache").first
+    leak = fleet["growing"].find { |g| g["class"] == klass && g["site"]["line"] == line }
+    assert_not_nil(leak, "the leak among #{fleet['growing'].map { |g| g.values_at('class', 'site') }}")
+    assert_equal([2, 2], leak.values_at("processes", "processes_holding"))
+    assert_equal([Socket.gethostname], leak["hosts"])
+    assert_equal(2, leak["worst"].size)
+    assert(fleet["growing"].all? { |g| g["processes"] == 2 }, "both processes run the same code")
+    assert_equal(2, fleet["processes_over_time"].size)
+    fleet["processes_over_time"].each { |p| assert_equal(3, p["heap"].size) }
+    # The other app's ObjectSpace dump says no process.
+    assert_equal(1, heapq_json("fleet", "--app", "other", url)["unattributed_dumps"])
+    text, err, code = heapq("--width", "0", "fleet", "--app", "memo", url)
+    assert_equal(0, code, err)
+    assert_match(/2 processes on 1 host, 6 dumps of app memo/, text)
+    assert_match(/grows in 2 of 2 processes/, text)
+  end
+
   def test_sql_is_read_only_unless_asked
     url = database("readonly")
     id = load(url, leaky_dump(50)).first

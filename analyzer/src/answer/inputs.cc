@@ -93,10 +93,6 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
   return out;
 }
 
-namespace {
-
-// Seconds since 1970 of an ISO 8601 time with a UTC offset as memprof writes it
-// ("2026-11-24T10:00:00+00:00"; a fraction of a second is ignored, "Z" is UTC).
 std::optional<int64_t> epoch_seconds(std::string_view t) {
   auto field = [&](size_t at, size_t digits) -> std::optional<int> {
     int v = 0;
@@ -126,8 +122,6 @@ std::optional<int64_t> epoch_seconds(std::string_view t) {
   const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
   return days * 86400 + *h * 3600 + *mi * 60 + *sec - offset;
 }
-
-}  // namespace
 
 Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given) {
   if (as_given || dumps.empty()) return Ok{};

@@ -40,10 +40,17 @@ class SqliteSource final : public RowSource {
     return std::unique_ptr<RowSource>(new SqliteSource(std::move(*db)));
   }
   const std::string& name() const override { return db_.path(); }
-  Result<std::unique_ptr<RowCursor>> select(std::string_view sql, int64_t dump) override {
+  Result<std::unique_ptr<RowCursor>> query(std::string_view sql,
+                                           const std::vector<Param>& params) override {
     auto st = db_.prepare(sql);
     if (!st) return st.error();
-    st->bind(1, dump);
+    for (size_t i = 0; i < params.size(); ++i) {
+      const int at = static_cast<int>(i + 1);
+      if (const auto* v = std::get_if<int64_t>(&params[i]))
+        st->bind(at, *v);
+      else
+        st->bind_text(at, std::get<std::string>(params[i]));  // lives in params, past the query
+    }
     return std::unique_ptr<RowCursor>(new SqliteCursor(db_, std::move(*st)));
   }
   // Straight from SQLite's pages (sqlite3_blob_read: no intermediate copy).
@@ -95,10 +102,12 @@ class PgRowCursor final : public RowCursor {
   PgCursor c_;
 };
 
-// SQL written with SQLite's ? for the one parameter, in PostgreSQL's spelling ($1).
-std::string numbered_parameter(std::string_view sql) {
+// SQL written with SQLite's ? for its parameters, in PostgreSQL's spelling ($1, $2, ...). heapq's
+// own queries have no ? anywhere else.
+std::string numbered_parameters(std::string_view sql) {
   std::string out;
-  for (char c : sql) c == '?' ? out += "$1" : out += c;
+  int n = 0;
+  for (char c : sql) c == '?' ? out += "$" + std::to_string(++n) : out += c;
   return out;
 }
 
@@ -113,8 +122,13 @@ class PgSource final : public RowSource {
     return std::unique_ptr<RowSource>(new PgSource(url, std::move(*db)));
   }
   const std::string& name() const override { return db_.name(); }
-  Result<std::unique_ptr<RowCursor>> select(std::string_view sql, int64_t dump) override {
-    auto c = PgCursor::open(db_, numbered_parameter(sql), {std::to_string(dump)});
+  Result<std::unique_ptr<RowCursor>> query(std::string_view sql,
+                                           const std::vector<Param>& params) override {
+    std::vector<std::optional<std::string>> text;
+    for (const Param& p : params)
+      text.emplace_back(std::holds_alternative<int64_t>(p) ? std::to_string(std::get<int64_t>(p))
+                                                           : std::get<std::string>(p));
+    auto c = PgCursor::open(db_, numbered_parameters(sql), text);
     if (!c) return c.error();
     return std::unique_ptr<RowCursor>(new PgRowCursor(std::move(*c)));
   }

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "heapq/result.h"
 
@@ -28,8 +30,14 @@ class RowSource {
   virtual ~RowSource() = default;
   // The store's name in messages: its path, or its URL without a password.
   virtual const std::string& name() const = 0;
+  // Runs `sql` with its parameters, written ? in it (an integer or a text each).
+  using Param = std::variant<int64_t, std::string>;
+  virtual Result<std::unique_ptr<RowCursor>> query(std::string_view sql,
+                                                   const std::vector<Param>& params) = 0;
   // Runs `sql`, whose one parameter (written ?) is the dump's id.
-  virtual Result<std::unique_ptr<RowCursor>> select(std::string_view sql, int64_t dump) = 0;
+  Result<std::unique_ptr<RowCursor>> select(std::string_view sql, int64_t dump) {
+    return query(sql, {dump});
+  }
   // The blobs of `table` (graph_columns, class_edges) named `column` for the dump, in chunk
   // order, copied to where buffer(total bytes) says; false when there is none.
   virtual Result<bool> read_column(std::string_view table, int64_t dump, std::string_view column,

@@ -1,0 +1,65 @@
+// heapq fleet: what grows across the processes of a store (schemas/fleet.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heapq/answer/common.h"
+#include "heapq/result.h"
+
+namespace heapq {
+
+struct FleetOptions {
+  std::string app;    // only the dumps load --app tagged so; empty: all
+  std::string since;  // only dumps taken at or after this ISO 8601 time; empty: all
+  size_t top = 10;    // groups to list
+};
+
+struct FleetAnswer {
+  std::string store;  // its name (a URL without its password)
+  FleetOptions options;
+  uint64_t dumps = 0, processes = 0, hosts = 0;
+  uint64_t unattributed_dumps = 0;  // dumps that say no process (ObjectSpace's): left out
+  std::string first_time, last_time;
+
+  struct Process {
+    std::string host;  // empty: unknown
+    uint64_t pid = 0;
+    std::string started, app;
+  };
+  struct Worst {
+    Process process;
+    int64_t growth = 0;   // objects, first dump to last
+    double per_hour = 0;  // objects
+  };
+  struct Group {
+    std::string class_name;
+    std::optional<SiteRef> site;                      // none: allocated without tracing
+    uint64_t growing_in = 0;                          // processes it grows in
+    uint64_t seen_in = 0;                             // processes of two dumps or more that hold it
+    double objects_per_hour = 0, bytes_per_hour = 0;  // the mean over the processes it grows in
+    uint64_t count = 0, bytes = 0;   // in the last dump of each process it grows in, summed
+    double share = 0;                // bytes over those dumps' reachable bytes
+    std::vector<Worst> worst;        // the fastest-growing processes, at most 3
+    std::vector<std::string> hosts;  // where it grows, most processes first (at most 5)
+    uint64_t more_hosts = 0;
+  };
+  std::vector<Group> groups;  // most processes first, then most bytes an hour
+  uint64_t more_groups = 0;
+
+  struct Point {
+    std::string time;
+    uint64_t objects = 0, bytes = 0;
+  };
+  struct ProcessHeap {
+    Process process;
+    std::vector<Point> heap;  // per dump, oldest first
+  };
+  std::vector<ProcessHeap> heaps;  // by host, then start
+};
+
+Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& options);
+
+}  // namespace heapq

@@ -1,0 +1,90 @@
+#include <cmath>
+#include <cstdio>
+
+#include "render/render.h"
+#include "render/text/common.h"
+#include "render/text/terminal_text.h"
+
+namespace heapq::render {
+
+namespace {
+
+std::string process_text(const FleetAnswer::Process& p) {
+  std::string s = (p.host.empty() ? std::string("(unknown host)") : name_text(p.host)) + " pid " +
+                  std::to_string(p.pid);
+  if (!p.started.empty()) s += " started " + name_text(p.started);
+  return s;
+}
+
+// "+3,600" objects (a rate, rounded), signed.
+std::string rate_text(double per_hour) {
+  const double r = std::round(per_hour);
+  return (r < 0 ? "-" : "+") + format_count(static_cast<uint64_t>(std::fabs(r)));
+}
+
+std::string bytes_rate_text(double per_hour) {
+  return (per_hour < 0 ? "-" : "+") +
+         format_bytes(static_cast<uint64_t>(std::llround(std::fabs(per_hour))));
+}
+
+std::string percent_text(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+  return buf;
+}
+
+}  // namespace
+
+std::string text(const FleetAnswer& a, const TextOptions& options) {
+  std::string out = name_text(a.store) + ": " + counted(a.processes, "process", "processes") +
+                    " on " + counted(a.hosts, "host", "hosts") + ", " +
+                    counted(a.dumps, "dump", "dumps");
+  if (!a.options.app.empty()) out += " of app " + name_text(a.options.app);
+  if (!a.first_time.empty())
+    out += ", " + name_text(a.first_time) + " to " + name_text(a.last_time);
+  out += "\n";
+  if (a.unattributed_dumps)
+    out += counted(a.unattributed_dumps, "dump says", "dumps say") +
+           " no process (ObjectSpace dumps have no META): left out\n";
+  out += "\n";
+  if (a.groups.empty()) {
+    out += "Nothing grows from dump to dump in any process of two dumps or more.\n";
+  } else {
+    out +=
+        "What grows, in how many processes (counts never falling from dump to dump; rates "
+        "per process; share of the last dumps' heaps):\n";
+    for (size_t i = 0; i < a.groups.size(); ++i) {
+      const FleetAnswer::Group& g = a.groups[i];
+      out += std::to_string(i + 1) + ". " + name_text(g.class_name) + " allocated at " +
+             (g.site ? library_site_text(*g.site) : std::string("(no allocation site)")) + "\n";
+      out += "   grows in " + format_count(g.growing_in) + " of " + format_count(g.seen_in) +
+             (g.seen_in == 1 ? " process" : " processes") + ": " + rate_text(g.objects_per_hour) +
+             " objects (" + bytes_rate_text(g.bytes_per_hour) + ") an hour each; " +
+             format_count(g.count) + " objects, " + format_bytes(g.bytes) + ", " +
+             percent_text(g.share) + " of the heaps\n";
+      std::string worst;
+      for (const FleetAnswer::Worst& x : g.worst)
+        worst += (worst.empty() ? "" : "; ") + process_text(x.process) + " " +
+                 rate_text(x.per_hour) + "/h";
+      out += "   fastest: " + worst + "\n";
+      std::string hosts;
+      for (const std::string& h : g.hosts) hosts += (hosts.empty() ? "" : ", ") + name_text(h);
+      if (g.more_hosts) hosts += " and " + counted(g.more_hosts, "more", "more");
+      out += "   hosts: " + hosts + "\n";
+    }
+    if (a.more_groups)
+      out += "(" + counted(a.more_groups, "more group grows", "more groups grow") +
+             "; --top 0 lists all)\n";
+  }
+  out += "\nThe processes' heaps, what the roots reach (first dump -> last):\n";
+  for (const FleetAnswer::ProcessHeap& p : a.heaps) {
+    const FleetAnswer::Point& f = p.heap.front();
+    const FleetAnswer::Point& l = p.heap.back();
+    out += process_text(p.process) + ": " + counted(p.heap.size(), "dump", "dumps") + ", " +
+           format_count(f.objects) + " -> " + format_count(l.objects) + " objects, " +
+           format_bytes(f.bytes) + " -> " + format_bytes(l.bytes) + "\n";
+  }
+  return finish_text(out, options.width);
+}
+
+}  // namespace heapq::render

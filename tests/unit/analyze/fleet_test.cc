@@ -1,0 +1,109 @@
+// analyze_fleet on dumps built by hand, and its renderers.
+#include "heapq/fleet.h"
+
+#include <gtest/gtest.h>
+
+#include "render/render.h"
+#include "schema_check.h"
+
+namespace heapq {
+namespace {
+
+// A dump of process `pid` on `host` taken `minute` minutes past ten, holding `leaked` objects
+// of the leak and `churn` objects of a class that comes and goes.
+void add_dump(FleetData& data, const std::string& host, uint64_t pid, int minute, uint64_t leaked,
+              uint64_t churn) {
+  FleetDump d;
+  d.id = static_cast<int64_t>(data.dumps.size()) + 1;
+  d.host = host;
+  d.pid = pid;
+  d.started = "2026-11-24T09:00:00+00:00";
+  char time[40];
+  std::snprintf(time, sizeof time, "2026-11-24T%02d:%02d:00+00:00", 10 + minute / 60, minute % 60);
+  d.time = time;
+  d.app = "shop";
+  d.objects = 1000 + leaked + churn;
+  d.bytes = 100000 + 40 * leaked + 40 * churn;
+  data.dumps.push_back(d);
+  data.counts.push_back({{"Page", "app/cache.rb", "new", 16, leaked, 40 * leaked},
+                         {"Request", "app/server.rb", "call", 8, churn, 40 * churn}});
+}
+
+TEST(Fleet, NamesWhatGrowsInEveryProcess) {
+  FleetData data;
+  // Dumps come in any order: each process's are taken in time order.
+  add_dump(data, "web-1", 100, 30, 300, 50);
+  add_dump(data, "web-1", 100, 0, 100, 80);
+  add_dump(data, "web-1", 100, 15, 200, 20);
+  add_dump(data, "web-2", 100, 0, 100, 10);  // the same pid on another host: another process
+  add_dump(data, "web-2", 100, 60, 700, 90);
+  add_dump(data, "web-2", 200, 0, 0, 5);  // one dump: no growth to tell
+  FleetDump objectspace;
+  objectspace.id = 99;
+  data.dumps.push_back(objectspace);
+  data.counts.push_back({});
+  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  EXPECT_EQ(a.dumps, 7u);
+  EXPECT_EQ(a.processes, 3u);
+  EXPECT_EQ(a.hosts, 2u);
+  EXPECT_EQ(a.unattributed_dumps, 1u);
+  // Request falls on web-1 and rises on web-2: it grows in one process of the two.
+  ASSERT_EQ(a.groups.size(), 2u);
+  EXPECT_EQ(a.groups[1].class_name, "Request");
+  EXPECT_EQ(a.groups[1].growing_in, 1u);
+  EXPECT_EQ(a.groups[1].seen_in, 2u);
+  const FleetAnswer::Group& page = a.groups[0];
+  EXPECT_EQ(page.class_name, "Page");
+  EXPECT_EQ(page.site->line, 16u);
+  EXPECT_EQ(page.growing_in, 2u);
+  EXPECT_EQ(page.seen_in, 2u);
+  // web-1: +200 in 30 minutes, 400 an hour; web-2: +600 in an hour.
+  EXPECT_DOUBLE_EQ(page.objects_per_hour, 500.0);
+  EXPECT_DOUBLE_EQ(page.bytes_per_hour, 500.0 * 40);
+  EXPECT_EQ(page.count, 1000u);
+  EXPECT_EQ(page.bytes, 40000u);
+  const double last_bytes = (100000 + 40 * 300 + 40 * 50) + (100000 + 40 * 700 + 40 * 90);
+  EXPECT_DOUBLE_EQ(page.share, 40000 / last_bytes);
+  ASSERT_EQ(page.worst.size(), 2u);
+  EXPECT_EQ(page.worst[0].process.host, "web-2");
+  EXPECT_EQ(page.worst[0].growth, 600);
+  EXPECT_EQ(page.hosts, (std::vector<std::string>{"web-1", "web-2"}));
+  ASSERT_EQ(a.heaps.size(), 3u);
+  EXPECT_EQ(a.heaps[0].heap.size(), 3u);
+  EXPECT_EQ(a.heaps[0].heap.front().time, "2026-11-24T10:00:00+00:00");
+  EXPECT_EQ(a.first_time, "2026-11-24T10:00:00+00:00");
+  EXPECT_EQ(a.last_time, "2026-11-24T11:00:00+00:00");
+
+  const std::string text = render::text(a, {80});
+  EXPECT_NE(text.find("3 processes on 2 hosts, 7 dumps"), std::string::npos) << text;
+  EXPECT_NE(text.find("1. Page allocated at app/cache.rb:16 in new"), std::string::npos) << text;
+  EXPECT_NE(text.find("grows in 2 of 2 processes: +500 objects"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 dump says no process"), std::string::npos) << text;
+  expect_valid(render::json(a), "fleet.schema.json");
+}
+
+TEST(Fleet, NothingGrowsWhereCountsFall) {
+  FleetData data;
+  add_dump(data, "web-1", 100, 0, 100, 80);
+  add_dump(data, "web-1", 100, 10, 90, 90);
+  add_dump(data, "web-1", 100, 20, 120, 70);  // Page fell on the way: not a steady growth
+  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  EXPECT_TRUE(a.groups.empty());
+  EXPECT_NE(render::text(a, {80}).find("Nothing grows"), std::string::npos);
+  expect_valid(render::json(a), "fleet.schema.json");
+}
+
+TEST(Fleet, TopCutsTheList) {
+  FleetData data;
+  add_dump(data, "web-1", 100, 0, 100, 10);
+  add_dump(data, "web-1", 100, 10, 200, 20);
+  FleetOptions options;
+  options.top = 1;
+  const FleetAnswer a = analyze_fleet(data, options);
+  ASSERT_EQ(a.groups.size(), 1u);
+  EXPECT_EQ(a.groups[0].class_name, "Page") << "more bytes an hour first";
+  EXPECT_EQ(a.more_groups, 1u);
+}
+
+}  // namespace
+}  // namespace heapq
