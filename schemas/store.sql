@@ -200,6 +200,12 @@ CREATE TABLE graph_columns (
   PRIMARY KEY (dump_id, name, chunk)
 );
 
+-- @postgresql
+-- The arrays are read and written whole: PostgreSQL's compression of big values (pglz) would
+-- cost more time than the disk it saves.
+ALTER TABLE graph_columns ALTER COLUMN data SET STORAGE EXTERNAL;
+-- @both
+
 -- ObjectSpace dumps leave out the reference from each object to its class, which keeps the
 -- class alive all the same: heapq adds it as the object's last reference for its analyses, and
 -- keeps it here rather than in refs (it is not the dump's). name: target (u32 per object, in id
@@ -213,6 +219,9 @@ CREATE TABLE class_edges (
   data BLOB NOT NULL,
   PRIMARY KEY (dump_id, name, chunk)
 );
+-- @postgresql
+ALTER TABLE class_edges ALTER COLUMN data SET STORAGE EXTERNAL;
+-- @both
 
 -- @after-rows
 
