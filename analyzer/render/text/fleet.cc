@@ -9,10 +9,11 @@ namespace heapq::render {
 
 namespace {
 
-std::string process_text(const FleetAnswer::Process& p) {
+// "web-1 pid 1234", and when it started where a process is described, not just named.
+std::string process_text(const FleetAnswer::Process& p, bool started = false) {
   std::string s = (p.host.empty() ? std::string("(unknown host)") : name_text(p.host)) + " pid " +
                   std::to_string(p.pid);
-  if (!p.started.empty()) s += " started " + name_text(p.started);
+  if (started && !p.started.empty()) s += " started " + name_text(p.started);
   return s;
 }
 
@@ -80,7 +81,7 @@ std::string text(const FleetAnswer& a, const TextOptions& options) {
   for (const FleetAnswer::ProcessHeap& p : a.heaps) {
     const FleetAnswer::Point& f = p.heap.front();
     const FleetAnswer::Point& l = p.heap.back();
-    out += process_text(p.process) + ": " + counted(p.heap.size(), "dump", "dumps") + ", " +
+    out += process_text(p.process, true) + ": " + counted(p.heap.size(), "dump", "dumps") + ", " +
            format_count(f.objects) + " -> " + format_count(l.objects) + " objects, " +
            format_bytes(f.bytes) + " -> " + format_bytes(l.bytes) + "\n";
   }
