@@ -28,7 +28,9 @@ struct FleetCount {
 
 struct FleetData {
   std::vector<FleetDump> dumps;
-  std::vector<std::vector<FleetCount>> counts;  // parallel to dumps
+  // Parallel to dumps; empty for dumps of no process and of processes of one dump (they cannot
+  // show growth).
+  std::vector<std::vector<FleetCount>> counts;
 };
 
 // The dumps that pass the options' filters (app, since) and their counts, from the store

@@ -1,5 +1,7 @@
 // read_fleet: per dump of a store, what the roots reach by class and allocation site.
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "heapq/fleet.h"
 #include "heapq/inputs.h"
@@ -54,8 +56,12 @@ Result<FleetData> read_fleet(const std::string& store, const FleetOptions& optio
     data.dumps.push_back(std::move(d));
   }
   dumps->reset();
+  // Only processes of two dumps or more can grow: the others' dumps need no counting.
+  std::map<std::tuple<std::string, uint64_t, std::string>, int> dumps_of;
+  for (const FleetDump& d : data.dumps) ++dumps_of[{d.host, d.pid, d.started}];
   for (const FleetDump& d : data.dumps) {
     std::vector<FleetCount>& counts = data.counts.emplace_back();
+    if (d.pid == 0 || dumps_of[{d.host, d.pid, d.started}] < 2) continue;
     auto rows = (*db)->query(
         "SELECT cn.value, sf.value, s.line, sm.value, count(*), CAST(sum(o.memsize) AS BIGINT) "
         "FROM objects o"
