@@ -127,7 +127,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
 
 const Command kLoadCommand = {
     "load",
-    "save dumps in a SQLite store: parsed once, reopened at once, queried with heapq sql",
+    "save dumps in a store (a SQLite file, or a PostgreSQL server for many processes)",
     "heapq load [-o STORE] [--force | --append] [--app NAME] [--label KEY=VALUE]... DUMP...\n"
     "heapq load --to postgresql://... [--app NAME] [--label KEY=VALUE]... DUMP...",
     "Parses each DUMP (a dump file, gzip or not, or - for stdin) and writes it into a SQLite\n"

@@ -30,7 +30,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
 const Command kSqlCommand = {
     "sql",
     "run SQL on a store (heapq load): tables of objects, references, roots, classes, sites",
-    "heapq sql [--format text|json|csv] [--write] STORE \"SELECT ...\"",
+    "heapq sql [--format text|json|csv] [--write] STORE \"SELECT ...\"\n"
+    "heapq sql [--format text|json|csv] [--write] postgresql://... \"SELECT ...\"",
     "Runs the SQL on the store and prints the rows: an aligned table (text, NULL shown as NULL),\n"
     "a JSON array of row objects (--format json; an infinite or NaN real is null there), or CSV\n"
     "with a header line (--format csv). Control characters of text values are escaped in text\n"
@@ -45,7 +46,10 @@ const Command kSqlCommand = {
     "with names spelled out. Join and filter on integer columns (id, address, dump_id),\n"
     "which are indexed; address_hex is for reading. The schema, documented, is\n"
     "schemas/store.sql; heapq sql STORE \"SELECT sql FROM sqlite_schema\" prints it.\n"
-    "Every row carries its dump_id (dumps.id). For example:\n"
+    "Every row carries its dump_id (dumps.id).\n\n"
+    "On a server (heapq load --to URL), the same tables and views are in the schema heapq, and\n"
+    "the SQL is PostgreSQL's: read-only, it is one statement, run in a read-only transaction;\n"
+    "--write runs any statements in one transaction. For example:\n"
     "  heapq sql app.db \"SELECT class, count(*), sum(memsize) FROM objects_v\n"
     "                    WHERE dump_id = 1 GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
     kOptions,
