@@ -31,14 +31,15 @@
 
 -- @sqlite
 PRAGMA application_id = 1751474545;  -- 'heaq'
-PRAGMA user_version = 4;             -- the version of this schema (2: sites.gem_id, gems;
-                                     -- 3: dumps.pid; 4: dumps.host, started_at, app, labels)
+PRAGMA user_version = 5;             -- the version of this schema (2: sites.gem_id, gems;
+                                     -- 3: dumps.pid; 4: dumps.host, started_at, app, labels;
+                                     -- 5: objects.stack_id, stack_frames, block_sites)
 -- @postgresql
 CREATE TABLE store_info (
   application TEXT NOT NULL,      -- 'heapq'
   version BIGINT NOT NULL         -- as user_version in SQLite
 );
-INSERT INTO store_info VALUES ('heapq', 4);
+INSERT INTO store_info VALUES ('heapq', 5);
 -- @both
 
 -- One row per dump, with what its load met (LoadReport): counts of skipped and repaired input.
@@ -148,7 +149,27 @@ CREATE TABLE objects (
   retained_count INTEGER NOT NULL,
   distance INTEGER,               -- fewest references from a GC root (1: held by a root);
                                   -- weak maps' references not followed, as for idom
+  stack_id INTEGER,               -- stack_frames.stack_id: its allocation stack (memprof with
+                                  -- Memprof.start(stack: N)), NULL without one
   PRIMARY KEY (dump_id, id)
+) WITHOUT ROWID;
+
+-- memprof's allocation stacks: the frames of Ruby code of stack stack_id, innermost (the
+-- allocation, depth 0) first. A stack whose frames the dump does not name has no rows.
+CREATE TABLE stack_frames (
+  dump_id INTEGER NOT NULL,
+  stack_id INTEGER NOT NULL,      -- 1, 2, ...
+  depth INTEGER NOT NULL,
+  site_id INTEGER NOT NULL,       -- sites.id: the frame's file, line and method
+  PRIMARY KEY (dump_id, stack_id, depth)
+) WITHOUT ROWID;
+
+-- memprof's Procs: where the block is written (objects.site_id is where it became a Proc).
+CREATE TABLE block_sites (
+  dump_id INTEGER NOT NULL,
+  object INTEGER NOT NULL,        -- objects.id of the Proc
+  site_id INTEGER NOT NULL,       -- sites.id
+  PRIMARY KEY (dump_id, object)
 ) WITHOUT ROWID;
 
 -- References between objects, in each object's order (seq); refs of weak holders included.
@@ -191,7 +212,8 @@ CREATE TABLE weak_holders (
 -- truth: the triggers below drop a dump's columns when its objects or refs change (heapq sql
 -- --write), and heapq then reads the rows. name: address (u64), type (u8), class (u32),
 -- memsize (u64), site (u32), generation (u32), edge_begin (u32, objects + 1), edge_target
--- (u32), edge_name (u32, with named references only); none is 0xffffffff.
+-- (u32), edge_name (u32, with named references only), stack (u32, objects.stack_id or 0 for
+-- NULL; with stacks only); none is 0xffffffff.
 CREATE TABLE graph_columns (
   dump_id INTEGER NOT NULL,
   name TEXT NOT NULL,

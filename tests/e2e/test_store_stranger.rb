@@ -79,7 +79,7 @@ class TestStoreStranger < Test::Unit::TestCase
     assert_equal(1, code, err)
     assert_match(/read-only; pass --write/, err)
     assert_equal("objects", heapq_json("sql", path, "SELECT name FROM pragma_table_list WHERE name = 'objects'")[0]["name"])
-    assert_equal(12, heapq_json("sql", path, "PRAGMA table_info(objects)").size)
+    assert_equal(13, heapq_json("sql", path, "PRAGMA table_info(objects)").size)
     assert_equal([1], dump_ids(path))
     assert_match(/\A(delete|wal)/, heapq("sql", path, "PRAGMA journal_mode")[0].lines[1])
   end

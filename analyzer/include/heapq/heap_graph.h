@@ -103,6 +103,16 @@ class HeapGraph {
     return {stack_sites_.data() + stack_begin_[s], stack_sites_.data() + stack_begin_[s + 1]};
   }
   bool has_stacks() const { return !stack_.empty(); }
+  // The stacks by number, as the store keeps them: o's (0: none), how many (numbers
+  // 1 .. stack_count() - 1), one's frames; and every Proc's block site, by object.
+  uint32_t stack_number(ObjectId o) const { return stack_.empty() ? 0 : stack_[o.value()]; }
+  uint32_t stack_count() const {
+    return stack_begin_.empty() ? 0 : static_cast<uint32_t>(stack_begin_.size() - 1);
+  }
+  std::span<const SiteId> stack_frames(uint32_t s) const {
+    return {stack_sites_.data() + stack_begin_[s], stack_sites_.data() + stack_begin_[s + 1]};
+  }
+  const std::unordered_map<uint32_t, SiteId>& block_sites() const { return block_sites_; }
   // The line of the application that made o: the innermost frame of its stack outside gems and
   // Ruby's library (the allocation site itself when that is the application's); none without a
   // stack, or when every frame is a library's.

@@ -116,8 +116,10 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
 // Rebuilds the graph of one dump (0: the last one) from the store's tables, and the report its
 // load made. Never parses JSON. Without references the graph has the objects and the roots
 // only (for stats and sites, which do not follow references): faster to open.
+// app_root: as LoadOptions::app_root, for memprof's stacks' app frames.
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
-                             StoredDump* which = nullptr, bool references = true);
+                             StoredDump* which = nullptr, bool references = true,
+                             const std::string& app_root = {});
 
 // A value of a query's row: NULL, integer, real or text (a blob comes as text, X'hex' as SQL
 // writes it).

@@ -31,12 +31,13 @@ std::string first_lines(const std::vector<LineIssue>& issues) {
 
 // A store (heapq load): the graph is rebuilt from its tables, the report is the one saved at
 // load time. PATH may end in #N to pick a dump other than the last.
-Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references) {
+Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool references,
+                              const std::string& app_root) {
   LoadedDump dump;
   const bool server = is_server_url(ref.file);
   dump.path = server ? redact_url(path) : path;
   StoredDump which;
-  auto graph = read_store(ref.file, ref.dump, dump.report, &which, references);
+  auto graph = read_store(ref.file, ref.dump, dump.report, &which, references, app_root);
   if (!graph) return graph.error();
   dump.name = (server ? redact_url(ref.file) : ref.file) + "#" + std::to_string(which.id);
   dump.graph = std::move(*graph);
@@ -337,7 +338,7 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   if (StoreRef ref = parse_store_ref(path); path != "-" && is_store(ref)) {
     if (needs == Needs::kValues)
       return usage_error(path + ": a store keeps no string values; give the dump file itself");
-    auto dump = load_store(path, ref, references);
+    auto dump = load_store(path, ref, references, options.app_root);
     if (dump && options.loaded) options.loaded(*dump);
     return dump;
   }

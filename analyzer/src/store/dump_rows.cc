@@ -56,6 +56,7 @@ class DumpRows {
   Status refs();
   Status roots();
   Status issues(const LoadReport& r);
+  Status stacks_and_blocks();
   Status objects(const Analysis& a);
   Status dump(const std::string& source, const LoadReport& r, const DumpTags& tags,
               const Analysis& a);
@@ -215,8 +216,31 @@ Status DumpRows::issues(const LoadReport& r) {
   });
 }
 
+Status DumpRows::stacks_and_blocks() {
+  Status s = table("stack_frames", 4, [&](TableRows& rows) -> Status {
+    for (uint32_t n = 1; n < g_.stack_count(); ++n) {
+      int64_t depth = 0;
+      for (SiteId site : g_.stack_frames(n)) {
+        for (int64_t v : {id_, int64_t(n), depth++, int64_t(site.value())}) rows.add(v);
+        if (Status st = rows.end_row(); !st) return st;
+      }
+    }
+    return Ok{};
+  });
+  if (!s) return s;
+  std::vector<std::pair<uint32_t, SiteId>> blocks(g_.block_sites().begin(), g_.block_sites().end());
+  std::sort(blocks.begin(), blocks.end());
+  return table("block_sites", 3, [&](TableRows& rows) -> Status {
+    for (auto [object, site] : blocks) {
+      for (int64_t v : {id_, int64_t(object), int64_t(site.value())}) rows.add(v);
+      if (Status st = rows.end_row(); !st) return st;
+    }
+    return Ok{};
+  });
+}
+
 Status DumpRows::objects(const Analysis& a) {
-  return table("objects", 12, [&](TableRows& rows) -> Status {
+  return table("objects", 13, [&](TableRows& rows) -> Status {
     const uint32_t root = g_.virtual_root().value();
     for (uint32_t i = 0; i < g_.object_count(); ++i) {
       const ObjectId o(i);
@@ -225,11 +249,12 @@ Status DumpRows::objects(const Analysis& a) {
                               : idom.value() == root ? Cell(-1)
                                                      : Cell(idom.value());
       // Addresses and sizes are 64-bit unsigned: stored as their two's complement bit pattern.
-      for (Cell v : {Cell(id_), Cell(i), Cell(int64_t(g_.address(o))), Cell(int64_t(g_.type(o))),
-                     or_null(g_.class_of(o).value()), Cell(int64_t(g_.memsize(o))),
-                     or_null(g_.site(o).value()), Cell(g_.generation(o)), idom_value,
-                     Cell(int64_t(a.dom.retained_bytes(o))), Cell(a.dom.retained_count(o)),
-                     or_null(a.paths.distance(o))})
+      for (Cell v :
+           {Cell(id_), Cell(i), Cell(int64_t(g_.address(o))), Cell(int64_t(g_.type(o))),
+            or_null(g_.class_of(o).value()), Cell(int64_t(g_.memsize(o))),
+            or_null(g_.site(o).value()), Cell(g_.generation(o)), idom_value,
+            Cell(int64_t(a.dom.retained_bytes(o))), Cell(a.dom.retained_count(o)),
+            or_null(a.paths.distance(o)), g_.stack_number(o) ? Cell(g_.stack_number(o)) : kNull})
         rows.add(v);
       if (Status s = rows.end_row(); !s) return s;
     }
@@ -314,6 +339,7 @@ Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source, c
   if (s) s = rows.refs();
   if (s) s = rows.roots();
   if (s) s = rows.issues(report);
+  if (s) s = rows.stacks_and_blocks();
   if (s) s = write_graph_columns(to, dump, g);
   if (s) s = write_class_edges(to, dump, g);
   analyze.join();

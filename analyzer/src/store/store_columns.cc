@@ -78,6 +78,9 @@ Status store::write_graph_columns(RowTarget& to, int64_t dump, const HeapGraph& 
         names[e++] = g.reference_name(ObjectId(o), i).value();
     s = write_column(**st, dump, "edge_name", names);
   }
+  if (s && g.has_stacks())
+    s = write_column(**st, dump, "stack",
+                     per_object<uint32_t>(g, [&](ObjectId o) { return g.stack_number(o); }));
   return s ? (*st)->finish() : s;
 }
 
@@ -131,7 +134,17 @@ Result<bool> StoreReader::read_columns() {
   if (s && names_ && references_) s = read("edge_name", g_.edge_name_);
   if (s && !references_) g_.edge_begin_.assign(g_.address_.size() + 1, 0);
   if (!s) return s.error();
-  if (all && columns_fit()) return true;
+  if (all && columns_fit()) {
+    // The stacks' numbers, written with the other columns when the dump has stacks.
+    std::vector<uint32_t> stack;
+    auto got = read_column(db_, dump_, "stack", stack);
+    if (!got) return got.error();
+    if (!*got) return true;
+    if (stack.size() == g_.address_.size()) {
+      g_.stack_ = std::move(stack);
+      return true;
+    }
+  }
   // Not there, or not what the tables say: the rows are the truth.
   g_.address_.clear();
   g_.type_.clear();

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "heapq/sites.h"
 #include "heapq/store.h"
 #include "model/address_hash.h"
 #include "store/hardening.h"
@@ -61,6 +62,7 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
   if (s && !references_) g_.added_class_edge_.assign(g_.address_.size(), false);
   if (s) s = read_roots();
   if (s) s = read_records_and_weak();
+  if (s) s = read_stacks_and_blocks();
   if (!s) return s.error();
   return std::move(g_);
 }
@@ -175,8 +177,8 @@ Status StoreReader::read_objects() {
   const int64_t classes = static_cast<int64_t>(g_.classes_.size()),
                 sites = static_cast<int64_t>(g_.sites_.size());
   return each_row(
-      db_.select("SELECT id, address, type, class_id, memsize, site_id, generation FROM objects"
-                 " WHERE dump_id = ? ORDER BY id",
+      db_.select("SELECT id, address, type, class_id, memsize, site_id, generation, stack_id"
+                 " FROM objects WHERE dump_id = ? ORDER BY id",
                  dump_),
       [&](const RowCursor& row) -> Status {
         const int64_t type = row.int64(2), cls = row.int64(3);
@@ -192,6 +194,10 @@ Status StoreReader::read_objects() {
         g_.memsize_.push_back(static_cast<uint64_t>(row.int64(4)));
         g_.site_.push_back(site < 0 ? SiteId::none() : SiteId(static_cast<uint32_t>(site)));
         g_.generation_.push_back(static_cast<uint32_t>(row.int64(6)));
+        const int64_t stack = row.is_null(7) ? 0 : row.int64(7);
+        if (stack < 0 || stack >= INT32_MAX) return damaged(db_, "objects.stack_id");
+        if (stack && g_.stack_.empty()) g_.stack_.assign(g_.address_.size() - 1, 0);
+        if (!g_.stack_.empty()) g_.stack_.push_back(static_cast<uint32_t>(stack));
         return Ok{};
       });
 }
@@ -274,6 +280,62 @@ Status StoreReader::read_records_and_weak() {
                     if (row.int64(0) < 0 || row.int64(0) >= n) return damaged(db_, "weak_holders");
                     g_.weak_holder_[static_cast<size_t>(row.int64(0))] = true;
                     ++g_.weak_holders_;
+                    return Ok{};
+                  });
+}
+
+// memprof's allocation stacks (objects' numbers, read with the objects; frames from
+// stack_frames) with their app frames, and the Procs' block sites.
+Status StoreReader::read_stacks_and_blocks() {
+  const int64_t n = static_cast<int64_t>(g_.address_.size());
+  const int64_t sites = static_cast<int64_t>(g_.sites_.size());
+  if (!g_.stack_.empty() && g_.stack_.size() != g_.address_.size())
+    return damaged(db_, "objects.stack_id");
+  if (!g_.stack_.empty()) {
+    uint32_t top = 0;
+    for (uint32_t s : g_.stack_) top = std::max(top, s);
+    g_.stack_begin_ = {0};
+    g_.stack_app_site_ = {SiteId::none()};
+    std::unordered_map<uint32_t, bool> app_file;  // by file StringId
+    int64_t last = 0;
+    // Stack s's frames end where stack s + 1's begin: stacks with no rows get none.
+    auto close_up_to = [&](int64_t stack) {
+      while (static_cast<int64_t>(g_.stack_begin_.size()) <= stack) {
+        g_.stack_begin_.push_back(static_cast<uint32_t>(g_.stack_sites_.size()));
+        g_.stack_app_site_.push_back(SiteId::none());
+      }
+    };
+    Status s =
+        each_row(db_.select("SELECT stack_id, depth, site_id FROM stack_frames WHERE dump_id = ?"
+                            " ORDER BY stack_id, depth",
+                            dump_),
+                 [&](const RowCursor& row) -> Status {
+                   const int64_t stack = row.int64(0), site = row.int64(2);
+                   if (stack < last || stack < 1 || stack > top || site < 0 || site >= sites)
+                     return damaged(db_, "stack_frames");
+                   close_up_to(stack);
+                   last = stack;
+                   const SiteId frame(static_cast<uint32_t>(site));
+                   g_.stack_sites_.push_back(frame);
+                   const StringId file = g_.sites_[frame.value()].file;
+                   auto [known, added] = app_file.try_emplace(file.value(), false);
+                   if (added)
+                     known->second = file.valid() && is_app_path(g_.string(file), app_root_);
+                   if (known->second && !g_.stack_app_site_.back().valid())
+                     g_.stack_app_site_.back() = frame;
+                   return Ok{};
+                 });
+    if (!s) return s;
+    close_up_to(int64_t(top) + 1);
+    g_.stack_app_site_.pop_back();  // stack_begin_ has one more entry than there are stacks
+  }
+  return each_row(db_.select("SELECT object, site_id FROM block_sites WHERE dump_id = ?", dump_),
+                  [&](const RowCursor& row) -> Status {
+                    const int64_t object = row.int64(0), site = row.int64(1);
+                    if (object < 0 || object >= n || site < 0 || site >= sites)
+                      return damaged(db_, "block_sites");
+                    g_.block_sites_.emplace(static_cast<uint32_t>(object),
+                                            SiteId(static_cast<uint32_t>(site)));
                     return Ok{};
                   });
 }
@@ -361,7 +423,7 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
 }
 
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
-                             StoredDump* which, bool references) {
+                             StoredDump* which, bool references, const std::string& app_root) {
   auto dumps = list_stored_dumps(path);
   if (!dumps) return dumps.error();
   const std::string name = is_server_url(path) ? redact_url(path) : path;
@@ -378,7 +440,7 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   if (which) *which = *found;
   auto db = store::open_row_source(path);
   if (!db) return db.error();
-  return StoreReader(**db, found->id, references).read(report);
+  return StoreReader(**db, found->id, references, app_root).read(report);
 }
 
 }  // namespace heapq

@@ -1,6 +1,9 @@
 // StoreReader: rebuilds one dump's HeapGraph from a store, without parsing any JSON.
 #pragma once
 
+#include <string>
+#include <utility>
+
 #include "heapq/heap_graph.h"
 #include "heapq/load.h"
 #include "store/row_source.h"
@@ -10,8 +13,9 @@ namespace heapq {
 class StoreReader {
  public:
   // Without references, the objects' references are left out (roots are kept).
-  StoreReader(store::RowSource& db, int64_t dump, bool references = true)
-      : db_(db), dump_(dump), references_(references) {}
+  // app_root: as LoadOptions::app_root, for the stacks' app frames.
+  StoreReader(store::RowSource& db, int64_t dump, bool references = true, std::string app_root = {})
+      : db_(db), dump_(dump), references_(references), app_root_(std::move(app_root)) {}
 
   Result<HeapGraph> read(LoadReport& report);
 
@@ -33,6 +37,7 @@ class StoreReader {
   }
   Status read_roots();
   Status read_records_and_weak();
+  Status read_stacks_and_blocks();
 
   // Steps through a query's rows, calling fn(row) for each; errors become values.
   template <typename Fn>
@@ -52,6 +57,7 @@ class StoreReader {
   store::RowSource& db_;
   const int64_t dump_;
   const bool references_;
+  const std::string app_root_;
   HeapGraph g_;
   size_t edge_count_ = 0;     // dumps.edges: a hint for reserving, never trusted further
   int64_t object_count_ = 0;  // 1 + the largest objects.id of the dump
