@@ -89,8 +89,10 @@ Status BulkInsert::end_row() {
         break;
     }
   }
+  Status s = step(one_);
   row_.clear();
-  return step(one_);
+  row_texts_.clear();
+  return s;
 }
 
 Status BulkInsert::flush_batches() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,9 @@ class BulkInsert final : public TableRows {
 
   void add(int64_t v) override { row_.push_back({Cell::kInt, v, {}}); }
   void add_null() override { row_.push_back({Cell::kNull, 0, {}}); }
-  void add_text(std::string_view s) override { row_.push_back({Cell::kText, 0, s}); }
+  void add_text(std::string_view s) override {
+    row_.push_back({Cell::kText, 0, row_texts_.emplace_back(s)});
+  }
   void add_blob(std::string_view bytes) override { row_.push_back({Cell::kBlob, 0, bytes}); }
   Status end_row() override;
   Status finish() override;
@@ -42,9 +45,10 @@ class BulkInsert final : public TableRows {
   int columns_;
   int rows_;  // per execution of many_
   Statement many_, one_;
-  std::vector<Cell> row_;        // the row being added
-  std::vector<int64_t> values_;  // rows of integers waiting for a batch
-  std::vector<bool> nulls_;      // parallel to values_
+  std::vector<Cell> row_;              // the row being added
+  std::deque<std::string> row_texts_;  // its texts' copies (a deque never moves them)
+  std::vector<int64_t> values_;        // rows of integers waiting for a batch
+  std::vector<bool> nulls_;            // parallel to values_
 };
 
 }  // namespace heapq::store

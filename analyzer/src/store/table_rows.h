@@ -12,8 +12,8 @@
 
 namespace heapq::store {
 
-// One table's rows, values appended column by column, end_row() after each row. A value's
-// bytes (text, blob) are read before add_*() returns or before the next end_row(), never later.
+// One table's rows, values appended column by column, end_row() after each row. A text is
+// copied (a temporary will do); a blob's bytes must stay until the row's end_row() returns.
 class TableRows {
  public:
   virtual ~TableRows() = default;
