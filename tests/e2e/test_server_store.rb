@@ -89,7 +89,16 @@ class TestServerStore < Test::Unit::TestCase
 
   def test_fleet_names_what_grows_in_every_process
     url = database("fleet")
-    2.times { load(url, *three_dumps("memo_cache", memprof: true), extra: %w[--app memo]) }
+    two = database("twoprocesses")
+    2.times do
+      dumps = three_dumps("memo_cache", memprof: true)
+      load(url, *dumps, extra: %w[--app memo])
+      load(two, *dumps)
+    end
+    # leaks on a store of two processes takes each on its own, as it does their dump files.
+    processes = heapq_json("leaks", two)["processes"]
+    assert_equal(2, processes&.size)
+    processes.each { |p| assert_not_empty(p["leaks"]) }
     load(url, leaky_dump(50), extra: %w[--app other])
     fleet = heapq_json("fleet", "--app", "memo", url)
     assert_equal([6, 2, 1, 0], fleet.values_at("dumps", "processes", "hosts", "unattributed_dumps"))

@@ -41,6 +41,7 @@ struct DumpTags {
 struct StoredDump {
   int64_t id = 0;
   std::string source;  // the dump's path as it was loaded
+  DumpOrigin origin;   // which process, and when, as the dump said (memprof's META)
 };
 
 // Writes a new store. Nothing appears under the final name before finish() succeeds; the

@@ -158,10 +158,24 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
 
 namespace {
 
-// The META record a dump file opens with (memprof's: pid, time), read before the dump is: none
-// for stdin, a store, or a file that does not open with one.
-std::optional<DumpOrigin> peek_origin(const std::string& path) {
-  if (path == "-" || is_store(parse_store_ref(path))) return std::nullopt;
+// The META record a dump file opens with (memprof's: pid, time), read before the dump is, or
+// what a store's dumps table says of a dump (STORE#N; `stored` keeps each store's list, read
+// once): none for stdin or a file that does not open with one.
+std::optional<DumpOrigin> peek_origin(const std::string& path,
+                                      std::map<std::string, std::vector<StoredDump>>& stored) {
+  if (path == "-") return std::nullopt;
+  if (const StoreRef ref = parse_store_ref(path); is_store(ref)) {
+    auto it = stored.find(ref.file);
+    if (it == stored.end()) {
+      auto listed = list_stored_dumps(ref.file);
+      it = stored.emplace(ref.file, listed ? std::move(*listed) : std::vector<StoredDump>()).first;
+    }
+    const std::vector<StoredDump>& dumps = it->second;
+    if (dumps.empty()) return std::nullopt;
+    for (const StoredDump& d : dumps)
+      if (d.id == ref.dump || (ref.dump == 0 && &d == &dumps.back())) return d.origin;
+    return std::nullopt;
+  }
   auto input = open_input(path);
   if (!input) return std::nullopt;
   std::string line;
@@ -187,6 +201,8 @@ std::optional<DumpOrigin> peek_origin(const std::string& path) {
   origin.time = string("time");
   if (meta.HasMember("gc_count") && meta["gc_count"].IsInt64())
     origin.gc_count = meta["gc_count"].GetInt64();
+  origin.host = string("host");
+  origin.started = string("started");
   return origin;
 }
 
@@ -200,13 +216,15 @@ struct Peeked {
 // Paths by the process their META records name, each in the order given, processes by pid;
 // one group for dumps of one process. Each dump's META is read here, once.
 Result<std::vector<Peeked>> peek_by_process(const std::vector<std::string>& paths) {
-  std::map<uint64_t, Peeked> by_pid;
+  // A process: its host, pid and start (a pid alone repeats across hosts and over time).
+  std::map<std::tuple<uint64_t, std::string, std::string>, Peeked> by_pid;
+  std::map<std::string, std::vector<StoredDump>> stored;
   Peeked all;
   std::vector<std::string> unknown;
   for (const std::string& path : paths) {
-    std::optional<DumpOrigin> origin = peek_origin(path);
+    std::optional<DumpOrigin> origin = peek_origin(path, stored);
     if (origin && origin->pid != 0) {
-      Peeked& p = by_pid[origin->pid];
+      Peeked& p = by_pid[{origin->pid, origin->host, origin->started}];
       p.pid = origin->pid;
       p.paths.push_back(path);
       p.origins.push_back(origin);
@@ -217,7 +235,7 @@ Result<std::vector<Peeked>> peek_by_process(const std::vector<std::string>& path
     all.origins.push_back(std::move(origin));
   }
   if (by_pid.size() <= 1) {
-    all.pid = by_pid.empty() ? 0 : by_pid.begin()->first;
+    all.pid = by_pid.empty() ? 0 : std::get<0>(by_pid.begin()->first);
     return std::vector<Peeked>{std::move(all)};
   }
   if (!unknown.empty())

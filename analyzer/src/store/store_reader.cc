@@ -392,13 +392,21 @@ Result<std::vector<StoredDump>> list_file_dumps(const std::string& path) {
                      std::to_string(store::kStoreSchemaVersion) +
                      "); make it again with heapq load");
   if (Status s = store::check_schema(*db, false); !s) return s.error();
-  auto st = db->prepare("SELECT id, path FROM dumps ORDER BY id");
+  auto st = db->prepare(
+      "SELECT id, path, pid, dumped_at, gc_count, host, started_at FROM dumps ORDER BY id");
   if (!st)
     return bad_input(path + ": not a heapq store (" + st.error().message.substr(path.size() + 2) +
                      ")");
   std::vector<StoredDump> out;
   int rc;
-  while ((rc = st->step()) == SQLITE_ROW) out.push_back({st->int64(0), std::string(st->text(1))});
+  while ((rc = st->step()) == SQLITE_ROW) {
+    StoredDump& d = out.emplace_back();
+    d.id = st->int64(0);
+    d.source = std::string(st->text(1));
+    d.origin = {st->is_null(2) || st->int64(2) < 0 ? 0 : static_cast<uint64_t>(st->int64(2)),
+                std::string(st->text(3)), st->is_null(4) ? -1 : st->int64(4),
+                std::string(st->text(5)), std::string(st->text(6))};
+  }
   if (rc != SQLITE_DONE) return db->error();
   return out;
 }
@@ -407,12 +415,22 @@ Result<std::vector<StoredDump>> list_server_dumps(const std::string& url) {
   auto db = store::PgConnection::connect(url);
   if (!db) return db.error();
   if (Status s = store::check_server_schema(*db); !s) return s.error();
-  auto rows = db->query("SELECT id, path FROM dumps ORDER BY id");
+  auto rows = db->query(
+      "SELECT id, path, pid, dumped_at, gc_count, host, started_at FROM dumps ORDER BY id");
   if (!rows) return rows.error();
   std::vector<StoredDump> out;
-  for (int i = 0; i < PQntuples(rows->get()); ++i)
-    out.push_back(
-        {store::pg_int(rows->get(), i, 0), std::string(store::pg_bytes(rows->get(), i, 1))});
+  const PGresult* r = rows->get();
+  for (int i = 0; i < PQntuples(r); ++i) {
+    StoredDump& d = out.emplace_back();
+    d.id = store::pg_int(r, i, 0);
+    d.source = std::string(store::pg_bytes(r, i, 1));
+    d.origin = {PQgetisnull(r, i, 2) || store::pg_int(r, i, 2) < 0
+                    ? 0
+                    : static_cast<uint64_t>(store::pg_int(r, i, 2)),
+                std::string(store::pg_bytes(r, i, 3)),
+                PQgetisnull(r, i, 4) ? -1 : store::pg_int(r, i, 4),
+                std::string(store::pg_bytes(r, i, 5)), std::string(store::pg_bytes(r, i, 6))};
+  }
   return out;
 }
 
