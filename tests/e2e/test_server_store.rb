@@ -6,8 +6,10 @@ require_relative "helper"
 require "fileutils"
 require "socket"
 
+# PostgreSQL's programs run without the sanitizer runtime an ASan build preloads for Ruby.
+PG_ENV = { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil, "UBSAN_OPTIONS" => nil }.freeze
 PG_DIR = Dir.mktmpdir("heapq-pg")
-PG_URL, pg_err, pg_status = Open3.capture3("sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"),
+PG_URL, pg_err, pg_status = Open3.capture3(PG_ENV, "sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"),
                                            "start", PG_DIR)
 unless pg_status.success?
   warn "SKIPPED: no PostgreSQL cluster could start here (#{pg_err.strip}): " \
@@ -21,19 +23,19 @@ class TestServerStore < Test::Unit::TestCase
   include E2E
 
   def self.shutdown
-    Open3.capture3("sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"), "stop", PG_DIR)
+    Open3.capture3(PG_ENV, "sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"), "stop", PG_DIR)
     FileUtils.rm_rf(PG_DIR)
   end
 
   # A database of its own on the test cluster.
   def database(name)
-    out, err, status = Open3.capture3("psql", PG_URL, "-qAtc", "CREATE DATABASE #{name}")
+    out, err, status = Open3.capture3(PG_ENV, "psql", PG_URL, "-qAtc", "CREATE DATABASE #{name}")
     assert(status.success?, "createdb: #{out}#{err}")
     PG_URL.sub("/heapq?", "/#{name}?")
   end
 
   def psql(url, sql)
-    out, err, status = Open3.capture3("psql", url, "-qAtc", sql)
+    out, err, status = Open3.capture3(PG_ENV, "psql", url, "-qAtc", sql)
     assert(status.success?, "psql: #{err}")
     out
   end
