@@ -90,8 +90,10 @@ FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
     const double hours =
         std::max<double>(1, static_cast<double>(time_of(newest) - time_of(data.dumps[dumps[0]]))) /
         3600;
-    for (auto& [g, counts] : series) {
-      Accumulated& acc = groups[g];
+    for (auto& entry : series) {
+      // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+      const std::vector<const FleetCount*>& counts = entry.second;
+      Accumulated& acc = groups[entry.first];
       ++acc.group.seen_in;
       auto count = [&](size_t k) { return counts[k] ? counts[k]->count : 0; };
       bool grows = count(dumps.size() - 1) > count(0);
