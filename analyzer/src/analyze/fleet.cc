@@ -24,16 +24,16 @@ struct Accumulated {
   std::map<std::string, uint64_t> hosts;  // processes it grows in, per host
 };
 
-int64_t time_of(const FleetDump& d) {
-  return epoch_seconds(d.time).value_or(0);
-}
-
 }  // namespace
 
 FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
   FleetAnswer a;
   a.options = options;
   a.dumps = data.dumps.size();
+  // Each dump's time, parsed once (0: it says none).
+  std::vector<std::optional<int64_t>> seconds;
+  for (const FleetDump& d : data.dumps) seconds.push_back(epoch_seconds(d.time));
+  auto time_of = [&](size_t i) { return seconds[i].value_or(0); };
   // Processes: (host, pid, start) -> the indexes of their dumps.
   std::map<std::tuple<std::string, uint64_t, std::string>, std::vector<size_t>> processes;
   for (size_t i = 0; i < data.dumps.size(); ++i) {
@@ -51,8 +51,7 @@ FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
   int64_t first = INT64_MAX, last = INT64_MIN;
   for (auto& [key, dumps] : processes) {
     std::stable_sort(dumps.begin(), dumps.end(), [&](size_t x, size_t y) {
-      return std::pair(time_of(data.dumps[x]), data.dumps[x].id) <
-             std::pair(time_of(data.dumps[y]), data.dumps[y].id);
+      return std::pair(time_of(x), data.dumps[x].id) < std::pair(time_of(y), data.dumps[y].id);
     });
     const FleetDump& newest = data.dumps[dumps.back()];
     const FleetAnswer::Process process{std::get<0>(key), std::get<1>(key), std::get<2>(key),
@@ -63,11 +62,11 @@ FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
     for (size_t i : dumps) {
       const FleetDump& d = data.dumps[i];
       heap.heap.push_back({d.time, d.objects, d.bytes});
-      if (epoch_seconds(d.time)) {
-        first = std::min(first, time_of(d));
-        last = std::max(last, time_of(d));
-        if (time_of(d) == first) a.first_time = d.time;
-        if (time_of(d) == last) a.last_time = d.time;
+      if (seconds[i]) {
+        first = std::min(first, *seconds[i]);
+        last = std::max(last, *seconds[i]);
+        if (*seconds[i] == first) a.first_time = d.time;
+        if (*seconds[i] == last) a.last_time = d.time;
       }
     }
     if (dumps.size() < 2) continue;
@@ -88,8 +87,7 @@ FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
         counts[k] = &c;
       }
     const double hours =
-        std::max<double>(1, static_cast<double>(time_of(newest) - time_of(data.dumps[dumps[0]]))) /
-        3600;
+        std::max<double>(1, static_cast<double>(time_of(dumps.back()) - time_of(dumps[0]))) / 3600;
     for (auto& entry : series) {
       // Not a structured binding: clang before 16 cannot capture one in the lambda below.
       const std::vector<const FleetCount*>& counts = entry.second;

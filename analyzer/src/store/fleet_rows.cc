@@ -10,15 +10,6 @@
 
 namespace heapq {
 
-namespace {
-
-// When a dump was taken (its META), else when it was loaded: seconds since 1970, or none.
-std::optional<int64_t> dump_time(const FleetDump& d) {
-  return epoch_seconds(d.time);
-}
-
-}  // namespace
-
 Result<FleetData> read_fleet(const std::string& store, const FleetOptions& options) {
   // list_stored_dumps checks that it is a store, of this version.
   if (auto listed = list_stored_dumps(store); !listed) return listed.error();
@@ -52,7 +43,8 @@ Result<FleetData> read_fleet(const std::string& store, const FleetOptions& optio
     d.objects = static_cast<uint64_t>(std::max<int64_t>(0, r.int64(6)));
     d.bytes = static_cast<uint64_t>(std::max<int64_t>(0, r.int64(7)));
     if (!options.app.empty() && d.app != options.app) continue;
-    if (since && (!dump_time(d) || *dump_time(d) < *since)) continue;
+    // When it was taken (its META), else loaded.
+    if (since && epoch_seconds(d.time).value_or(INT64_MIN) < *since) continue;
     data.dumps.push_back(std::move(d));
   }
   dumps->reset();
