@@ -24,22 +24,23 @@
 --   ) WITHOUT ROWID;                ) PARTITION BY LIST (dump_id);
 -- so that each dump's rows are a partition of their own on the server: written by COPY into a
 -- table of their own, indexed once complete, attached in the transaction that adds the dump
--- (invisible until then), and dropped whole. By the same column, dump_id, the tables
+-- (outside the store until then), and dropped whole. By the same column, dump_id, the tables
 -- distribute over several servers (Citus's distribution column). Statements that differ more
 -- come in pairs: SQLite's after a "-- @sqlite" line, PostgreSQL's after "-- @postgresql", up to
 -- the next "-- @both". On the server the tables live in the schema `heapq`.
 
 -- @sqlite
 PRAGMA application_id = 1751474545;  -- 'heaq'
-PRAGMA user_version = 5;             -- the version of this schema (2: sites.gem_id, gems;
+PRAGMA user_version = 6;             -- the version of this schema (2: sites.gem_id, gems;
                                      -- 3: dumps.pid; 4: dumps.host, started_at, app, labels;
-                                     -- 5: objects.stack_id, stack_frames, block_sites)
+                                     -- 5: objects.stack_id, stack_frames, block_sites;
+                                     -- 6: graph_columns, class_edges partitioned on a server)
 -- @postgresql
 CREATE TABLE store_info (
   application TEXT NOT NULL,      -- 'heapq'
   version BIGINT NOT NULL         -- as user_version in SQLite
 );
-INSERT INTO store_info VALUES ('heapq', 5);
+INSERT INTO store_info VALUES ('heapq', 6);
 -- @both
 
 -- One row per dump, with what its load met (LoadReport): counts of skipped and repaired input.
@@ -220,7 +221,11 @@ CREATE TABLE graph_columns (
   chunk INTEGER NOT NULL,
   data BLOB NOT NULL,
   PRIMARY KEY (dump_id, name, chunk)
+-- @sqlite
 );
+-- @postgresql
+) PARTITION BY LIST (dump_id);
+-- @both
 
 -- @postgresql
 -- The arrays are read and written whole: PostgreSQL's compression of big values (pglz) would
@@ -240,7 +245,11 @@ CREATE TABLE class_edges (
   chunk INTEGER NOT NULL,
   data BLOB NOT NULL,
   PRIMARY KEY (dump_id, name, chunk)
+-- @sqlite
 );
+-- @postgresql
+) PARTITION BY LIST (dump_id);
+-- @both
 -- @postgresql
 ALTER TABLE class_edges ALTER COLUMN data SET STORAGE EXTERNAL;
 -- @both
@@ -283,8 +292,14 @@ CREATE FUNCTION printf(format TEXT, value BIGINT) RETURNS TEXT IMMUTABLE LANGUAG
 AS $$ SELECT replace(format, '%x', to_hex(value)) $$;
 -- @both
 
+-- @sqlite
 CREATE INDEX objects_by_address ON objects (dump_id, address);
 CREATE INDEX refs_by_target ON refs (dump_id, to_id);
+-- @postgresql
+-- A partition holds one dump: dump_id would only lengthen every entry (and its sorting).
+CREATE INDEX objects_by_address ON objects (address);
+CREATE INDEX refs_by_target ON refs (to_id);
+-- @both
 
 -- The views spell the ids out. Each keeps the integer keys of its tables (id, address,
 -- from_id, ...), which joins and filters should use; address_hex and its kin are for reading.

@@ -325,11 +325,16 @@ Status write_types(RowTarget& to) {
 
 Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source, const HeapGraph& g,
                        const LoadReport& report, const DumpTags& tags) {
-  // The analyses run on another core while the rows that do not need them are written.
+  // The analyses run on another core while the rows that do not need them are written; where
+  // a second target takes rows at the same time, the objects' rows (which need the analyses)
+  // go there from that core.
   Analysis a;
+  RowTarget* beside = to.beside();
+  Status objects = Ok{};
   std::thread analyze([&] {
     a.dom = HeapDominators::compute(g);
     a.paths = ShortestPathTree::compute(g);
+    if (beside) objects = DumpRows(*beside, dump, g).objects(a);
   });
   DumpRows rows(to, dump, g);
   Status s = rows.strings();
@@ -343,7 +348,7 @@ Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source, c
   if (s) s = write_graph_columns(to, dump, g);
   if (s) s = write_class_edges(to, dump, g);
   analyze.join();
-  if (s) s = rows.objects(a);
+  if (s) s = beside ? objects : rows.objects(a);
   if (s) s = rows.dump(source, report, tags, a);
   return s;
 }

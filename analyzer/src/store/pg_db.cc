@@ -182,10 +182,10 @@ Result<bool> PgCursor::next() {
 }
 
 Result<std::unique_ptr<PgCopy>> PgCopy::begin(PgConnection& db, const std::string& table,
-                                              int columns) {
+                                              int columns, std::string then) {
   PgResult r(PQexec(db.get(), ("COPY " + table + " FROM STDIN (FORMAT binary)").c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) return db.error_of(r.get());
-  std::unique_ptr<PgCopy> c(new PgCopy(db, columns));
+  std::unique_ptr<PgCopy> c(new PgCopy(db, columns, std::move(then)));
   c->buffer_.reserve(kCopyBuffer + 4096);
   c->buffer_.append("PGCOPY\n\377\r\n\0", 11);
   append_big_endian(c->buffer_, 0, 4);  // flags
@@ -265,6 +265,7 @@ Status PgCopy::finish() {
   PgResult r(PQgetResult(db_->get()));
   if (s && (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK)) s = db_->error_of(r.get());
   while (PGresult* more = PQgetResult(db_->get())) PQclear(more);
+  if (s && !then_.empty()) s = db_->exec(then_);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "heapq/result.h"
@@ -81,11 +82,12 @@ class PgCursor {
 
 // A table's rows through COPY ... FROM STDIN (FORMAT binary): every column of the table, in
 // order; integers as BIGINT. A NUL character, which PostgreSQL's text cannot hold, is written
-// as U+2400 (SYMBOL FOR NULL).
+// as U+2400 (SYMBOL FOR NULL). `then`, statements run once the rows are in (the table's
+// indexes), is part of finish().
 class PgCopy final : public TableRows {
  public:
   static Result<std::unique_ptr<PgCopy>> begin(PgConnection& db, const std::string& table,
-                                               int columns);
+                                               int columns, std::string then = {});
   ~PgCopy() override;
   void add(int64_t v) override;
   void add_null() override;
@@ -95,13 +97,15 @@ class PgCopy final : public TableRows {
   Status finish() override;
 
  private:
-  PgCopy(PgConnection& db, int columns) : db_(&db), columns_(columns) {}
+  PgCopy(PgConnection& db, int columns, std::string then)
+      : db_(&db), columns_(columns), then_(std::move(then)) {}
   void field_length(int32_t n);
   Status put(std::string_view bytes);
   Status flush();
 
   PgConnection* db_;
   int columns_;
+  std::string then_;
   int in_row_ = 0;
   bool open_ = true;
   Status pending_ = Ok{};  // the first failure of a write that could not return it

@@ -37,6 +37,9 @@ class RowTarget {
   virtual Result<std::unique_ptr<TableRows>> rows(std::string_view table, int columns) = 0;
   // gems.id of a gem (the row added when there is none), in a store shared by all dumps.
   virtual Result<int64_t> gem_id(std::string_view name, std::string_view version) = 0;
+  // A second target that takes other tables' rows at the same time, from another thread (a
+  // server's second connection); none where rows go one table at a time (SQLite).
+  virtual RowTarget* beside() { return nullptr; }
 };
 
 }  // namespace heapq::store
