@@ -45,7 +45,9 @@ const Command kReportCommand = {
     "store holding several dumps: what grows; one INPUT: where memory accumulates), each\n"
     "with its retention tree drawn by graphviz (what it holds as the leaves), and an icicle of the "
     "dominator tree's top\n"
-    "--nodes objects: click to zoom in and out, hover for class, size, site and path.\n",
+    "--nodes objects: click to zoom in and out, hover for class, size, site and path.\n"
+    "Dumps read from a PostgreSQL server (URL#N) add a section on the whole store: what\n"
+    "grows across its processes, and each process's heap over time (heapq fleet URL).\n",
     kOptions,
     run_answer_to_output<answer>,
 };

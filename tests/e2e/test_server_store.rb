@@ -67,6 +67,11 @@ class TestServerStore < Test::Unit::TestCase
     end
     # URL alone: the last dump.
     assert_equal(answer(dump, dump, "stats"), answer(url, url, "stats"))
+    # The picture too.
+    dot = ->(input) { heapq("viz", input, "Catalog::Quote").first.gsub(input, "INPUT") }
+    assert_match(/digraph/, dot.call(dump))
+    assert_equal(dot.call(dump), dot.call(store))
+    assert_equal(dot.call(dump), dot.call("#{url}##{id}"))
 
     dumps = three_dumps("memo_cache")
     ids = load(url, *dumps)
@@ -92,6 +97,7 @@ class TestServerStore < Test::Unit::TestCase
   def test_fleet_names_what_grows_in_every_process
     url = database("fleet")
     two = database("twoprocesses")
+    dumps = nil
     2.times do
       dumps = three_dumps("memo_cache", memprof: true)
       load(url, *dumps, extra: %w[--app memo])
@@ -122,6 +128,21 @@ class TestServerStore < Test::Unit::TestCase
     assert_equal(0, code, err)
     assert_match(/2 processes on 1 host, 6 dumps of app memo/, text)
     assert_match(/grows in 2 of 2 processes/, text)
+
+    # The report of a process's dumps on the server has a section on the whole store.
+    html = File.join(@tmp, "fleet.html")
+    ids = psql(two, "SELECT id FROM heapq.dumps ORDER BY id DESC LIMIT 3").split.reverse
+    _out, err, code = heapq("report", "-o", html, *ids.map { |i| "#{two}##{i}" })
+    assert_equal(0, code, err)
+    page = File.read(html)
+    fleet_part = page[/<section id="fleet">.*?<\/section>/m]
+    assert_not_nil(fleet_part, "no fleet section")
+    assert_match(/2 processes on 1 host, 6 dumps/, fleet_part)
+    assert_match(/#{Regexp.escape(klass)}.*?2 of 2/m, fleet_part)
+    assert_equal(2, fleet_part.scan(/ pid \d+ started /).size, "one row per process")
+    _out, err, code = heapq("report", "-o", html, *dumps)
+    assert_equal(0, code, err)
+    assert_no_match(/id="fleet"/, File.read(html))
   end
 
   def test_sql_is_read_only_unless_asked

@@ -88,8 +88,15 @@ std::string render_report(const Report& r) {
     if (!s.svg.empty()) out += "<div class=\"tree\">" + inline_svg(s.svg) + "</div>\n";
     out += "</article>\n";
   }
+  out += "</section>\n";
+  for (const Section& s : r.sections) {
+    out += "<section id=\"" + xml_text(s.id) + "\"><h2>" + xml_text(s.heading) + "</h2>\n<p>" +
+           xml_text(s.note) + "</p>\n";
+    for (const Table& t : s.tables) render_table(t, out);
+    out += "</section>\n";
+  }
   out +=
-      "</section>\n<section id=\"dominators\"><h2>Dominator tree</h2>\n"
+      "<section id=\"dominators\"><h2>Dominator tree</h2>\n"
       "<p class=\"help\">Each box is an object and everything it keeps alive (its retained size "
       "sets the width). "
       "Click a box to zoom in, the top bar or a crumb to zoom out; hover for details.</p>\n"

@@ -129,6 +129,66 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
   return section;
 }
 
+// heapq fleet's answer as two tables: what grows across the processes, and each one's heap.
+viz::Section fleet_section(const FleetAnswer& f) {
+  viz::Section section{"fleet", "Across processes", {}, {}};
+  section.note = f.store + ": " + counted(f.processes, "process", "processes") + " on " +
+                 counted(f.hosts, "host", "hosts") + ", " + counted(f.dumps, "dump", "dumps") +
+                 (f.first_time.empty() ? "" : ", " + f.first_time + " to " + f.last_time) + ". " +
+                 (f.groups.empty() ? "Nothing grows from dump to dump in any process of two "
+                                     "dumps or more."
+                                   : "What grows in each process (counts never falling from dump "
+                                     "to dump), most processes first; rates are per process.");
+  if (f.unattributed_dumps)
+    section.note += " " + counted(f.unattributed_dumps, "dump says", "dumps say") +
+                    " no process (ObjectSpace dumps have no META): left out.";
+  viz::Table groups{"What grows across processes",
+                    {"class", "allocated at", "grows in", "objects an hour", "bytes an hour",
+                     "objects", "bytes", "share of the heaps", "fastest", "hosts"},
+                    {false, false, true, true, true, true, true, true, false, false},
+                    {}};
+  for (const FleetAnswer::Group& g : f.groups) {
+    std::string fastest, hosts;
+    for (const FleetAnswer::Worst& w : g.worst)
+      fastest += (fastest.empty() ? "" : "; ") + process_text(w.process) + " " +
+                 rate_text(w.per_hour) + "/h";
+    for (const std::string& h : g.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+    if (g.more_hosts) hosts += " and " + counted(g.more_hosts, "more", "more");
+    groups.rows.push_back({{g.class_name, {}},
+                           {g.site ? library_site_text(*g.site) : "(no allocation site)", {}},
+                           {format_count(g.growing_in) + " of " + format_count(g.seen_in),
+                            static_cast<double>(g.growing_in)},
+                           {rate_text(g.objects_per_hour), g.objects_per_hour},
+                           {bytes_rate_text(g.bytes_per_hour), g.bytes_per_hour},
+                           number(g.count, format_count(g.count)),
+                           number(g.bytes, format_bytes(g.bytes)),
+                           {percent_text(g.share), g.share},
+                           {fastest, {}},
+                           {hosts, {}}});
+  }
+  if (!groups.rows.empty()) section.tables.push_back(std::move(groups));
+  viz::Table heaps{"The processes' heaps (what the roots reach)",
+                   {"process", "app", "dumps", "first", "last", "objects first", "objects last",
+                    "bytes first", "bytes last"},
+                   {false, false, true, false, false, true, true, true, true},
+                   {}};
+  for (const FleetAnswer::ProcessHeap& p : f.heaps) {
+    const FleetAnswer::Point& first = p.heap.front();
+    const FleetAnswer::Point& last = p.heap.back();
+    heaps.rows.push_back({{process_text(p.process, true), {}},
+                          {p.process.app, {}},
+                          number(p.heap.size(), format_count(p.heap.size())),
+                          {first.time, {}},
+                          {last.time, {}},
+                          number(first.objects, format_count(first.objects)),
+                          number(last.objects, format_count(last.objects)),
+                          number(first.bytes, format_bytes(first.bytes)),
+                          number(last.bytes, format_bytes(last.bytes))});
+  }
+  if (!heaps.rows.empty()) section.tables.push_back(std::move(heaps));
+  return section;
+}
+
 }  // namespace
 
 std::string html(const ReportAnswer& a) {
@@ -173,6 +233,7 @@ std::string html(const ReportAnswer& a) {
   }
   for (size_t i = 0; i < leaks.leaks.size() && i < a.pictures.size(); ++i)
     r.leaks.push_back(leak_section(leaks, i, a.pictures[i]));
+  if (a.fleet) r.sections.push_back(fleet_section(*a.fleet));
   r.tables.push_back(class_table(a.stats));
   r.tables.push_back(site_table(a.sites));
   r.icicle = a.icicle;

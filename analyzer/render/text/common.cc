@@ -1,5 +1,6 @@
 #include "render/text/common.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "heapq/wording.h"
@@ -43,6 +44,29 @@ std::string path_text(const PathRef& path) {
 
 std::string finish_text(std::string_view text, size_t width) {
   return fit_lines(escape_controls_keep_lines(text), width);
+}
+
+std::string process_text(const FleetAnswer::Process& p, bool started) {
+  std::string s = (p.host.empty() ? std::string("(unknown host)") : name_text(p.host)) + " pid " +
+                  std::to_string(p.pid);
+  if (started && !p.started.empty()) s += " started " + name_text(p.started);
+  return s;
+}
+
+std::string rate_text(double per_hour) {
+  const double r = std::round(per_hour);
+  return (r < 0 ? "-" : "+") + format_count(static_cast<uint64_t>(std::fabs(r)));
+}
+
+std::string bytes_rate_text(double per_hour) {
+  return (per_hour < 0 ? "-" : "+") +
+         format_bytes(static_cast<uint64_t>(std::llround(std::fabs(per_hour))));
+}
+
+std::string percent_text(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+  return buf;
 }
 
 }  // namespace heapq::render

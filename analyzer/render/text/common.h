@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "heapq/answer/common.h"
+#include "heapq/answer/fleet.h"
 #include "heapq/wording.h"
 
 namespace heapq::render {
@@ -28,6 +29,14 @@ std::string object_text(const ObjectRef& object);
 // ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...;
 // an elided middle reads "-> ... (N steps) ...".
 std::string path_text(const PathRef& path);
+
+// heapq fleet's words (the report's fleet section too): "web-1 pid 1234" (with when it started
+// where a process is described, not just named); a rate an hour, signed and rounded ("+3,600",
+// "+1.2 MiB"); a share as a percentage ("12.5%").
+std::string process_text(const FleetAnswer::Process& p, bool started = false);
+std::string rate_text(double per_hour);
+std::string bytes_rate_text(double per_hour);
+std::string percent_text(double share);
 
 // A renderer's text as the terminal gets it: control characters of dump strings escaped (lines
 // kept), each line made to fit width columns (0: no limit).

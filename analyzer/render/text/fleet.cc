@@ -1,40 +1,8 @@
-#include <cmath>
-#include <cstdio>
-
 #include "render/render.h"
 #include "render/text/common.h"
 #include "render/text/terminal_text.h"
 
 namespace heapq::render {
-
-namespace {
-
-// "web-1 pid 1234", and when it started where a process is described, not just named.
-std::string process_text(const FleetAnswer::Process& p, bool started = false) {
-  std::string s = (p.host.empty() ? std::string("(unknown host)") : name_text(p.host)) + " pid " +
-                  std::to_string(p.pid);
-  if (started && !p.started.empty()) s += " started " + name_text(p.started);
-  return s;
-}
-
-// "+3,600" objects (a rate, rounded), signed.
-std::string rate_text(double per_hour) {
-  const double r = std::round(per_hour);
-  return (r < 0 ? "-" : "+") + format_count(static_cast<uint64_t>(std::fabs(r)));
-}
-
-std::string bytes_rate_text(double per_hour) {
-  return (per_hour < 0 ? "-" : "+") +
-         format_bytes(static_cast<uint64_t>(std::llround(std::fabs(per_hour))));
-}
-
-std::string percent_text(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
-  return buf;
-}
-
-}  // namespace
 
 std::string text(const FleetAnswer& a, const TextOptions& options) {
   std::string out = name_text(a.store) + ": " + counted(a.processes, "process", "processes") +

@@ -4,6 +4,7 @@
 
 #include "heapq/answer/pictures.h"
 #include "heapq/retainers.h"
+#include "heapq/store.h"
 #include "heapq/wording.h"
 
 namespace heapq {
@@ -45,6 +46,14 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
     }
   }
   a.icicle = icicle_nodes(g, dom, std::max<size_t>(options.nodes, 1));
+  // Dumps from a server: what grows across the processes of its store as well.
+  for (const std::string& path : paths)
+    if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
+      auto fleet = answer_fleet(ref.file, FleetOptions{});
+      if (!fleet) return fleet.error();
+      a.fleet = std::move(*fleet);
+      break;
+    }
   return a;
 }
 

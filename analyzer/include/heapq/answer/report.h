@@ -1,11 +1,14 @@
 // heapq report: one HTML page made of the answers of stats, sites and leaks for the last dump,
-// with a retention tree per leak and an icicle of the dominator tree.
+// with a retention tree per leak and an icicle of the dominator tree; from a server's store, what
+// grows across its processes (heapq fleet's answer).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "heapq/answer/fleet.h"
 #include "heapq/answer/leaks.h"
 #include "heapq/answer/picture.h"
 #include "heapq/answer/sites.h"
@@ -25,6 +28,7 @@ struct ReportAnswer {
   };
   std::vector<LeakPicture> pictures;    // one per leak
   std::vector<viz::IcicleNode> icicle;  // the dominator tree's top, parents first
+  std::optional<FleetAnswer> fleet;     // a server's store: what grows across its processes
 };
 
 struct ReportOptions {

@@ -31,12 +31,20 @@ struct LeakSection {
   std::string svg;                 // from dot_to_svg; empty: no picture
 };
 
+// A section of tables (a fleet's, when the report reads a server's store).
+struct Section {
+  std::string id;  // the element's id: letters and dashes
+  std::string heading, note;
+  std::vector<Table> tables;
+};
+
 struct Report {
   std::string title;
   std::vector<std::pair<std::string, std::string>> summary;  // label, value
   std::vector<Table> tables;
   std::string leaks_note;  // why there are (no) leaks
   std::vector<LeakSection> leaks;
+  std::vector<Section> sections;   // after the leaks
   std::vector<IcicleNode> icicle;  // parents before children
 };
 
