@@ -247,6 +247,17 @@ class TestServerStore < Test::Unit::TestCase
     assert_equal(3, outputs[4][2], "an unreachable server is an I/O error")
     assert_match(/cannot connect to the server/, outputs[4][1])
 
+    # libpq's parameters pass through: sslmode from the URL (libpq checks its value; SSL itself
+    # is never used on this cluster's Unix socket), the rest from PG* variables.
+    _out, err, code = heapq("stats", "#{url}&sslmode=sometimes")
+    assert_equal(3, code, err)
+    assert_match(/invalid sslmode value: "sometimes"/, err)
+    host = url[/host=([^&#]+)/, 1]
+    out, err, status = Open3.capture3({ "PGHOST" => host, "PGUSER" => "heapq", "PGDATABASE" => "secrets" },
+                                      E2E::HEAPQ, "--format", "json", "stats", "postgresql://")
+    assert(status.success?, err)
+    assert_equal(heapq_json("stats", url)["objects"], JSON.parse(out)["objects"])
+
     psql(url, "UPDATE heapq.store_info SET version = 3")
     _out, err, code = heapq("stats", url)
     assert_equal(2, code)
