@@ -252,6 +252,21 @@ class TestDumpAll < Test::Unit::TestCase
     thread&.join
   end
 
+  # A Fiber that set Thread.current[:key] while it ran and is now suspended (a job runner's
+  # fiber, an Enumerator's) keeps those fiber-locals: its references to them are named by key.
+  def test_a_suspended_fibers_locals_are_named_by_key
+    fiber = Fiber.new do
+      Thread.current[:job_tags] = [+"job-7"]
+      Fiber.yield Thread.current[:job_tags]
+    end
+    tags = fiber.resume
+    assert_nil(Thread.current[:job_tags], "the fiber's locals are its own")
+    names = named_refs(dump_heap[os_address(fiber)])
+    assert_equal(os_address(tags), names["fiber-local :job_tags"], names.keys.compact.inspect)
+  ensure
+    fiber.resume if fiber&.alive?
+  end
+
   # Like ActiveSupport's subscribe: the block becomes a Proc inside the library.
   module Listeners
     def self.subscribe(&block) = (@all ||= []) << block

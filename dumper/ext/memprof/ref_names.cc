@@ -163,7 +163,7 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
       }
       break;
     case T_DATA:
-      memprof_thread_each_fiber_local(obj, OnFiberLocal, this);  // Thread.current[:key]
+      memprof_each_fiber_local(obj, OnFiberLocal, this);  // Thread.current[:key]
       break;
     default:
       break;

@@ -114,16 +114,45 @@ void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* 
   memprof_id_table_each((const struct memprof_id_table*)RCLASS_M_TBL(klass), fn, data);
 }
 
-void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data) {
-  if (!RB_TYPE_P(thread, T_DATA) || !RTYPEDDATA_P(thread)) return;
-  const rb_data_type_t* type = RTYPEDDATA_TYPE(thread);
-  if (type == NULL || type->wrap_struct_name == NULL ||
-      strcmp(type->wrap_struct_name, "VM/thread") != 0)
-    return;
-  const rb_thread_t* th = (const rb_thread_t*)RTYPEDDATA_DATA(thread);
-  /* A finished thread's execution context is gone. */
-  if (th == NULL || th->status == THREAD_KILLED || th->ec == NULL) return;
-  memprof_id_table_each((const struct memprof_id_table*)th->ec->local_storage, fn, data);
+/* A typed T_DATA's wrapped struct when its type is named `name`, else NULL. */
+static const void* typed_data(memprof_value obj, const char* name) {
+  if (!RB_TYPE_P(obj, T_DATA) || !RTYPEDDATA_P(obj)) return NULL;
+  const rb_data_type_t* type = RTYPEDDATA_TYPE(obj);
+  if (type == NULL || type->wrap_struct_name == NULL || strcmp(type->wrap_struct_name, name) != 0)
+    return NULL;
+  return RTYPEDDATA_DATA(obj);
+}
+
+/* Where a fiber's execution context sits in its rb_fiber_t (cont.c's, which no header shows):
+   a thread's context is its current fiber's, and points back to that fiber. -1: unknown. */
+static long fiber_ec_offset(void) {
+  static long offset = -2;
+  if (offset == -2) {
+    const rb_thread_t* th = (const rb_thread_t*)typed_data(rb_thread_current(), "VM/thread");
+    offset = th == NULL || th->ec == NULL || th->ec->fiber_ptr == NULL
+                 ? -1
+                 : (long)((const char*)th->ec - (const char*)th->ec->fiber_ptr);
+  }
+  return offset;
+}
+
+void memprof_each_fiber_local(memprof_value obj, memprof_local_fn* fn, void* data) {
+  const rb_execution_context_t* ec = NULL;
+  const rb_thread_t* th = (const rb_thread_t*)typed_data(obj, "VM/thread");
+  if (th != NULL) {
+    /* A finished thread's execution context is gone. */
+    if (th->status == THREAD_KILLED) return;
+    ec = th->ec;
+  } else {
+    const void* fiber = typed_data(obj, "fiber");
+    const long offset = fiber_ec_offset();
+    if (fiber == NULL || offset < 0) return;
+    ec = (const rb_execution_context_t*)((const char*)fiber + offset);
+    /* Not the layout this build expects: name nothing rather than read garbage. */
+    if ((const void*)ec->fiber_ptr != fiber) return;
+  }
+  if (ec == NULL) return;
+  memprof_id_table_each((const struct memprof_id_table*)ec->local_storage, fn, data);
 }
 
 int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
@@ -190,8 +219,8 @@ void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data)
   (void)fn;
   (void)data;
 }
-void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data) {
-  (void)thread;
+void memprof_each_fiber_local(memprof_value obj, memprof_local_fn* fn, void* data) {
+  (void)obj;
   (void)fn;
   (void)data;
 }

@@ -41,8 +41,9 @@ typedef void memprof_local_fn(void* data, memprof_value value, memprof_value id)
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data);
 
 /* Calls fn(data, value, id) for each fiber-local variable (Thread#[]) of a living Thread's
-   current fiber; nothing for other objects. The id serves rb_id2name, nothing else. */
-void memprof_thread_each_fiber_local(memprof_value thread, memprof_local_fn* fn, void* data);
+   current fiber, or of a Fiber object (suspended, or a thread's current one); nothing for other
+   objects. The id serves rb_id2name, nothing else. No allocation. */
+void memprof_each_fiber_local(memprof_value obj, memprof_local_fn* fn, void* data);
 
 /* Calls fn(data, method_entry, method_id) for each method a class or module defines itself
    (its method table); nothing for other objects. The id serves rb_id2name, nothing else. */
