@@ -34,7 +34,8 @@ PRAGMA application_id = 1751474545;  -- 'heaq'
 PRAGMA user_version = 6;             -- the version of this schema (2: sites.gem_id, gems;
                                      -- 3: dumps.pid; 4: dumps.host, started_at, app, labels;
                                      -- 5: objects.stack_id, stack_frames, block_sites;
-                                     -- 6: graph_columns, class_edges partitioned on a server)
+                                     -- 6: graph_columns, class_edges partitioned on a server,
+                                     -- roots.name_id)
 -- @postgresql
 CREATE TABLE store_info (
   application TEXT NOT NULL,      -- 'heapq'
@@ -189,6 +190,8 @@ CREATE TABLE roots (
   seq INTEGER NOT NULL,
   category_id INTEGER NOT NULL,   -- strings.id: 'vm', 'global_tbl', 'machine_context', ...
   target INTEGER NOT NULL,        -- objects.id
+  name_id INTEGER,                -- strings.id: what holds it in the category, where the dump
+                                  -- says (memprof: 'finalizers of Foo 0x...'); NULL otherwise
   PRIMARY KEY (dump_id, seq)
 ) WITHOUT ROWID;
 
@@ -335,12 +338,13 @@ LEFT JOIN classes tc ON tc.dump_id = t.dump_id AND tc.id = t.class_id
 LEFT JOIN strings tcn ON tcn.dump_id = tc.dump_id AND tcn.id = tc.name_id
 LEFT JOIN strings rn ON rn.dump_id = r.dump_id AND rn.id = r.name_id;
 
--- GC roots with their category and target.
+-- GC roots with their category, name and target.
 CREATE VIEW roots_v AS
-SELECT r.dump_id, r.seq, c.value AS category, r.target, o.address,
+SELECT r.dump_id, r.seq, c.value AS category, n.value AS name, r.target, o.address,
        printf('0x%x', o.address) AS address_hex
 FROM roots r
 JOIN strings c ON c.dump_id = r.dump_id AND c.id = r.category_id
+LEFT JOIN strings n ON n.dump_id = r.dump_id AND n.id = r.name_id
 JOIN objects o ON o.dump_id = r.dump_id AND o.id = r.target;
 
 -- Allocation sites with their file, method and gem spelled out.

@@ -78,6 +78,36 @@ class TestLeaks < Test::Unit::TestCase
     end
   end
 
+  # A finalizer registered per request on a long-lived object (samples/finalizer_per_request.rb):
+  # the finalizer table, a GC root, holds the Array of that object's finalizers, which holds the
+  # leak. memprof names the table's entry for the object the finalizers are for; a store keeps
+  # the name.
+  def test_a_finalizer_per_request
+    (line, klass), = sample_marks("finalizer_per_request")
+    [true, false].each do |memprof|
+      kind = memprof ? "memprof" : "ObjectSpace"
+      dumps = three_dumps("finalizer_per_request", memprof: memprof, requests: REQUESTS)
+      top = leaks(*dumps).first
+      assert_equal("(hidden Array)", top["holder"]["class"], kind)
+      row = top["holds"].first
+      assert_equal([line, klass], [row["site"]["line"], row["class"]], kind)
+      assert_in_delta(2 * REQUESTS, row["count"], 2, kind)
+      path = top["path"]
+      assert_equal([1, "finalizers"], [path.size, path.first["root"]], kind)
+      if memprof
+        assert_match(/\Afinalizers of UploadStore 0x\h+\z/, path.first["root_name"])
+        store = File.join(@tmp, "finalizers.db")
+        assert_equal(0, heapq("--quiet", "load", "-o", store, *dumps)[2])
+        from_store = heapq_json("leaks", *(1..3).map { |n| "#{store}##{n}" })["leaks"].first
+        assert_equal(path, from_store["path"], "the store keeps the root's name")
+        text, = heapq("--width", "0", "leaks", *dumps)
+        assert_match(/ROOT\(finalizers\) finalizers of UploadStore 0x\h+ -> \(hidden Array\)/, text)
+      else
+        assert_nil(path.first["root_name"], "ObjectSpace names no root")
+      end
+    end
+  end
+
   # A gem's line allocates what leaks; memprof's allocation stacks give the app's line that
   # called it, in the table and for the holder.
   def test_the_apps_line_past_a_gems_frames

@@ -267,6 +267,28 @@ class TestDumpAll < Test::Unit::TestCase
     fiber.resume if fiber&.alive?
   end
 
+  class FinalizedResource; end
+
+  # ObjectSpace.define_finalizer: the finalizer table holds a hidden Array of the object's
+  # finalizers (what a leaking finalizer's Proc hangs from), as a "finalizers" root. memprof
+  # names each for the object it is for, which the table knows and no reference says.
+  def test_finalizers_are_named_for_their_object
+    resources = Array.new(2) { FinalizedResource.new }
+    resources.each { |r| ObjectSpace.define_finalizer(r, proc { :closed }) }
+    dump = dump_heap
+    root = dump.records.find { |r| r["type"] == "ROOT" && r["root"] == "finalizers" }
+    assert_not_nil(root, "no finalizers root")
+    names = named_refs(root)
+    resources.each do |r|
+      name = "finalizers of #{self.class}::FinalizedResource #{os_address(r)}"
+      table = names[name]
+      assert_not_nil(table, "#{name} among #{names.keys.compact.first(5).inspect}")
+      assert_equal("ARRAY", dump[table]["type"])
+    end
+  ensure
+    resources&.each { |r| ObjectSpace.undefine_finalizer(r) }
+  end
+
   # Like ActiveSupport's subscribe: the block becomes a Proc inside the library.
   module Listeners
     def self.subscribe(&block) = (@all ||= []) << block

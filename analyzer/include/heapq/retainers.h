@@ -21,7 +21,8 @@ struct PathStep {
 };
 
 struct RetentionPath {
-  StringId root;  // the GC root category holding steps.front()
+  StringId root;       // the GC root category holding steps.front()
+  StringId root_name;  // what in that category holds it (RootEdge::name), where the dump says
   std::vector<PathStep> steps;
   // A long path keeps its first and last steps: `elided` steps are left out after
   // steps[elided_after - 1]. elided == 0: the path is whole.
@@ -51,6 +52,8 @@ class Referrers {
 // The name of a reference (an index into graph.edge_targets()): "@ivar", "[3]", or for a
 // reference of the virtual root its GC root category.
 StringId reference_label(const HeapGraph& graph, uint32_t edge);
+// A root reference's own name (RootEdge::name); none for other references and unnamed roots.
+StringId root_reference_name(const HeapGraph& graph, uint32_t edge);
 
 // Whether a GC root category is a transient one (see ShortestPathTree).
 bool is_transient_root(std::string_view category);
@@ -82,6 +85,8 @@ class ShortestPathTree {
   StringId edge_into(const HeapGraph& graph, ObjectId o) const {
     return reference_label(graph, via_[o.value()]);
   }
+  // The reference (edge index) that reached o.
+  uint32_t via(ObjectId o) const { return via_[o.value()]; }
   // The path to o, with at most max_steps steps (its middle elided); empty when unreachable.
   RetentionPath path_to(const HeapGraph& graph, ObjectId o, size_t max_steps = SIZE_MAX) const;
 

@@ -70,6 +70,8 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
     const std::string_view meaning = root_meaning(l.holder_root);
     section.heading = "Held by a GC root: ROOT(" + l.holder_root + ")" +
                       (meaning.empty() ? "" : ", " + std::string(meaning));
+    for (const auto& [name, count] : l.holder_root_names)
+      section.facts.push_back(name + " (" + counted(count, "entry", "entries") + ")");
   } else {
     section.heading = "No single object holds it";
   }

@@ -95,6 +95,10 @@ void path_json(JsonWriter& w, const PathRef& path) {
     if (i == 0) {
       json_key(w, "root");
       json_string_or_null(w, path.root);
+      if (!path.root_name.empty()) {
+        json_key(w, "root_name");
+        json_string_or_null(w, path.root_name);
+      }
     }
     if (s.object.block) {
       json_key(w, "block");

@@ -66,6 +66,17 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
     }
     json_key(w, "holder_root");
     json_string_or_null(w, leak.holder_root);
+    json_key(w, "holder_root_names");
+    w.StartArray();
+    for (const auto& [name, count] : leak.holder_root_names) {
+      w.StartObject();
+      json_key(w, "name");
+      json_string(w, name);
+      json_key(w, "count");
+      w.Uint64(count);
+      w.EndObject();
+    }
+    w.EndArray();
     json_key(w, "path");
     if (leak.path)
       path_json(w, *leak.path);

@@ -29,6 +29,7 @@ std::string object_text(const ObjectRef& object) {
 
 std::string path_text(const PathRef& path) {
   std::string out = "ROOT(" + name_text(path.root) + ")";
+  if (!path.root_name.empty()) out += " " + name_text(path.root_name);
   for (size_t i = 0; i < path.steps.size(); ++i) {
     if (path.elided && i == path.elided_after)
       out += " -> ... (" + counted(path.elided, "step", "steps") + ") ...";

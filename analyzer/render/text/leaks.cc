@@ -113,6 +113,8 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
     const std::string_view meaning = root_meaning(leak.holder_root);
     t += "Held by a GC root: ROOT(" + name_text(leak.holder_root) + ")" +
          (meaning.empty() ? "" : ", " + std::string(meaning)) + "\n";
+    for (const auto& [name, count] : leak.holder_root_names)
+      t += "   " + name_text(name) + " (" + counted(count, "entry", "entries") + ")\n";
   } else if (!leak.holder) {
     t += "No single object holds it\n";
   } else {

@@ -56,6 +56,32 @@ class AppLineVotes {
   std::unordered_map<uint64_t, uint64_t> votes_;
 };
 
+// For the leaks a GC root holds: what in its category holds them, where the dump names root
+// references (memprof names each finalizer table entry for its object, "finalizers of Foo
+// 0x..."), by that name without the address.
+void name_root_holders(const HeapGraph& g, const std::vector<uint32_t>& leak_of,
+                       std::vector<Leak>& leaks) {
+  std::vector<std::unordered_map<std::string_view, uint64_t>> names(leaks.size());
+  for (const RootEdge& r : g.roots()) {
+    const uint32_t k = leak_of[r.target.value()];
+    if (k == UINT32_MAX || !r.name.valid() || leaks[k].holder.valid() ||
+        r.category != leaks[k].holder_root)
+      continue;
+    std::string_view name = g.string(r.name);
+    if (const size_t cut = name.rfind(" 0x"); cut != std::string_view::npos)
+      name = name.substr(0, cut);
+    ++names[k][name];
+  }
+  for (size_t k = 0; k < leaks.size(); ++k) {
+    std::vector<std::pair<std::string, uint64_t>> top(names[k].begin(), names[k].end());
+    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    if (top.size() > 3) top.resize(3);
+    leaks[k].holder_root_names = std::move(top);
+  }
+}
+
 // The leaks' objects as one key per object (UINT32_MAX: none), their holders and what they
 // retain, for the leaks in `wanted` (by index).
 void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
@@ -90,6 +116,7 @@ void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
         leaks[k].holder_share = count;
       }
   }
+  name_root_holders(g, leak_of, leaks);
 }
 
 }  // namespace

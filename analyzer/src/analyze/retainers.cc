@@ -10,12 +10,14 @@ namespace heapq {
 
 namespace {
 
-// A path from its objects in order, root-held first, keeping at most max_steps of them.
+// A path from its objects in order, root-held first (by root_edge), keeping at most max_steps
+// of them.
 template <typename EdgeInto>
-RetentionPath make_path(StringId root, const std::vector<uint32_t>& chain, size_t max_steps,
-                        EdgeInto edge_into) {
+RetentionPath make_path(const HeapGraph& g, uint32_t root_edge, const std::vector<uint32_t>& chain,
+                        size_t max_steps, EdgeInto edge_into) {
   RetentionPath p;
-  p.root = root;
+  p.root = reference_label(g, root_edge);
+  p.root_name = root_reference_name(g, root_edge);
   max_steps = std::max<size_t>(max_steps, 2);
   const size_t head = chain.size() <= max_steps ? chain.size() : max_steps / 2;
   const size_t tail_from =
@@ -39,6 +41,13 @@ StringId reference_label(const HeapGraph& g, uint32_t edge) {
   if (edge >= roots_begin && edge - roots_begin < g.roots().size())
     return g.roots()[edge - roots_begin].category;
   return g.edge_name(edge);
+}
+
+StringId root_reference_name(const HeapGraph& g, uint32_t edge) {
+  const uint32_t roots_begin = g.edge_begin()[g.virtual_root().value()];
+  return edge >= roots_begin && edge - roots_begin < g.roots().size()
+             ? g.roots()[edge - roots_begin].name
+             : StringId::none();
 }
 
 Referrers Referrers::build(const HeapGraph& g) {
@@ -150,7 +159,7 @@ RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o, size_t m
   std::vector<uint32_t> chain;
   for (uint32_t v = o.value(); v != g.virtual_root().value(); v = parent_[v]) chain.push_back(v);
   std::reverse(chain.begin(), chain.end());
-  return make_path(reference_label(g, via_[chain.front()]), chain, max_steps,
+  return make_path(g, via_[chain.front()], chain, max_steps,
                    [&](size_t i) { return reference_label(g, via_[chain[i]]); });
 }
 
@@ -190,10 +199,8 @@ std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& ref
       chain.push_back(v);
     std::reverse(chain.begin(), chain.end());
     chain.push_back(target.value());
-    const uint32_t first_edge = chain.size() == 1 ? h.edge : 0;
-    StringId root = chain.size() == 1 ? reference_label(g, first_edge)
-                                      : tree.edge_into(g, ObjectId(chain.front()));
-    paths.push_back(make_path(root, chain, max_steps, [&](size_t k) {
+    const uint32_t root_edge = chain.size() == 1 ? h.edge : tree.via(ObjectId(chain.front()));
+    paths.push_back(make_path(g, root_edge, chain, max_steps, [&](size_t k) {
       return k + 1 == chain.size() ? reference_label(g, h.edge)
                                    : tree.edge_into(g, ObjectId(chain[k]));
     }));

@@ -43,7 +43,11 @@ ObjectRef object_ref(const HeapGraph& g, ObjectId o) {
 }
 
 PathRef path_ref(const HeapGraph& g, const RetentionPath& path) {
-  PathRef out{std::string(g.string(path.root)), {}, path.elided_after, path.elided};
+  PathRef out{std::string(g.string(path.root)),
+              {},
+              path.elided_after,
+              path.elided,
+              std::string(g.string(path.root_name))};
   out.steps.reserve(path.steps.size());
   for (const PathStep& s : path.steps)
     out.steps.push_back({object_ref(g, s.object), std::string(g.string(s.edge))});

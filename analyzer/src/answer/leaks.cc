@@ -91,6 +91,7 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport&
                            g.app_count});
     out.holder_share = leak.holder_share;
     out.holder_root = std::string(last.string(leak.holder_root));
+    out.holder_root_names = leak.holder_root_names;
     if (leak.holder.valid()) {
       out.holder = object_ref(last, leak.holder);
       out.holder_edge = std::string(last.string(tree.edge_into(last, leak.holder)));

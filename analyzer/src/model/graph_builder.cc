@@ -304,7 +304,9 @@ class GraphBuilder::Builder {
       StringId category = mapped(strings, root.category);
       for (; r < root.refs_end; ++r) {
         if (auto to = g_.find(c.root_refs[r])) {
-          g_.roots_.push_back({category, *to});
+          g_.roots_.push_back({category, *to,
+                               r < c.root_ref_names.size() ? mapped(strings, c.root_ref_names[r])
+                                                           : StringId::none()});
           g_.edge_target_.push_back(to->value());
           if (!g_.edge_name_.empty() || has_names_) g_.edge_name_.push_back(category);
         } else {

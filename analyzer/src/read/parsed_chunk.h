@@ -112,6 +112,7 @@ struct ParsedChunk {
 
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;
+  std::vector<StringId> root_ref_names;  // parallel to root_refs once a ROOT names one
 
   StringTable strings;
 

@@ -658,6 +658,12 @@ bool RecordHandler::commit() {
   if (t == "ROOT") {
     if (!names_.empty() && names_.size() != out_.refs.size() - refs_mark_)
       return fail("\"reference_names\" and \"references\" differ in length");
+    if (!names_.empty() || !out_.root_ref_names.empty()) {
+      // memprof names what a root holds where it knows more than the category (finalizers).
+      out_.root_ref_names.resize(out_.root_refs.size(), StringId::none());
+      names_.resize(out_.refs.size() - refs_mark_, StringId::none());
+      out_.root_ref_names.insert(out_.root_ref_names.end(), names_.begin(), names_.end());
+    }
     out_.root_refs.insert(out_.root_refs.end(), out_.refs.begin() + refs_mark_, out_.refs.end());
     out_.refs.resize(refs_mark_);
     out_.roots.push_back({intern(rec_.root.empty() ? "(unknown)" : rec_.root),

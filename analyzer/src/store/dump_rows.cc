@@ -189,11 +189,12 @@ Status DumpRows::refs() {
 }
 
 Status DumpRows::roots() {
-  return table("roots", 4, [&](TableRows& rows) -> Status {
+  return table("roots", 5, [&](TableRows& rows) -> Status {
     int64_t seq = 0;
     for (const RootEdge& r : g_.roots()) {
       for (int64_t v : {id_, seq++, int64_t(r.category.value()), int64_t(r.target.value())})
         rows.add(v);
+      rows.add(or_null(r.name.value()));
       if (Status s = rows.end_row(); !s) return s;
     }
     return Ok{};

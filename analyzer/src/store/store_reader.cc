@@ -246,13 +246,17 @@ Status StoreReader::check_refs() {
 Status StoreReader::read_roots() {
   const size_t n = g_.address_.size();
   Status s = each_row(
-      db_.select("SELECT category_id, target FROM roots WHERE dump_id = ? ORDER BY seq", dump_),
+      db_.select("SELECT category_id, target, name_id FROM roots WHERE dump_id = ? ORDER BY seq",
+                 dump_),
       [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(0)) || row.int64(1) < 0 ||
-            static_cast<uint64_t>(row.int64(1)) >= n)
+            static_cast<uint64_t>(row.int64(1)) >= n ||
+            (!row.is_null(2) && !valid_string(row.int64(2))))
           return damaged(db_, "roots");
-        RootEdge r{StringId(static_cast<uint32_t>(row.int64(0))),
-                   ObjectId(static_cast<uint32_t>(row.int64(1)))};
+        RootEdge r{
+            StringId(static_cast<uint32_t>(row.int64(0))),
+            ObjectId(static_cast<uint32_t>(row.int64(1))),
+            row.is_null(2) ? StringId::none() : StringId(static_cast<uint32_t>(row.int64(2)))};
         g_.roots_.push_back(r);
         g_.edge_target_.push_back(r.target.value());
         if (names_) g_.edge_name_.push_back(r.category);

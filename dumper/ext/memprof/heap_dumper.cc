@@ -71,6 +71,7 @@ HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTr
 // extension's) would run the program's code in the middle of the dump (see dumper/README.md).
 void HeapDumper::Prepare(VALUE only) {
   constants_.Build(only);
+  if (only == Qundef) memprof_find_finalizer_table();
 }
 
 void HeapDumper::DumpAll() {
@@ -233,8 +234,39 @@ void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
     sink_.ArrayOpen();
     for (size_t k = first; k < i; ++k) sink_.Address(roots[k].second);
     sink_.ArrayClose();
+    if (*prefix == '\0' && std::strcmp(category, "finalizers") == 0)
+      WriteFinalizerOwners(roots, first, i);
     sink_.EndRecord();
   }
+}
+
+// The finalizer table's values are hidden Arrays of an object's finalizers: each is named for
+// the object it is for ("finalizers of Rack::ServerStatus 0x..."), which the table's key says
+// and no reference does (the table does not keep that object alive).
+void HeapDumper::WriteFinalizerOwners(const RootList& roots, size_t first, size_t end) {
+  std::unordered_map<VALUE, VALUE> owners;
+  memprof_finalizer_table_each(
+      [](void* data, memprof_value finalizers, memprof_value owner) {
+        static_cast<std::unordered_map<VALUE, VALUE>*>(data)->emplace(finalizers, owner);
+      },
+      &owners);
+  if (owners.empty()) return;
+  sink_.Key("reference_names");
+  sink_.ArrayOpen();
+  for (size_t k = first; k < end; ++k) {
+    const auto owner = owners.find(roots[k].second);
+    const VALUE klass = owner == owners.end() ? 0 : RBASIC(owner->second)->klass;
+    if (klass == 0 || !ClassNames::IsClassLike(klass)) {
+      sink_.Null();
+      continue;
+    }
+    name_.assign("finalizers of ");
+    name_ += class_names_.Of(klass);
+    name_ += ' ';
+    AppendHexAddress(name_, owner->second);
+    sink_.String(name_);
+  }
+  sink_.ArrayClose();
 }
 
 // Ruby context, GC disabled: what each of threads holds (its VM stack, its machine stack read

@@ -12,6 +12,11 @@
 
 #include "vm_internals.h"
 
+#if MEMPROF_HAVE_INTERNALS
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 int memprof_vm_internals_available(void) {
   return MEMPROF_HAVE_INTERNALS;
 }
@@ -155,6 +160,88 @@ void memprof_each_fiber_local(memprof_value obj, memprof_local_fn* fn, void* dat
   memprof_id_table_each((const struct memprof_id_table*)ec->local_storage, fn, data);
 }
 
+/* gc.c's finalizer table (object -> a hidden Array of its finalizers) lives in the VM's
+   objspace, whose layout no header shows: it is the table of numbers (st_init_numtable's
+   type) among the objspace's first words whose every key is a heap object with a finalizer
+   (FL_FINALIZE) and every value a hidden Array. Words that are not pointers are read through a
+   pipe, which refuses (EFAULT) what cannot be read instead of faulting; the raw system call
+   keeps a sanitizer's interceptor from checking bounds the scan means to cross. */
+enum { MEMPROF_OBJSPACE_SCAN = 16384 };
+static const st_table* finalizer_table = NULL;
+static long finalizer_table_at = -1; /* its pointer's offset in the objspace, once found */
+
+static int probe_read(const int fds[2], const void* addr, void* out, size_t len) {
+  const long n = syscall(SYS_write, fds[1], addr, len);
+  if (n <= 0) return 0;
+  return read(fds[0], out, (size_t)n) == n && (size_t)n == len;
+}
+
+static int finalizer_entry_i(st_data_t key, st_data_t value, st_data_t data) {
+  int* ok = (int*)data;
+  if (!rb_objspace_markable_object_p((VALUE)key) || !rb_objspace_markable_object_p((VALUE)value) ||
+      !FL_TEST_RAW((VALUE)key, FL_FINALIZE) || !RB_TYPE_P((VALUE)value, T_ARRAY) ||
+      RBASIC((VALUE)value)->klass != 0) {
+    *ok = 0;
+    return ST_STOP;
+  }
+  return ST_CONTINUE;
+}
+
+static int is_finalizer_table(const int fds[2], const st_table* table,
+                              const struct st_hash_type* numtype) {
+  st_table copy;
+  if (table == NULL || ((uintptr_t)table % sizeof(void*)) != 0 ||
+      !probe_read(fds, table, &copy, sizeof copy) || copy.type != numtype ||
+      copy.num_entries == 0)
+    return 0;
+  int ok = 1;
+  rb_st_foreach((st_table*)table, finalizer_entry_i, (st_data_t)&ok);
+  return ok;
+}
+
+void memprof_find_finalizer_table(void) {
+  finalizer_table = NULL;
+  const char* objspace = (const char*)GET_VM()->objspace;
+  int fds[2];
+  if (objspace == NULL || pipe(fds) != 0) return;
+  st_table* probe = rb_st_init_numtable();
+  const struct st_hash_type* numtype = probe->type;
+  rb_st_free_table(probe);
+  const st_table* table = NULL;
+  if (finalizer_table_at >= 0 && probe_read(fds, objspace + finalizer_table_at, &table, sizeof table) &&
+      is_finalizer_table(fds, table, numtype)) {
+    finalizer_table = table;
+  } else {
+    for (long at = 0; at < MEMPROF_OBJSPACE_SCAN; at += (long)sizeof(void*)) {
+      if (!probe_read(fds, objspace + at, &table, sizeof table)) break;
+      if (is_finalizer_table(fds, table, numtype)) {
+        finalizer_table = table;
+        finalizer_table_at = at;
+        break;
+      }
+    }
+  }
+  close(fds[0]);
+  close(fds[1]);
+}
+
+struct finalizer_each {
+  memprof_pair_fn* fn;
+  void* data;
+};
+
+static int finalizer_each_i(st_data_t key, st_data_t value, st_data_t data) {
+  const struct finalizer_each* each = (const struct finalizer_each*)data;
+  each->fn(each->data, (memprof_value)value, (memprof_value)key);
+  return ST_CONTINUE;
+}
+
+void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data) {
+  if (finalizer_table == NULL) return;
+  struct finalizer_each each = {fn, data};
+  rb_st_foreach((st_table*)finalizer_table, finalizer_each_i, (st_data_t)&each);
+}
+
 int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
   if (!rb_obj_is_proc(obj)) return 0;
   const struct rb_block* block = vm_proc_block(obj);
@@ -216,6 +303,11 @@ int memprof_hash_has_default_proc(memprof_value hash) {
 }
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data) {
   (void)env;
+  (void)fn;
+  (void)data;
+}
+void memprof_find_finalizer_table(void) {}
+void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data) {
   (void)fn;
   (void)data;
 }

@@ -54,6 +54,14 @@ void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* 
    a Symbol, a C function). *path points into Ruby's own String: no allocation. */
 int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line);
 
+/* Calls fn(data, finalizers, owner) for each entry of gc.c's finalizer table: the hidden Array
+   of an object's finalizers (what the "finalizers" GC root holds) and the object they are for.
+   The table is found once (Ruby context: memprof_find_finalizer_table); nothing is called when
+   it was not found. No allocation. */
+typedef void memprof_pair_fn(void* data, memprof_value finalizers, memprof_value owner);
+void memprof_find_finalizer_table(void);
+void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data);
+
 /* How many Ractors are alive, the main one included; 0 when unknown. */
 unsigned int memprof_ractor_count(void);
 

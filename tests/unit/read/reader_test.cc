@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "heapq/load.h"
+#include "heapq/retainers.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -48,6 +49,36 @@ TEST(Reader, LoadsObjectsReferencesAndRoots) {
   ASSERT_EQ(g.roots().size(), 2u);
   EXPECT_EQ(g.string(g.roots()[0].category), "vm");
   EXPECT_EQ(g.roots()[1].target, foo);
+}
+
+// memprof names the finalizers root's references for the objects the finalizers are for; a
+// root record without names, and an unnamed entry, keep none.
+TEST(Reader, KeepsTheNamesOfRootReferences) {
+  const std::string dump =
+      R"({"type":"ROOT","root":"vm","references":["0x100"]})"
+      "\n"
+      R"({"type":"ROOT","root":"finalizers","references":["0x200","0x100"],)"
+      R"("reference_names":["finalizers of Upload 0x300",null]})"
+      "\n"
+      R"({"address":"0x100","type":"OBJECT","class":"0x300","references":[],"reference_names":[]})"
+      "\n"
+      R"({"address":"0x200","type":"ARRAY","references":[]})"
+      "\n"
+      R"({"address":"0x300","type":"CLASS","name":"Upload","references":[]})"
+      "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  ASSERT_EQ(g.roots().size(), 3u);
+  EXPECT_FALSE(g.roots()[0].name.valid());
+  EXPECT_EQ(g.string(g.roots()[1].category), "finalizers");
+  EXPECT_EQ(g.string(g.roots()[1].name), "finalizers of Upload 0x300");
+  EXPECT_FALSE(g.roots()[2].name.valid());
+  // The shortest path to the Array says so.
+  const ShortestPathTree tree = ShortestPathTree::compute(g);
+  const RetentionPath path = tree.path_to(g, find(g, 0x200));
+  EXPECT_EQ(g.string(path.root), "finalizers");
+  EXPECT_EQ(g.string(path.root_name), "finalizers of Upload 0x300");
 }
 
 TEST(Reader, NamesClassesAndPseudoClasses) {

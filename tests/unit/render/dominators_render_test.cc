@@ -26,7 +26,7 @@ DominatorsAnswer list() {
   a.unreachable_bytes = 40;
   DominatorsAnswer::Node cache = node(0x20, "Hash", 2'000, 2);
   cache.object.site = SiteRef{"app/cache.rb", 3, "initialize"};
-  a.dominators = {{cache, PathRef{"vm", {{cache.object, ""}}, 0, 0}}};
+  a.dominators = {{cache, PathRef{"vm", {{cache.object, ""}}, 0, 0, ""}}};
   return a;
 }
 
@@ -64,6 +64,25 @@ TEST(DominatorsRender, Text) {
             "  1.95 KiB in 2 objects: Hash 0x20\n"
             "    1.91 KiB in 1 object: String 0x30\n"
             "  (3 more)\n");
+}
+
+// A root that names what it holds (memprof's finalizer table: whose finalizers) says so after
+// its category, in text and JSON.
+TEST(DominatorsRender, ARootsNameFollowsItsCategory) {
+  DominatorsAnswer a = list();
+  a.dominators[0].path = PathRef{"finalizers",
+                                 {{a.dominators[0].node.object, ""}},
+                                 0,
+                                 0,
+                                 "finalizers of Rack::ServerStatus 0x10"};
+  EXPECT_NE(render::text(a, {100}).find(
+                "   ROOT(finalizers) finalizers of Rack::ServerStatus 0x10 -> Hash 0x20\n"),
+            std::string::npos)
+      << render::text(a, {100});
+  const std::string json = render::json(a);
+  expect_valid(json, "dominators.schema.json");
+  EXPECT_NE(json.find(R"("root_name": "finalizers of Rack::ServerStatus 0x10")"), std::string::npos)
+      << json;
 }
 
 }  // namespace

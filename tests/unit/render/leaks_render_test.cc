@@ -111,7 +111,7 @@ LeaksAnswer one() {
   pages.holder = object(0x20, "Hash");
   pages.holder_edge = "vm";
   pages.holder_share = 2619;
-  pages.path = PathRef{"vm", {{object(0x20, "Hash"), ""}}, 0, 0};
+  pages.path = PathRef{"vm", {{object(0x20, "Hash"), ""}}, 0, 0, ""};
   a.leaks = {pages};
   return a;
 }
@@ -224,16 +224,19 @@ TEST(LeaksRender, ALeakHeldByAGcRoot) {
   leak.path.reset();
   leak.holder_edge.clear();
   leak.holder_root = "finalizers";
+  leak.holder_root_names = {{"finalizers of Connection", 600}};
   leak.holder_share = 600;
   const std::string out = render::text(a, {100});
   EXPECT_NE(out.find("1. Held by a GC root: ROOT(finalizers), the finalizer table "
-                     "(ObjectSpace.define_finalizer)\n"),
+                     "(ObjectSpace.define_finalizer)\n"
+                     "   finalizers of Connection (600 entries)\n"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("   the root holds 600 of them\n"), std::string::npos) << out;
   const std::string json = render::json(a);
   expect_valid(json, "leaks.schema.json");
   EXPECT_NE(json.find(R"("holder_root": "finalizers")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("name": "finalizers of Connection")"), std::string::npos) << json;
   leak.holder_root = "\x1b[2Jevil";
   EXPECT_EQ(render::text(a, {100}).find('\x1b'), std::string::npos) << "a dump's string, escaped";
 }

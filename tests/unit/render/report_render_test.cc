@@ -41,7 +41,7 @@ ReportAnswer answer() {
   s.holder =
       ObjectRef{0x20, "Hash", SiteRef{"app/shop.rb", 3, "initialize"}, std::nullopt, std::nullopt};
   s.holder_share = 1;
-  s.path = PathRef{"vm", {{*s.holder, ""}}, 0, 0};
+  s.path = PathRef{"vm", {{*s.holder, ""}}, 0, 0, ""};
   a.leaks.leaks = {s};
   ReportAnswer::LeakPicture p;
   p.picture.boxes = {{viz::BoxKind::kRoots, "GC roots", {}}, {viz::BoxKind::kHolder, "Hash", {}}};

@@ -55,6 +55,7 @@ struct PathRef {
   // steps[elided_after - 1]. elided == 0: the path is whole.
   size_t elided_after = 0;
   uint64_t elided = 0;
+  std::string root_name;  // what in the root category holds it, where the dump says (else empty)
 };
 
 // "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).

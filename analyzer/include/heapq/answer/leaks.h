@@ -50,6 +50,7 @@ struct LeaksAnswer {
     std::string holder_edge;  // the reference into the holder on its shortest path
     // No holder: the GC root category that holds most of it directly (finalizers), if any.
     std::string holder_root;
+    std::vector<std::pair<std::string, uint64_t>> holder_root_names;  // "finalizers of Foo", count
     uint64_t holder_share = 0;
     std::optional<PathRef> path;  // from a GC root to the holder
     uint64_t count = 0, bytes = 0, retained_bytes = 0;
