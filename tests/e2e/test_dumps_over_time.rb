@@ -2,6 +2,7 @@
 # META says which process and when, and tracking stopped and started again between two dumps
 # leaves the objects of the first the same objects.
 require_relative "helper"
+require "socket"
 
 class TestDumpsOverTime < Test::Unit::TestCase
   include E2E
@@ -94,8 +95,10 @@ class TestDumpsOverTime < Test::Unit::TestCase
     end
     out, _err, code = heapq("leaks", *mixed)
     assert_equal(0, code)
-    assert_match(/\AThe dumps are of 2 processes: .*\n  process #{[pid_a, pid_b].min}: 3 dumps, /m, out)
-    assert_match(/^== process #{pid_a} ==\n3 dumps, #{Regexp.escape(a)}/, out)
+    host = Regexp.escape(Socket.gethostname)
+    assert_match(/\AThe dumps are of 2 processes: .*\n  process #{[pid_a, pid_b].min} on #{host} \(started [^)]+\): 3 dumps, /m, out)
+    assert_match(/^== process #{pid_a} on #{host} ==\n3 dumps, #{Regexp.escape(a)}/, out)
+    assert_equal([Socket.gethostname] * 2, result["processes"].map { |p| p["host"] })
 
     [%w[diff], ["report", "-o", File.join(@tmp, "r.html")]].each do |command|
       out, err, code = heapq(*command, "#{a}/1.jsonl", "#{b}/2.jsonl")
@@ -113,7 +116,7 @@ class TestDumpsOverTime < Test::Unit::TestCase
     out, err, code = heapq("leaks", store)
     assert_equal(0, code, err)
     assert_match(/\AThe dumps are of 2 processes: /, out)
-    assert_match(/^== process #{pid_a} ==\n#{Regexp.escape(store)}#1: /, out)
+    assert_match(/^== process #{pid_a} on #{host} ==\n#{Regexp.escape(store)}#1: /, out)
     _out, err, code = heapq("diff", store)
     assert_equal(1, code, err)
     assert_match(/#{Regexp.escape(store)}#1 is a dump of process #{pid_a}.*--as-given/m, err)

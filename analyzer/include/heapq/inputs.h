@@ -76,6 +76,7 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
 // several processes: a usage error. Each dump's META is read once.
 struct ProcessDumps {
   uint64_t pid = 0;
+  std::string host, started;  // as the dumps' META says; empty: unknown
   std::vector<std::string> paths;
 };
 Result<std::vector<ProcessDumps>> dumps_by_process(const std::vector<std::string>& paths,

@@ -11,6 +11,10 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
   if (a.pid != 0) {
     json_key(w, "pid");
     w.Uint64(a.pid);
+    json_key(w, "host");
+    json_string_or_null(w, a.host);
+    json_key(w, "started");
+    json_string_or_null(w, a.started);
   }
   write_input(w, a.input);
   json_key(w, "inputs");

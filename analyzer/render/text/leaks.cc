@@ -163,12 +163,15 @@ std::string text(const LeaksAnswer& a, const TextOptions& options) {
                       " processes: objects of different processes never match, so each is "
                       "taken on its own (--as-given compares them all the same).\n";
     for (const LeaksAnswer& p : a.processes)
-      out += "  process " + std::to_string(p.pid) + ": " +
+      out += "  " + name_text(process_name(p.pid, p.host)) +
+             (p.started.empty() ? "" : " (started " + name_text(p.started) + ")") + ": " +
              counted(p.inputs.size(), "dump", "dumps") + ", " + counted(p.found, "leak", "leaks") +
              "\n";
     out = finish_text(out, options.width);
     for (const LeaksAnswer& p : a.processes)
-      out += "\n== process " + std::to_string(p.pid) + " ==\n" + text(p, options);
+      out +=
+          finish_text("\n== " + name_text(process_name(p.pid, p.host)) + " ==\n", options.width) +
+          text(p, options);
     return out;
   }
   std::string out = heading(a);

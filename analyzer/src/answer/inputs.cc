@@ -209,6 +209,7 @@ std::optional<DumpOrigin> peek_origin(const std::string& path,
 // Dumps of one process with their META records (none where a dump has none).
 struct Peeked {
   uint64_t pid = 0;
+  std::string host, started;  // as META says; empty: unknown
   std::vector<std::string> paths;
   std::vector<std::optional<DumpOrigin>> origins;
 };
@@ -226,6 +227,8 @@ Result<std::vector<Peeked>> peek_by_process(const std::vector<std::string>& path
     if (origin && origin->pid != 0) {
       Peeked& p = by_pid[{origin->pid, origin->host, origin->started}];
       p.pid = origin->pid;
+      p.host = origin->host;
+      p.started = origin->started;
       p.paths.push_back(path);
       p.origins.push_back(origin);
     } else {
@@ -235,7 +238,7 @@ Result<std::vector<Peeked>> peek_by_process(const std::vector<std::string>& path
     all.origins.push_back(std::move(origin));
   }
   if (by_pid.size() <= 1) {
-    all.pid = by_pid.empty() ? 0 : std::get<0>(by_pid.begin()->first);
+    if (!by_pid.empty()) std::tie(all.pid, all.host, all.started) = by_pid.begin()->first;
     return std::vector<Peeked>{std::move(all)};
   }
   if (!unknown.empty())
@@ -253,7 +256,7 @@ Result<std::vector<Peeked>> peek_by_process(const std::vector<std::string>& path
 Error several_processes(const std::vector<Peeked>& processes) {
   std::string which;
   for (const Peeked& p : processes) {
-    which += (which.empty() ? "" : "; ") + std::string("process ") + std::to_string(p.pid) + ": ";
+    which += (which.empty() ? "" : "; ") + process_name(p.pid, p.host) + ": ";
     for (size_t i = 0; i < p.paths.size() && i < 3; ++i) which += (i ? ", " : "") + p.paths[i];
     if (p.paths.size() > 3) which += " and " + format_count(p.paths.size() - 3) + " more";
   }
@@ -307,12 +310,13 @@ Status take_in_time_order(std::vector<std::string>& paths, const InputOptions& o
 Result<std::vector<ProcessDumps>> dumps_by_process(const std::vector<std::string>& paths,
                                                    const InputOptions& options, bool as_given) {
   HEAPQ_ASSIGN_OR_RETURN(std::vector<std::string> expanded, dumps_over_time(paths));
-  if (as_given || expanded.size() <= 1) return std::vector<ProcessDumps>{{0, std::move(expanded)}};
+  if (as_given || expanded.size() <= 1)
+    return std::vector<ProcessDumps>{{0, {}, {}, std::move(expanded)}};
   HEAPQ_ASSIGN_OR_RETURN(std::vector<Peeked> processes, peek_by_process(expanded));
   std::vector<ProcessDumps> out;
   for (Peeked& p : processes) {
     order_by_time(p, options);
-    out.push_back({p.pid, std::move(p.paths)});
+    out.push_back({p.pid, std::move(p.host), std::move(p.started), std::move(p.paths)});
   }
   return out;
 }
@@ -323,7 +327,8 @@ Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::stri
                          dumps_by_process(paths, options, as_given));
   if (processes.size() > 1) {
     std::vector<Peeked> named;
-    for (ProcessDumps& p : processes) named.push_back({p.pid, std::move(p.paths), {}});
+    for (ProcessDumps& p : processes)
+      named.push_back({p.pid, std::move(p.host), std::move(p.started), std::move(p.paths), {}});
     return several_processes(named);
   }
   return load_process_dumps(processes.front().paths, options, as_given);

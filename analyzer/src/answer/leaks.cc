@@ -34,6 +34,8 @@ Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const Le
     for (const ProcessDumps& p : processes) {
       HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer one, answer_process_leaks(p.paths, options, inputs));
       one.pid = p.pid;
+      one.host = p.host;
+      one.started = p.started;
       a.processes.push_back(std::move(one));
     }
     return a;

@@ -42,6 +42,10 @@ std::string hex_address(uint64_t address) {
   return buf;
 }
 
+std::string process_name(uint64_t pid, std::string_view host) {
+  return "process " + std::to_string(pid) + (host.empty() ? "" : " on " + std::string(host));
+}
+
 std::string_view root_meaning(std::string_view category) {
   static constexpr std::pair<std::string_view, std::string_view> kMeanings[] = {
       {"finalizers", "the finalizer table (ObjectSpace.define_finalizer)"},

@@ -248,15 +248,22 @@ TEST(LeaksRender, OneAnswerPerProcess) {
     a.processes.push_back(several());
     a.processes.back().pid = pid;
   }
-  const std::string out = render::text(a, {80});
+  // The same pid on another host is another process: the host tells them apart.
+  a.processes.back().host = "web-2";
+  a.processes.back().started = "2026-11-26T08:00:00+00:00";
+  const std::string out = render::text(a, {100});
   EXPECT_EQ(out.find("The dumps are of 2 processes: "), 0u) << out;
-  EXPECT_NE(out.find("\n  process 4242: 3 dumps, 3 leaks\n  process 4343: 3 dumps, 3 leaks\n"),
+  EXPECT_NE(out.find("\n  process 4242: 3 dumps, 3 leaks\n  process 4343 on web-2 (started "
+                     "2026-11-26T08:00:00+00:00): 3 dumps, 3 leaks\n"),
             std::string::npos)
       << out;
-  EXPECT_LT(out.find("\n== process 4242 ==\n3 dumps, "), out.find("\n== process 4343 ==\n")) << out;
+  EXPECT_LT(out.find("\n== process 4242 ==\n3 dumps, "),
+            out.find("\n== process 4343 on web-2 ==\n"))
+      << out;
   const std::string json = render::json(a);
   expect_valid(json, "leaks.schema.json");
   EXPECT_NE(json.find(R"("pid": 4343)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("host": "web-2")"), std::string::npos) << json;
   a.processes.pop_back();
   EXPECT_FALSE(valid(render::json(a), "leaks.schema.json")) << "one process is no list";
 }

@@ -64,6 +64,7 @@ struct LeaksAnswer {
   // Dumps of several processes (memprof's META pid): each process's answer, its pid set, and
   // nothing else here.
   uint64_t pid = 0;
+  std::string host, started;  // of that process, as its META says; empty: unknown
   std::vector<LeaksAnswer> processes;
 };
 
