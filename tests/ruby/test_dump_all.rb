@@ -289,6 +289,26 @@ class TestDumpAll < Test::Unit::TestCase
     resources&.each { |r| ObjectSpace.undefine_finalizer(r) }
   end
 
+  # What the VM itself holds (the "vm" root) is named where it is one of the VM's own fields.
+  def test_the_vms_own_roots_are_named
+    previous = trap("USR2") { :dump }
+    handler = trap("USR2", previous)
+    trap("USR2", handler)
+    root = dump_heap.records.find { |r| r["type"] == "ROOT" && r["root"] == "vm" }
+    names = named_refs(root)
+    assert_equal(os_address($LOAD_PATH), names["$LOAD_PATH"], names.keys.compact.inspect)
+    assert_equal(os_address($LOADED_FEATURES), names["$LOADED_FEATURES"])
+    assert_equal(os_address(TOPLEVEL_BINDING.receiver), names["main"])
+    assert_equal(os_address(handler), names["trap handler of SIGUSR2"])
+    # What C code registered: the VM's buckets are named; a class needs no name.
+    assert_include(names.keys, "registered by C code (rb_gc_register_mark_object)")
+    object = root["references"].index(os_address(Object))
+    assert_not_nil(object, "class Object is a vm root")
+    assert_nil(root["reference_names"][object])
+  ensure
+    trap("USR2", previous) if previous
+  end
+
   # Like ActiveSupport's subscribe: the block becomes a Proc inside the library.
   module Listeners
     def self.subscribe(&block) = (@all ||= []) << block

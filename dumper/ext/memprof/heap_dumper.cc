@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "alloc_tracker.h"
@@ -234,38 +235,64 @@ void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
     sink_.ArrayOpen();
     for (size_t k = first; k < i; ++k) sink_.Address(roots[k].second);
     sink_.ArrayClose();
-    if (*prefix == '\0' && std::strcmp(category, "finalizers") == 0)
-      WriteFinalizerOwners(roots, first, i);
+    if (*prefix == '\0') WriteRootNames(category, roots, first, i);
     sink_.EndRecord();
   }
 }
 
-// The finalizer table's values are hidden Arrays of an object's finalizers: each is named for
-// the object it is for ("finalizers of Rack::ServerStatus 0x..."), which the table's key says
-// and no reference does (the table does not keep that object alive).
-void HeapDumper::WriteFinalizerOwners(const RootList& roots, size_t first, size_t end) {
+// Names for what two root categories hold, which no reference of the dump says: the VM's own
+// fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2") and what C code registered, and
+// the finalizer table's values,
+// hidden Arrays of an object's finalizers, each named for the object it is for ("finalizers of
+// Rack::ServerStatus 0x..."; the table does not keep that object alive). Nothing is written
+// where no reference has a name.
+void HeapDumper::WriteRootNames(const char* category, const RootList& roots, size_t first,
+                                size_t end) {
+  const bool vm = std::strcmp(category, "vm") == 0;
+  const bool finalizers = std::strcmp(category, "finalizers") == 0;
+  if (!vm && !finalizers) return;
+  std::unordered_set<VALUE> registered;
+  if (vm)
+    memprof_vm_registered_each(
+        [](void* data, memprof_value value) {
+          static_cast<std::unordered_set<VALUE>*>(data)->insert(value);
+        },
+        &registered);
   std::unordered_map<VALUE, VALUE> owners;
-  memprof_finalizer_table_each(
-      [](void* data, memprof_value finalizers, memprof_value owner) {
-        static_cast<std::unordered_map<VALUE, VALUE>*>(data)->emplace(finalizers, owner);
-      },
-      &owners);
-  if (owners.empty()) return;
-  sink_.Key("reference_names");
-  sink_.ArrayOpen();
+  if (finalizers)
+    memprof_finalizer_table_each(
+        [](void* data, memprof_value table, memprof_value owner) {
+          static_cast<std::unordered_map<VALUE, VALUE>*>(data)->emplace(table, owner);
+        },
+        &owners);
+  std::vector<std::string> names(end - first);  // empty: unnamed
+  bool any = false;
+  char buf[128];
   for (size_t k = first; k < end; ++k) {
-    const auto owner = owners.find(roots[k].second);
-    const VALUE klass = owner == owners.end() ? 0 : RBASIC(owner->second)->klass;
-    if (klass == 0 || !ClassNames::IsClassLike(klass)) {
-      sink_.Null();
+    std::string& name = names[k - first];
+    const VALUE ref = roots[k].second;
+    if (vm && memprof_vm_root_name(ref, buf, sizeof buf)) {
+      name = buf;
+    } else if (registered.contains(ref) && BUILTIN_TYPE(ref) != T_CLASS &&
+               BUILTIN_TYPE(ref) != T_MODULE) {
+      // A class or module needs no name: a path from it reads well as it is.
+      name = "registered by C code (rb_gc_register_mark_object)";
+    } else if (const auto owner = owners.find(ref); owner != owners.end()) {
+      const VALUE klass = RBASIC(owner->second)->klass;
+      if (klass == 0 || !ClassNames::IsClassLike(klass)) continue;
+      name.assign("finalizers of ");
+      name += class_names_.Of(klass);
+      name += ' ';
+      AppendHexAddress(name, owner->second);
+    } else {
       continue;
     }
-    name_.assign("finalizers of ");
-    name_ += class_names_.Of(klass);
-    name_ += ' ';
-    AppendHexAddress(name_, owner->second);
-    sink_.String(name_);
+    any = true;
   }
+  if (!any) return;
+  sink_.Key("reference_names");
+  sink_.ArrayOpen();
+  for (const std::string& name : names) name.empty() ? sink_.Null() : sink_.String(name);
   sink_.ArrayClose();
 }
 

@@ -63,7 +63,7 @@ class HeapDumper {
   void WriteMeta();
   void WriteRoots();
   void WriteRootRecords(const RootList& roots, const char* prefix);
-  void WriteFinalizerOwners(const RootList& roots, size_t first, size_t end);
+  void WriteRootNames(const char* category, const RootList& roots, size_t first, size_t end);
   void WriteTypeFields(VALUE obj, int type, VALUE klass);
   void WriteStringFields(VALUE obj);
   void WriteClassFields(VALUE obj, int type);

@@ -13,6 +13,10 @@
 #include "vm_internals.h"
 
 #if MEMPROF_HAVE_INTERNALS
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -242,6 +246,67 @@ void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data) {
   rb_st_foreach((st_table*)finalizer_table, finalizer_each_i, (st_data_t)&each);
 }
 
+int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
+  const rb_vm_t* vm = GET_VM();
+  if (vm == NULL || RB_SPECIAL_CONST_P(value) || len == 0) return 0;
+  static const struct {
+    size_t offset;
+    const char* name;
+  } fields[] = {
+      {offsetof(rb_vm_t, mark_object_ary), "registered by C code (rb_gc_register_mark_object)"},
+      {offsetof(rb_vm_t, top_self), "main"},
+      {offsetof(rb_vm_t, load_path), "$LOAD_PATH"},
+      {offsetof(rb_vm_t, load_path_snapshot), "$LOAD_PATH (snapshot)"},
+      {offsetof(rb_vm_t, load_path_check_cache), "$LOAD_PATH (check cache)"},
+      {offsetof(rb_vm_t, expanded_load_path), "$LOAD_PATH (expanded)"},
+      {offsetof(rb_vm_t, loaded_features), "$LOADED_FEATURES"},
+      {offsetof(rb_vm_t, loaded_features_snapshot), "$LOADED_FEATURES (snapshot)"},
+      {offsetof(rb_vm_t, loaded_features_realpaths), "$LOADED_FEATURES (real paths)"},
+      {offsetof(rb_vm_t, orig_progname), "$0 (as the program started)"},
+      {offsetof(rb_vm_t, progname), "$0"},
+      {offsetof(rb_vm_t, coverages), "coverage (Coverage.start)"},
+      {offsetof(rb_vm_t, me2counter), "method coverage counters"},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    if (*(const VALUE*)((const char*)vm + fields[i].offset) == value) {
+      snprintf(buf, len, "%s", fields[i].name);
+      return 1;
+    }
+  }
+  for (int i = 0; i < ruby_special_error_count; i++) {
+    if (vm->special_exceptions[i] == value) {
+      snprintf(buf, len, "%s", "an exception the VM keeps ready (no memory, stack too deep)");
+      return 1;
+    }
+  }
+  for (int signo = 0; signo < (int)(sizeof vm->trap_list.cmd / sizeof vm->trap_list.cmd[0]);
+       signo++) {
+    if (vm->trap_list.cmd[signo] == value) {
+      const char* abbrev = signo > 0 ? sigabbrev_np(signo) : NULL;
+      if (abbrev != NULL)
+        snprintf(buf, len, "trap handler of SIG%s", abbrev);
+      else
+        snprintf(buf, len, "trap handler of signal %d", signo);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void memprof_vm_registered_each(memprof_value_fn* fn, void* data) {
+  const rb_vm_t* vm = GET_VM();
+  if (vm == NULL || !RB_TYPE_P(vm->mark_object_ary, T_ARRAY)) return;
+  const long buckets = RARRAY_LEN(vm->mark_object_ary);
+  const VALUE* bucket = RARRAY_CONST_PTR(vm->mark_object_ary);
+  for (long i = 0; i < buckets; i++) {
+    fn(data, bucket[i]);
+    if (!RB_TYPE_P(bucket[i], T_ARRAY)) continue;
+    const long n = RARRAY_LEN(bucket[i]);
+    const VALUE* objects = RARRAY_CONST_PTR(bucket[i]);
+    for (long j = 0; j < n; j++) fn(data, objects[j]);
+  }
+}
+
 int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
   if (!rb_obj_is_proc(obj)) return 0;
   const struct rb_block* block = vm_proc_block(obj);
@@ -303,6 +368,16 @@ int memprof_hash_has_default_proc(memprof_value hash) {
 }
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data) {
   (void)env;
+  (void)fn;
+  (void)data;
+}
+int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
+  (void)value;
+  (void)buf;
+  (void)len;
+  return 0;
+}
+void memprof_vm_registered_each(memprof_value_fn* fn, void* data) {
   (void)fn;
   (void)data;
 }

@@ -2,6 +2,7 @@
 #ifndef MEMPROF_VM_INTERNALS_H
 #define MEMPROF_VM_INTERNALS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -61,6 +62,18 @@ int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len
 typedef void memprof_pair_fn(void* data, memprof_value finalizers, memprof_value owner);
 void memprof_find_finalizer_table(void);
 void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data);
+
+/* What a value the "vm" GC root holds is to the VM, where it is one of the VM's own fields:
+   "$LOAD_PATH", "$LOADED_FEATURES", "main", "$0", "trap handler of SIGUSR2",
+   "registered by C code (rb_gc_register_mark_object)", ...; written into buf (at most len
+   bytes with its NUL). 0 when it is none of them. No allocation. */
+int memprof_vm_root_name(memprof_value value, char* buf, size_t len);
+
+/* Calls fn(data, value) for what C code registered with rb_gc_register_mark_object, which the
+   "vm" root marks one by one: the buckets the VM keeps them in (hidden Arrays) and the objects
+   in them. No allocation. */
+typedef void memprof_value_fn(void* data, memprof_value value);
+void memprof_vm_registered_each(memprof_value_fn* fn, void* data);
 
 /* How many Ractors are alive, the main one included; 0 when unknown. */
 unsigned int memprof_ractor_count(void);
