@@ -51,7 +51,9 @@ Result<std::map<std::string, std::string>> partitioned_tables(PgConnection& db) 
       "   '')"
       " FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
       " LEFT JOIN pg_index i ON i.indrelid = t.oid"
-      " WHERE n.nspname = 'heapq' AND t.relkind = 'p' GROUP BY t.relname");
+      // Names that need no quoting: heapq's own (they go into statements and a pattern).
+      " WHERE n.nspname = 'heapq' AND t.relkind = 'p' AND t.relname ~ '^[a-z_][a-z0-9_]*$'"
+      " GROUP BY t.relname");
   if (!r) return r.error();
   std::map<std::string, std::string> tables;
   for (int i = 0; i < PQntuples(r->get()); ++i)
