@@ -240,12 +240,11 @@ void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
   }
 }
 
-// Names for what two root categories hold, which no reference of the dump says: the VM's own
-// fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2") and what C code registered, and
-// the finalizer table's values,
-// hidden Arrays of an object's finalizers, each named for the object it is for ("finalizers of
-// Rack::ServerStatus 0x..."; the table does not keep that object alive). Nothing is written
-// where no reference has a name.
+// Names for what two root categories hold, which no reference of the dump says. vm: the VM's
+// own fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2") and what C code registered.
+// finalizers: the finalizer table's values, hidden Arrays of an object's finalizers, each named
+// for the object it is for ("finalizers of Rack::ServerStatus 0x..."; the table does not keep
+// that object alive). Nothing is written where no reference has a name.
 void HeapDumper::WriteRootNames(const char* category, const RootList& roots, size_t first,
                                 size_t end) {
   const bool vm = std::strcmp(category, "vm") == 0;
