@@ -46,8 +46,9 @@ const Command kReportCommand = {
     "with its retention tree drawn by graphviz (what it holds as the leaves), and an icicle of the "
     "dominator tree's top\n"
     "--nodes objects: click to zoom in and out, hover for class, size, site and path.\n"
-    "Dumps read from a PostgreSQL server (URL#N) add a section on the whole store: what\n"
-    "grows across its processes, and each process's heap over time (heapq fleet URL).\n",
+    "Dumps read from a PostgreSQL server (URL#N) add a section on the whole store (the\n"
+    "dump's app's processes, where load --app named one): what grows across them, and each\n"
+    "process's heap over time (heapq fleet URL).\n",
     kOptions,
     run_answer_to_output<answer>,
 };

@@ -143,6 +143,11 @@ class TestServerStore < Test::Unit::TestCase
     _out, err, code = heapq("report", "-o", html, *dumps)
     assert_equal(0, code, err)
     assert_no_match(/id="fleet"/, File.read(html))
+    # Dumps load tagged with an app: the section is about that app's processes.
+    memo = psql(url, "SELECT max(id) FROM heapq.dumps WHERE app = 'memo'").strip
+    _out, err, code = heapq("report", "-o", html, "#{url}##{memo}")
+    assert_equal(0, code, err)
+    assert_match(/2 processes on 1 host, 6 dumps of app memo/, File.read(html)[/<section id="fleet">.*?<\/section>/m])
   end
 
   def test_sql_is_read_only_unless_asked

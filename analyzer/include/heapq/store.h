@@ -42,6 +42,7 @@ struct StoredDump {
   int64_t id = 0;
   std::string source;  // the dump's path as it was loaded
   DumpOrigin origin;   // which process, and when, as the dump said (memprof's META)
+  std::string app;     // heapq load --app; empty: none
 };
 
 // Writes a new store. Nothing appears under the final name before finish() succeeds; the

@@ -136,6 +136,7 @@ viz::Section fleet_section(const FleetAnswer& f) {
   viz::Section section{"fleet", "Across processes", {}, {}};
   section.note = f.store + ": " + counted(f.processes, "process", "processes") + " on " +
                  counted(f.hosts, "host", "hosts") + ", " + counted(f.dumps, "dump", "dumps") +
+                 (f.options.app.empty() ? "" : " of app " + f.options.app) +
                  (f.first_time.empty() ? "" : ", " + f.first_time + " to " + f.last_time) + ". " +
                  (f.groups.empty() ? "Nothing grows from dump to dump in any process of two "
                                      "dumps or more."

@@ -46,10 +46,15 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
     }
   }
   a.icicle = icicle_nodes(g, dom, std::max<size_t>(options.nodes, 1));
-  // Dumps from a server: what grows across the processes of its store as well.
+  // Dumps from a server: what grows across the processes of its store as well, those of the
+  // dump's app where load --app named one.
   for (const std::string& path : paths)
     if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
-      auto fleet = answer_fleet(ref.file, FleetOptions{});
+      HEAPQ_ASSIGN_OR_RETURN(const std::vector<StoredDump> stored, list_stored_dumps(ref.file));
+      FleetOptions fleet_options;
+      for (const StoredDump& d : stored)
+        if (d.id == ref.dump || (ref.dump == 0 && &d == &stored.back())) fleet_options.app = d.app;
+      auto fleet = answer_fleet(ref.file, fleet_options);
       if (!fleet) return fleet.error();
       a.fleet = std::move(*fleet);
       break;

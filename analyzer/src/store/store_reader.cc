@@ -397,7 +397,7 @@ Result<std::vector<StoredDump>> list_file_dumps(const std::string& path) {
                      "); make it again with heapq load");
   if (Status s = store::check_schema(*db, false); !s) return s.error();
   auto st = db->prepare(
-      "SELECT id, path, pid, dumped_at, gc_count, host, started_at FROM dumps ORDER BY id");
+      "SELECT id, path, pid, dumped_at, gc_count, host, started_at, app FROM dumps ORDER BY id");
   if (!st)
     return bad_input(path + ": not a heapq store (" + st.error().message.substr(path.size() + 2) +
                      ")");
@@ -410,6 +410,7 @@ Result<std::vector<StoredDump>> list_file_dumps(const std::string& path) {
     d.origin = {st->is_null(2) || st->int64(2) < 0 ? 0 : static_cast<uint64_t>(st->int64(2)),
                 std::string(st->text(3)), st->is_null(4) ? -1 : st->int64(4),
                 std::string(st->text(5)), std::string(st->text(6))};
+    d.app = std::string(st->text(7));
   }
   if (rc != SQLITE_DONE) return db->error();
   return out;
@@ -420,7 +421,7 @@ Result<std::vector<StoredDump>> list_server_dumps(const std::string& url) {
   if (!db) return db.error();
   if (Status s = store::check_server_schema(*db); !s) return s.error();
   auto rows = db->query(
-      "SELECT id, path, pid, dumped_at, gc_count, host, started_at FROM dumps ORDER BY id");
+      "SELECT id, path, pid, dumped_at, gc_count, host, started_at, app FROM dumps ORDER BY id");
   if (!rows) return rows.error();
   std::vector<StoredDump> out;
   const PGresult* r = rows->get();
@@ -434,6 +435,7 @@ Result<std::vector<StoredDump>> list_server_dumps(const std::string& url) {
                 std::string(store::pg_bytes(r, i, 3)),
                 PQgetisnull(r, i, 4) ? -1 : store::pg_int(r, i, 4),
                 std::string(store::pg_bytes(r, i, 5)), std::string(store::pg_bytes(r, i, 6))};
+    d.app = std::string(store::pg_bytes(r, i, 7));
   }
   return out;
 }
