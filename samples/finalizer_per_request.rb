@@ -7,7 +7,7 @@
 # finalizer table's Array of the store's finalizers, which a GC root holds (no object of the
 # dump, and no reference of the store):
 #   ROOT(finalizers) -> (hidden Array) [N] -> Proc -> IMEMO:env -> Hash (the env)
-# memprof names the table's entry for its object ("finalizers of UploadStore 0x..."); an
+# memprof names the table's entry for its object ("finalizers of UploadStore"); an
 # ObjectSpace dump only says ROOT(finalizers).
 # The line to change is the define_finalizer call: delete the file when the request ends.
 # Not a leak: each request's response String is garbage.

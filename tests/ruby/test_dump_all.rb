@@ -271,19 +271,20 @@ class TestDumpAll < Test::Unit::TestCase
 
   # ObjectSpace.define_finalizer: the finalizer table holds a hidden Array of the object's
   # finalizers (what a leaking finalizer's Proc hangs from), as a "finalizers" root. memprof
-  # names each for the object it is for, which the table knows and no reference says.
+  # names each for the class of the object it is for, which the table knows and no reference
+  # says.
   def test_finalizers_are_named_for_their_object
     resources = Array.new(2) { FinalizedResource.new }
     resources.each { |r| ObjectSpace.define_finalizer(r, proc { :closed }) }
     dump = dump_heap
     root = dump.records.find { |r| r["type"] == "ROOT" && r["root"] == "finalizers" }
     assert_not_nil(root, "no finalizers root")
-    names = named_refs(root)
-    resources.each do |r|
-      name = "finalizers of #{self.class}::FinalizedResource #{os_address(r)}"
-      table = names[name]
-      assert_not_nil(table, "#{name} among #{names.keys.compact.first(5).inspect}")
+    name = "finalizers of #{self.class}::FinalizedResource"
+    tables = root["references"].zip(root["reference_names"] || []).filter_map { |a, n| a if n == name }
+    assert_equal(2, tables.size, "#{name} among #{root['reference_names']&.compact&.uniq.inspect}")
+    tables.each do |table|
       assert_equal("ARRAY", dump[table]["type"])
+      assert_equal("DATA", dump[dump[table]["references"].first]["type"], "a Proc, the finalizer")
     end
   ensure
     resources&.each { |r| ObjectSpace.undefine_finalizer(r) }

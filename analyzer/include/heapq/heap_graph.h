@@ -51,7 +51,7 @@ struct RootEdge {
   StringId category;  // "vm", "global_tbl", "machine_context", ...
   ObjectId target;
   StringId name;  // what holds it in the category, where the dump says (memprof: "finalizers of
-                  // Foo 0x..."); none otherwise
+                  // Foo", "$LOAD_PATH"); none otherwise
 };
 
 class GraphBuilder;

@@ -47,7 +47,7 @@ struct Leak {
   // No object holds as many as a GC root does directly: its category (finalizers).
   StringId holder_root;
   // What in that category holds them, where the dump names its roots (memprof: "finalizers of
-  // Connection"), with how many members each holds; most first, at most 3.
+  // Connection"), with how many members each holds directly; most first, at most 3.
   std::vector<std::pair<std::string, uint64_t>> holder_root_names;
   uint64_t holder_share = 0;      // members the holder (or holder_root) dominates or references
   std::vector<LeakGroup> groups;  // what it holds, most likely first

@@ -114,6 +114,8 @@ class ServerWriter {
 
 // The dumps of a store, in id order.
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
+// Dump `id` of a list (0: the last); null when the list has none such.
+const StoredDump* find_stored_dump(const std::vector<StoredDump>& dumps, int64_t id);
 
 // Rebuilds the graph of one dump (0: the last one) from the store's tables, and the report its
 // load made. Never parses JSON. Without references the graph has the objects and the roots

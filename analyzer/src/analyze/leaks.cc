@@ -57,8 +57,8 @@ class AppLineVotes {
 };
 
 // For the leaks a GC root holds: what in its category holds them, where the dump names root
-// references (memprof names each finalizer table entry for its object, "finalizers of Foo
-// 0x..."), by that name without the address.
+// references (memprof names each finalizer table entry for its object's class, "finalizers of
+// Foo").
 void name_root_holders(const HeapGraph& g, const std::vector<uint32_t>& leak_of,
                        std::vector<Leak>& leaks) {
   std::vector<std::unordered_map<std::string_view, uint64_t>> names(leaks.size());
@@ -67,10 +67,7 @@ void name_root_holders(const HeapGraph& g, const std::vector<uint32_t>& leak_of,
     if (k == UINT32_MAX || !r.name.valid() || leaks[k].holder.valid() ||
         r.category != leaks[k].holder_root)
       continue;
-    std::string_view name = g.string(r.name);
-    if (const size_t cut = name.rfind(" 0x"); cut != std::string_view::npos)
-      name = name.substr(0, cut);
-    ++names[k][name];
+    ++names[k][g.string(r.name)];
   }
   for (size_t k = 0; k < leaks.size(); ++k) {
     std::vector<std::pair<std::string, uint64_t>> top(names[k].begin(), names[k].end());

@@ -34,20 +34,24 @@ RetentionPath make_path(const HeapGraph& g, uint32_t root_edge, const std::vecto
   return p;
 }
 
+// The root reference an edge is, or null for an object's reference.
+const RootEdge* root_of_edge(const HeapGraph& g, uint32_t edge) {
+  const uint32_t roots_begin = g.edge_begin()[g.virtual_root().value()];
+  return edge >= roots_begin && edge - roots_begin < g.roots().size()
+             ? &g.roots()[edge - roots_begin]
+             : nullptr;
+}
+
 }  // namespace
 
 StringId reference_label(const HeapGraph& g, uint32_t edge) {
-  const uint32_t roots_begin = g.edge_begin()[g.virtual_root().value()];
-  if (edge >= roots_begin && edge - roots_begin < g.roots().size())
-    return g.roots()[edge - roots_begin].category;
-  return g.edge_name(edge);
+  const RootEdge* root = root_of_edge(g, edge);
+  return root ? root->category : g.edge_name(edge);
 }
 
 StringId root_reference_name(const HeapGraph& g, uint32_t edge) {
-  const uint32_t roots_begin = g.edge_begin()[g.virtual_root().value()];
-  return edge >= roots_begin && edge - roots_begin < g.roots().size()
-             ? g.roots()[edge - roots_begin].name
-             : StringId::none();
+  const RootEdge* root = root_of_edge(g, edge);
+  return root ? root->name : StringId::none();
 }
 
 Referrers Referrers::build(const HeapGraph& g) {

@@ -170,11 +170,8 @@ std::optional<DumpOrigin> peek_origin(const std::string& path,
       auto listed = list_stored_dumps(ref.file);
       it = stored.emplace(ref.file, listed ? std::move(*listed) : std::vector<StoredDump>()).first;
     }
-    const std::vector<StoredDump>& dumps = it->second;
-    if (dumps.empty()) return std::nullopt;
-    for (const StoredDump& d : dumps)
-      if (d.id == ref.dump || (ref.dump == 0 && &d == &dumps.back())) return d.origin;
-    return std::nullopt;
+    const StoredDump* found = find_stored_dump(it->second, ref.dump);
+    return found ? std::optional<DumpOrigin>(found->origin) : std::nullopt;
   }
   auto input = open_input(path);
   if (!input) return std::nullopt;

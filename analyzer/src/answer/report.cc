@@ -52,8 +52,7 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
     if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
       HEAPQ_ASSIGN_OR_RETURN(const std::vector<StoredDump> stored, list_stored_dumps(ref.file));
       FleetOptions fleet_options;
-      for (const StoredDump& d : stored)
-        if (d.id == ref.dump || (ref.dump == 0 && &d == &stored.back())) fleet_options.app = d.app;
+      if (const StoredDump* d = find_stored_dump(stored, ref.dump)) fleet_options.app = d->app;
       auto fleet = answer_fleet(ref.file, fleet_options);
       if (!fleet) return fleet.error();
       a.fleet = std::move(*fleet);

@@ -446,6 +446,13 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
   return is_server_url(path) ? list_server_dumps(path) : list_file_dumps(path);
 }
 
+const StoredDump* find_stored_dump(const std::vector<StoredDump>& dumps, int64_t id) {
+  if (id == 0) return dumps.empty() ? nullptr : &dumps.back();
+  for (const StoredDump& d : dumps)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
                              StoredDump* which, bool references, const std::string& app_root) {
   auto dumps = list_stored_dumps(path);
@@ -454,9 +461,7 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   if (dumps->empty()) return bad_input(name + ": the store holds no dump");
   if (dump < 0)
     return usage_error(name + "#0: dumps are numbered from 1 (" + name + " alone reads the last)");
-  const StoredDump* found = dump == 0 ? &dumps->back() : nullptr;
-  for (const StoredDump& d : *dumps)
-    if (d.id == dump) found = &d;
+  const StoredDump* found = find_stored_dump(*dumps, dump);
   if (!found)
     return bad_input(name + ": no dump #" + std::to_string(dump) + " in the store (it holds #" +
                      std::to_string(dumps->front().id) + " to #" +

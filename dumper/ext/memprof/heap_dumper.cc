@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -243,55 +244,62 @@ void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
 // Names for what two root categories hold, which no reference of the dump says. vm: the VM's
 // own fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2") and what C code registered.
 // finalizers: the finalizer table's values, hidden Arrays of an object's finalizers, each named
-// for the object it is for ("finalizers of Rack::ServerStatus 0x..."; the table does not keep
-// that object alive). Nothing is written where no reference has a name.
+// for the class of the object it is for ("finalizers of Rack::ServerStatus"; the table does not
+// keep that object alive). Not its address: a table of a million entries would be a million
+// names for every reader to keep; by class, they are few. Nothing is written where no reference has
+// a name.
 void HeapDumper::WriteRootNames(const char* category, const RootList& roots, size_t first,
                                 size_t end) {
   const bool vm = std::strcmp(category, "vm") == 0;
   const bool finalizers = std::strcmp(category, "finalizers") == 0;
   if (!vm && !finalizers) return;
-  std::unordered_set<VALUE> registered;
+  std::unordered_set<VALUE> registered;  // a few thousand objects
   if (vm)
     memprof_vm_registered_each(
         [](void* data, memprof_value value) {
           static_cast<std::unordered_set<VALUE>*>(data)->insert(value);
         },
         &registered);
-  std::unordered_map<VALUE, VALUE> owners;
-  if (finalizers)
+  // (finalizers Array, its object), sorted: 16 bytes an entry of the table, which may hold
+  // millions.
+  std::vector<std::pair<VALUE, VALUE>> owners;
+  if (finalizers) {
     memprof_finalizer_table_each(
         [](void* data, memprof_value table, memprof_value owner) {
-          static_cast<std::unordered_map<VALUE, VALUE>*>(data)->emplace(table, owner);
+          static_cast<std::vector<std::pair<VALUE, VALUE>>*>(data)->emplace_back(table, owner);
         },
         &owners);
-  std::vector<std::string> names(end - first);  // empty: unnamed
-  bool any = false;
-  char buf[128];
-  for (size_t k = first; k < end; ++k) {
-    std::string& name = names[k - first];
-    const VALUE ref = roots[k].second;
-    if (vm && memprof_vm_root_name(ref, buf, sizeof buf)) {
-      name = buf;
-    } else if (registered.contains(ref) && BUILTIN_TYPE(ref) != T_CLASS &&
-               BUILTIN_TYPE(ref) != T_MODULE) {
-      // A class or module needs no name: a path from it reads well as it is.
-      name = "registered by C code (rb_gc_register_mark_object)";
-    } else if (const auto owner = owners.find(ref); owner != owners.end()) {
-      const VALUE klass = RBASIC(owner->second)->klass;
-      if (klass == 0 || !ClassNames::IsClassLike(klass)) continue;
-      name.assign("finalizers of ");
-      name += class_names_.Of(klass);
-      name += ' ';
-      AppendHexAddress(name, owner->second);
-    } else {
-      continue;
-    }
-    any = true;
+    std::sort(owners.begin(), owners.end());
   }
-  if (!any) return;
+  // The name of a reference into name_; false when it has none.
+  auto name_of = [&](VALUE ref) {
+    char buf[128];
+    if (vm && memprof_vm_root_name(ref, buf, sizeof buf)) {
+      name_.assign(buf);
+      return true;
+    }
+    if (registered.contains(ref) && BUILTIN_TYPE(ref) != T_CLASS && BUILTIN_TYPE(ref) != T_MODULE) {
+      // A class or module needs no name: a path from it reads well as it is.
+      name_.assign("registered by C code (rb_gc_register_mark_object)");
+      return true;
+    }
+    const auto owner = std::lower_bound(owners.begin(), owners.end(), std::pair(ref, VALUE(0)));
+    if (owner == owners.end() || owner->first != ref) return false;
+    const VALUE klass = RBASIC(owner->second)->klass;
+    if (klass == 0 || !ClassNames::IsClassLike(klass)) return false;
+    name_.assign("finalizers of ");
+    name_ += class_names_.Of(klass);
+    return true;
+  };
+  // A first pass finds whether any has a name, the second writes them: no list of names is
+  // kept, however many references the root holds.
+  size_t named = first;
+  while (named < end && !name_of(roots[named].second)) ++named;
+  if (named == end) return;
   sink_.Key("reference_names");
   sink_.ArrayOpen();
-  for (const std::string& name : names) name.empty() ? sink_.Null() : sink_.String(name);
+  for (size_t k = first; k < end; ++k)
+    name_of(roots[k].second) ? sink_.String(name_) : sink_.Null();
   sink_.ArrayClose();
 }
 
