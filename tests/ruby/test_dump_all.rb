@@ -212,15 +212,6 @@ class TestDumpAll < Test::Unit::TestCase
     assert_include(names, "#<Class:RubyVM::FrozenCore>")
   end
 
-  # Naming a global needs its getter, and getters run the program's code ($FILENAME, $@):
-  # the global_tbl root lists the values, unnamed (see test_side_effects.rb).
-  def test_global_variables_are_roots_without_names
-    $memprof_test_global = +"held by a global" # rubocop:disable Style/GlobalVars
-    root = dump_heap.records.find { |r| r["type"] == "ROOT" && r["root"] == "global_tbl" }
-    assert_include(root["references"], os_address($memprof_test_global)) # rubocop:disable Style/GlobalVars
-    assert_nil(root["reference_names"])
-  end
-
   def test_captured_locals_are_named
     captured = +"captured local"
     block = proc { captured }
@@ -308,6 +299,39 @@ class TestDumpAll < Test::Unit::TestCase
     assert_nil(root["reference_names"][object])
   ensure
     trap("USR2", previous) if previous
+  end
+
+  # A global variable holds its value from the "global_tbl" root: memprof names it, aliases
+  # included, reading the variable's storage (never its getter, which may run the program).
+  def test_global_variables_are_named
+    eval("$memprof_test_cache = [+'held']; alias $memprof_test_alias $memprof_test_cache", TOPLEVEL_BINDING)
+    root = dump_heap.records.find { |r| r["type"] == "ROOT" && r["root"] == "global_tbl" }
+    names = named_refs(root)
+    assert_equal(os_address($memprof_test_cache), names["$memprof_test_alias, $memprof_test_cache"],
+                 names.keys.compact.inspect)
+    # ARGF sits behind $* (whose getter gives ARGV): named, and said to be what a getter reads.
+    argf = names.find { |name, address| address == os_address(ARGF) }&.first
+    assert_match(/\$\*.* \(what their getter reads\)\z/, argf.to_s)
+  ensure
+    eval("$memprof_test_cache = nil", TOPLEVEL_BINDING)
+  end
+
+  # Ruby's symbol table: the Array of every immortal Symbol's name ("to_s" among them) and the
+  # Hash of the collectable ones' names, both hidden objects C code registered.
+  def test_the_symbol_table_is_named
+    dynamic = "memprof_dynamic_#{rand(1 << 30)}".to_sym
+    dump = dump_heap
+    root = dump.records.find { |r| r["type"] == "ROOT" && r["root"] == "vm" }
+    names = named_refs(root)
+    table = names["symbol table (the names of Symbols that live for ever)"]
+    assert_not_nil(table, names.keys.compact.inspect)
+    assert_equal("ARRAY", dump[table]["type"])
+    units = dump[table]["references"].map { |a| dump[a] }
+    assert(units.any? { |u| u["references"]&.include?(os_address("to_s".to_sym.name)) },
+           "the name of :to_s is in the table")
+    dynamic_names = names["symbol table (the names of collectable Symbols)"]
+    assert_equal("HASH", dump[dynamic_names]["type"])
+    assert_include(dump[dynamic_names]["references"], os_address(dynamic.name))
   end
 
   # Like ActiveSupport's subscribe: the block becomes a Proc inside the library.

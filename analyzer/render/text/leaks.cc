@@ -51,8 +51,8 @@ std::string heading(const LeaksAnswer& a) {
       out +=
           "The dumps have no allocation tracing: objects matched by address and class only\n"
           "(a reused address passes for the old object), and no allocation sites. Trace\n"
-          "allocations (Memprof.start, or ObjectSpace.trace_object_allocations_start) to see\n"
-          "which line leaks.\n";
+          "allocations (Memprof.start, or ObjectSpace.trace_object_allocations_start)\n"
+          "to see which line leaks.\n";
       break;
   }
   if (a.leaks.empty())

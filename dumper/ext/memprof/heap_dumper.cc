@@ -73,7 +73,7 @@ HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTr
 // extension's) would run the program's code in the middle of the dump (see dumper/README.md).
 void HeapDumper::Prepare(VALUE only) {
   constants_.Build(only);
-  if (only == Qundef) memprof_find_finalizer_table();
+  if (only == Qundef) memprof_find_vm_tables();
 }
 
 void HeapDumper::DumpAll() {
@@ -241,8 +241,9 @@ void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
   }
 }
 
-// Names for what two root categories hold, which no reference of the dump says. vm: the VM's
-// own fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2") and what C code registered.
+// Names for what three root categories hold, which no reference of the dump says. vm: the VM's
+// own fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2", the symbol table) and what C
+// code registered. global_tbl: the global variables holding each value ("$cache").
 // finalizers: the finalizer table's values, hidden Arrays of an object's finalizers, each named
 // for the class of the object it is for ("finalizers of Rack::ServerStatus"; the table does not
 // keep that object alive). Not its address: a table of a million entries would be a million
@@ -252,7 +253,8 @@ void HeapDumper::WriteRootNames(const char* category, const RootList& roots, siz
                                 size_t end) {
   const bool vm = std::strcmp(category, "vm") == 0;
   const bool finalizers = std::strcmp(category, "finalizers") == 0;
-  if (!vm && !finalizers) return;
+  const bool globals = std::strcmp(category, "global_tbl") == 0;
+  if (!vm && !finalizers && !globals) return;
   std::unordered_set<VALUE> registered;  // a few thousand objects
   if (vm)
     memprof_vm_registered_each(
@@ -271,6 +273,25 @@ void HeapDumper::WriteRootNames(const char* category, const RootList& roots, siz
         &owners);
     std::sort(owners.begin(), owners.end());
   }
+  // (value, a global variable's name), sorted; an alias ($> of $stdout) shares its variable.
+  struct GlobalName {
+    VALUE value;
+    const char* name;
+    bool by_getter;
+    bool operator<(const GlobalName& o) const {
+      return value != o.value ? value < o.value : std::strcmp(name, o.name) < 0;
+    }
+  };
+  std::vector<GlobalName> global_names;
+  if (globals) {
+    memprof_global_each(
+        [](void* data, memprof_value value, memprof_value id, int by_getter) {
+          if (const char* name = rb_id2name(id))
+            static_cast<std::vector<GlobalName>*>(data)->push_back({value, name, by_getter != 0});
+        },
+        &global_names);
+    std::sort(global_names.begin(), global_names.end());
+  }
   // The name of a reference into name_; false when it has none.
   auto name_of = [&](VALUE ref) {
     char buf[128];
@@ -282,6 +303,24 @@ void HeapDumper::WriteRootNames(const char* category, const RootList& roots, siz
       // A class or module needs no name: a path from it reads well as it is.
       name_.assign("registered by C code (rb_gc_register_mark_object)");
       return true;
+    }
+    if (globals) {
+      auto it =
+          std::lower_bound(global_names.begin(), global_names.end(), GlobalName{ref, "", false});
+      name_.clear();
+      bool by_getter = false;
+      for (int shown = 0; it != global_names.end() && it->value == ref; ++it, ++shown) {
+        by_getter = by_getter || it->by_getter;
+        if (shown == 3) {
+          name_ += ", ...";
+          break;
+        }
+        if (shown > 0) name_ += ", ";
+        name_ += it->name;
+      }
+      // ARGF behind $* (which gives ARGV): what the variables' getters read, not their value.
+      if (by_getter) name_ += " (what their getter reads)";
+      return !name_.empty();
     }
     const auto owner = std::lower_bound(owners.begin(), owners.end(), std::pair(ref, VALUE(0)));
     if (owner == owners.end() || owner->first != ref) return false;

@@ -13,9 +13,12 @@
 #include "vm_internals.h"
 
 #if MEMPROF_HAVE_INTERNALS
+#include <link.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -195,24 +198,23 @@ static int is_finalizer_table(const int fds[2], const st_table* table,
                               const struct st_hash_type* numtype) {
   st_table copy;
   if (table == NULL || ((uintptr_t)table % sizeof(void*)) != 0 ||
-      !probe_read(fds, table, &copy, sizeof copy) || copy.type != numtype ||
-      copy.num_entries == 0)
+      !probe_read(fds, table, &copy, sizeof copy) || copy.type != numtype || copy.num_entries == 0)
     return 0;
   int ok = 1;
   rb_st_foreach((st_table*)table, finalizer_entry_i, (st_data_t)&ok);
   return ok;
 }
 
-void memprof_find_finalizer_table(void) {
+static void find_finalizer_table(const int fds[2]) {
   finalizer_table = NULL;
   const char* objspace = (const char*)GET_VM()->objspace;
-  int fds[2];
-  if (objspace == NULL || pipe(fds) != 0) return;
+  if (objspace == NULL) return;
   st_table* probe = rb_st_init_numtable();
   const struct st_hash_type* numtype = probe->type;
   rb_st_free_table(probe);
   const st_table* table = NULL;
-  if (finalizer_table_at >= 0 && probe_read(fds, objspace + finalizer_table_at, &table, sizeof table) &&
+  if (finalizer_table_at >= 0 &&
+      probe_read(fds, objspace + finalizer_table_at, &table, sizeof table) &&
       is_finalizer_table(fds, table, numtype)) {
     finalizer_table = table;
   } else {
@@ -225,8 +227,192 @@ void memprof_find_finalizer_table(void) {
       }
     }
   }
+}
+
+/* Ruby 3.1's variable.c, which no header shows: a global variable and its table entry. */
+struct memprof_global_variable {
+  int counter;
+  int block_trace;
+  VALUE* data;
+  rb_gvar_getter_t* getter;
+  rb_gvar_setter_t* setter;
+  rb_gvar_marker_t* marker;
+  void* compactor;
+  void* trace;
+};
+struct memprof_global_entry {
+  struct memprof_global_variable* var;
+  ID id;
+  bool ractor_local;
+};
+
+/* The table of global variables (variable.c's static rb_global_tbl) and symbol.c's symbol
+   table (ruby_global_symbols: its Array of static Symbols' names and its Hash of dynamic
+   Symbols' names), found in libruby's writable data. */
+static const struct memprof_id_table* global_table = NULL;
+static VALUE symbol_names = 0;         /* hidden Array of Arrays: (name, Symbol) per serial */
+static VALUE dynamic_symbol_names = 0; /* hidden identity Hash: name -> true */
+
+static uint32_t id_serial(ID id) {
+  return id <= tLAST_OP_ID ? (uint32_t)id : (uint32_t)(id >> RUBY_ID_SCOPE_SHIFT);
+}
+
+/* Reads len bytes at addr through the pipe in pieces it can hold. */
+static int probe_read_all(const int fds[2], const void* addr, void* out, size_t len) {
+  for (size_t at = 0; at < len; at += 4096) {
+    const size_t n = len - at < 4096 ? len - at : 4096;
+    if (!probe_read(fds, (const char*)addr + at, (char*)out + at, n)) return 0;
+  }
+  return 1;
+}
+
+/* Whether table is the table of global variables: an id table whose entry for $; is the
+   variable io.c defines over rb_fs. Every word is read through the pipe first. */
+static int is_global_table(const int fds[2], const void* table, ID probe) {
+  struct memprof_id_table copy;
+  if (table == NULL || ((uintptr_t)table % sizeof(void*)) != 0 ||
+      !probe_read(fds, table, &copy, sizeof copy) || copy.capa <= 0 || copy.capa > (1 << 24) ||
+      (copy.capa & (copy.capa - 1)) != 0 || copy.num <= 0 || copy.num > copy.capa ||
+      copy.used < copy.num || copy.used > copy.capa || copy.items == NULL ||
+      ((uintptr_t)copy.items % sizeof(void*)) != 0)
+    return 0;
+  const size_t bytes = (size_t)copy.capa * sizeof(struct memprof_id_item);
+  struct memprof_id_item* items = malloc(bytes);
+  if (items == NULL) return 0;
+  int found = 0;
+  if (probe_read_all(fds, copy.items, items, bytes)) {
+    for (int i = 0; i < copy.capa && !found; i++) {
+      if (items[i].key != id_serial(probe)) continue;
+      struct memprof_global_entry entry;
+      struct memprof_global_variable var;
+      found = probe_read(fds, (const void*)items[i].val, &entry, sizeof entry) &&
+              entry.id == probe && probe_read(fds, entry.var, &var, sizeof var) &&
+              var.data == &rb_fs && var.marker == rb_gvar_var_marker;
+    }
+  }
+  free(items);
+  return found;
+}
+
+/* Whether value, an object C code registered, is the symbol table's Array of names: the
+   name of `probe` sits where symbol.c keeps it (512 serials an inner Array, name then Symbol). */
+static int is_symbol_names(VALUE value, ID probe, VALUE probe_name) {
+  if (!RB_TYPE_P(value, T_ARRAY) || RBASIC(value)->klass != 0) return 0;
+  const uint32_t serial = id_serial(probe);
+  if ((long)(serial / 512) >= RARRAY_LEN(value)) return 0;
+  const VALUE unit = RARRAY_AREF(value, serial / 512);
+  if (!RB_TYPE_P(unit, T_ARRAY) || RBASIC(unit)->klass != 0 ||
+      (long)(serial % 512) * 2 >= RARRAY_LEN(unit))
+    return 0;
+  return RARRAY_AREF(unit, (serial % 512) * 2) == probe_name;
+}
+
+struct registered_search {
+  VALUE wanted, found;
+  ID probe;
+  VALUE probe_name;
+};
+static void find_symbol_names_i(void* data, memprof_value value) {
+  struct registered_search* search = (struct registered_search*)data;
+  if (search->found == 0 && is_symbol_names(value, search->probe, search->probe_name))
+    search->found = value;
+}
+static void find_registered_i(void* data, memprof_value value) {
+  struct registered_search* search = (struct registered_search*)data;
+  if (value == search->wanted) search->found = value;
+}
+
+/* Calls fn(data, word, end) for each pointer-aligned word of the writable segments of the
+   loaded object (libruby) that holds `inside`. */
+struct writable_scan {
+  const void* inside;
+  void (*fn)(void* data, const VALUE* word, const VALUE* end);
+  void* data;
+};
+static int scan_writable_i(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  const struct writable_scan* scan = (const struct writable_scan*)data;
+  int mine = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+    const uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && (uintptr_t)scan->inside >= start &&
+        (uintptr_t)scan->inside < start + ph->p_memsz)
+      mine = 1;
+  }
+  if (!mine) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) == 0) continue;
+    const uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    const VALUE* word = (const VALUE*)((start + sizeof(VALUE) - 1) & ~(sizeof(VALUE) - 1));
+    const VALUE* end = (const VALUE*)((start + ph->p_memsz) & ~(sizeof(VALUE) - 1));
+    for (; word < end; word++) scan->fn(scan->data, word, end);
+  }
+  return 1; /* found: stop */
+}
+
+struct vm_tables_scan {
+  int fds[2];
+  ID probe;                   /* $; */
+  VALUE next_to_symbol_names; /* the word after the one that holds symbol_names */
+};
+static void find_vm_tables_i(void* data, const VALUE* word, const VALUE* end) {
+  struct vm_tables_scan* scan = (struct vm_tables_scan*)data;
+  const VALUE value = *word;
+  if (value == 0 || (value % sizeof(VALUE)) != 0) return;
+  if (symbol_names != 0 && value == symbol_names && word + 1 < end)
+    scan->next_to_symbol_names = word[1];
+  if (global_table == NULL && is_global_table(scan->fds, (const void*)value, scan->probe))
+    global_table = (const struct memprof_id_table*)value;
+}
+
+void memprof_find_vm_tables(void) {
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  find_finalizer_table(fds);
+  /* Found once: variable.c and symbol.c keep them for the life of the process. */
+  static int found = 0;
+  if (!found) {
+    found = 1;
+    struct registered_search search = {0, 0, rb_intern("to_s"), 0};
+    search.probe_name = rb_id2str(search.probe);
+    memprof_vm_registered_each(find_symbol_names_i, &search);
+    symbol_names = search.found;
+    struct vm_tables_scan state = {{fds[0], fds[1]}, rb_intern("$;"), 0};
+    struct writable_scan scan = {&rb_fs, find_vm_tables_i, &state};
+    dl_iterate_phdr(scan_writable_i, &scan);
+    /* ruby_global_symbols keeps the Hash of dynamic Symbols' names next to the Array: a
+       registered hidden Hash, compared as a value, never read before it is known to be one. */
+    search = (struct registered_search){state.next_to_symbol_names, 0, 0, 0};
+    if (search.wanted != 0) memprof_vm_registered_each(find_registered_i, &search);
+    if (search.found != 0 && RB_TYPE_P(search.found, T_HASH) && RBASIC(search.found)->klass == 0)
+      dynamic_symbol_names = search.found;
+  }
   close(fds[0]);
   close(fds[1]);
+}
+
+void memprof_global_each(memprof_global_fn* fn, void* data) {
+  if (global_table == NULL) return;
+  for (int i = 0; i < global_table->capa; i++) {
+    if (global_table->items[i].key == 0) continue;
+    const struct memprof_global_entry* entry =
+        (const struct memprof_global_entry*)global_table->items[i].val;
+    const struct memprof_global_variable* var = entry->var;
+    VALUE value;
+    int by_getter;
+    if (var->marker == rb_gvar_val_marker) {
+      value = (VALUE)var->data;
+      by_getter = var->getter != rb_gvar_val_getter;
+    } else if (var->marker == rb_gvar_var_marker && var->data != NULL) {
+      value = *var->data;
+      by_getter = var->getter != rb_gvar_var_getter;
+    } else {
+      continue; /* undefined, or kept where only its own marker knows */
+    }
+    if (!RB_SPECIAL_CONST_P(value)) fn(data, value, entry->id, by_getter);
+  }
 }
 
 struct finalizer_each {
@@ -272,6 +458,14 @@ int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
       snprintf(buf, len, "%s", fields[i].name);
       return 1;
     }
+  }
+  if (value == symbol_names && value != 0) {
+    snprintf(buf, len, "%s", "symbol table (the names of Symbols that live for ever)");
+    return 1;
+  }
+  if (value == dynamic_symbol_names && value != 0) {
+    snprintf(buf, len, "%s", "symbol table (the names of collectable Symbols)");
+    return 1;
   }
   for (int i = 0; i < ruby_special_error_count; i++) {
     if (vm->special_exceptions[i] == value) {
@@ -381,7 +575,11 @@ void memprof_vm_registered_each(memprof_value_fn* fn, void* data) {
   (void)fn;
   (void)data;
 }
-void memprof_find_finalizer_table(void) {}
+void memprof_find_vm_tables(void) {}
+void memprof_global_each(memprof_global_fn* fn, void* data) {
+  (void)fn;
+  (void)data;
+}
 void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data) {
   (void)fn;
   (void)data;

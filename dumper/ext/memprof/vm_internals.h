@@ -57,14 +57,16 @@ int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len
 
 /* Calls fn(data, finalizers, owner) for each entry of gc.c's finalizer table: the hidden Array
    of an object's finalizers (what the "finalizers" GC root holds) and the object they are for.
-   The table is found once (Ruby context: memprof_find_finalizer_table); nothing is called when
-   it was not found. No allocation. */
+   Nothing is called when memprof_find_vm_tables did not find the table. No allocation. */
 typedef void memprof_pair_fn(void* data, memprof_value finalizers, memprof_value owner);
-void memprof_find_finalizer_table(void);
 void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data);
 
+/* Finds the VM's tables that no symbol exports (the finalizer table, the global variables, the
+   symbol table), for the functions that read them. Ruby context; before a dump. */
+void memprof_find_vm_tables(void);
+
 /* What a value the "vm" GC root holds is to the VM, where it is one of the VM's own fields:
-   "$LOAD_PATH", "$LOADED_FEATURES", "main", "$0", "trap handler of SIGUSR2",
+   "$LOAD_PATH", "$LOADED_FEATURES", "main", "$0", "trap handler of SIGUSR2", "symbol table",
    "registered by C code (rb_gc_register_mark_object)", ...; written into buf (at most len
    bytes with its NUL). 0 when it is none of them. No allocation. */
 int memprof_vm_root_name(memprof_value value, char* buf, size_t len);
@@ -74,6 +76,15 @@ int memprof_vm_root_name(memprof_value value, char* buf, size_t len);
    in them. No allocation. */
 typedef void memprof_value_fn(void* data, memprof_value value);
 void memprof_vm_registered_each(memprof_value_fn* fn, void* data);
+
+/* Calls fn(data, value, id, by_getter) for each global variable whose storage the GC marks
+   (the "global_tbl" root): the value in its storage, never read through its getter, which may
+   run the program's code. by_getter: the variable has a getter of its own, so that the value
+   is what the getter reads ($* reads ARGV off ARGF), not necessarily what the variable gives.
+   The id serves rb_id2name, nothing else. No allocation. Nothing is called when
+   memprof_find_vm_tables did not find the table. */
+typedef void memprof_global_fn(void* data, memprof_value value, memprof_value id, int by_getter);
+void memprof_global_each(memprof_global_fn* fn, void* data);
 
 /* How many Ractors are alive, the main one included; 0 when unknown. */
 unsigned int memprof_ractor_count(void);
