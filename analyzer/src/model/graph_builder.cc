@@ -97,37 +97,102 @@ void drop_repeated_references(std::vector<uint32_t>& targets, std::vector<String
 
 }  // namespace
 
-// Builds the graph in stages; each stage frees the chunk arrays it no longer needs.
+// Builds the graph as chunks come in (their objects), then in stages (references, roots,
+// classes), each stage freeing what it no longer needs.
 class GraphBuilder::Builder {
  public:
-  Builder(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads, bool references,
-          std::string_view app_root, LoadReport& report)
-      : chunks_(chunks),
-        threads_(threads),
+  Builder(unsigned threads, bool references, std::string_view app_root, LoadReport& report,
+          uint64_t input_bytes)
+      : threads_(threads),
         references_(references),
         app_root_(app_root),
-        report_(report) {}
+        report_(report),
+        input_bytes_(input_bytes) {}
 
-  HeapGraph run() {
-    size_t n = 0, refs = 0;
-    bool named = false;
-    for (auto& c : chunks_) {
-      n += c->object_count();
-      refs += c->refs.size();
-      named = named || !c->ref_names.empty();
+  void add(ParsedChunk& c) {
+    if (first_chunk_) {
+      first_chunk_ = false;
+      reserve_for(c);
     }
-    reserve(n, refs);
-    for (auto& c : chunks_) add_objects(*c);
+    std::vector<StringId> strings = remap_strings(c);
+    std::vector<ClassId> classes;
+    for (const ClassKey& k : c.class_keys) classes.push_back(class_for(k, strings));
+    std::vector<SiteId> sites;
+    for (const SiteKey& k : c.site_keys)
+      sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
+
+    const uint32_t base = static_cast<uint32_t>(g_.address_.size());
+    const size_t n = c.object_count();
+    add_references(c, strings, base);
+    append(g_.address_, c.address);
+    for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
+    for (uint32_t slot : c.site_slot)
+      g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
+    append(g_.type_, c.type);
+    append(g_.memsize_, c.memsize);
+    append(g_.generation_, c.generation);
+    if (!c.seq.empty() || !g_.seq_.empty()) {
+      g_.seq_.resize(base, 0);  // objects of chunks without seq: 0
+      append(g_.seq_, c.seq);
+      g_.seq_.resize(base + n, 0);
+    }
+    if (!c.stack.empty() || !g_.stack_.empty()) {
+      g_.stack_.resize(base, 0);  // the dump's stack ids until add_stacks() makes them indexes
+      append(g_.stack_, c.stack);
+      g_.stack_.resize(base + n, 0);
+    }
+    for (const FrameRecord& f : c.frames) frame_sites_.try_emplace(f.id, sites[f.site]);
+    uint32_t first_frame = 0;
+    for (const StackRecord& st : c.stacks) {
+      stack_defs_.push_back({st.id, static_cast<uint32_t>(stack_frame_ids_.size())});
+      stack_frame_ids_.insert(stack_frame_ids_.end(), c.stack_frames.begin() + first_frame,
+                              c.stack_frames.begin() + st.frames_end);
+      first_frame = st.frames_end;
+    }
+    for (ClassRecord r : c.classes) {
+      r.object += base;
+      r.name = mapped(strings, r.name);
+      r.real_class_name = mapped(strings, r.real_class_name);
+      class_records_.push_back(r);
+    }
+    for (ObjectLabel l : c.class_names)
+      class_names_.push_back({l.object + base, mapped(strings, l.label)});
+    g_.weak_holder_.resize(base + n, false);
+    for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
+    g_.weak_holders_ += c.weak_holders.size();
+    for (auto [object, slot] : c.block_sites) g_.block_sites_.emplace(base + object, sites[slot]);
+    if (!c.string_values.empty()) {
+      // The chunk's bytes move into the graph whole (a vector's move keeps its buffer).
+      const char* bytes = g_.value_bytes_.emplace_back(std::move(c.value_bytes)).data();
+      for (const ValueRecord& v : c.string_values)
+        g_.string_values_.push_back({ObjectId(base + v.object),
+                                     {bytes + v.offset, v.size},
+                                     v.bytesize,
+                                     v.hash,
+                                     v.frozen,
+                                     v.interned});
+    }
+    size_t r = 0;
+    for (const RootRecord& root : c.roots) {
+      const StringId category = mapped(strings, root.category);
+      for (; r < root.refs_end; ++r)
+        roots_.push_back({category, c.root_refs[r],
+                          r < c.root_ref_names.size() ? mapped(strings, c.root_ref_names[r])
+                                                      : StringId::none()});
+    }
+  }
+
+  HeapGraph finish() {
     report_.duplicate_addresses += g_.build_address_index();
+    const size_t n = g_.address_.size();
     if (references_) {
-      add_references(named);
+      resolve_references();
     } else {
       report_.references_read = false;
       g_.edge_begin_.assign(n + 1, 0);
       g_.added_class_edge_.assign(n, false);
-      for (auto& c : chunks_) release(c->refs), release(c->ref_names);
     }
-    for (size_t i = 0; i < chunks_.size(); ++i) add_roots(*chunks_[i], strings_[i]);
+    add_roots();
     // The virtual root's references close the CSR.
     g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
     count_dangling_classes();
@@ -137,16 +202,25 @@ class GraphBuilder::Builder {
   }
 
  private:
-  void reserve(size_t n, size_t refs) {
+  // The first chunk tells how big the input's records are: the arrays are reserved for the
+  // whole input once (pages never written cost nothing), so that they are not copied as they
+  // grow. A compressed input's size says nothing of its records: the arrays then grow.
+  void reserve_for(const ParsedChunk& c) {
+    if (input_bytes_ == 0 || c.bytes == 0 || c.object_count() == 0) return;
+    const double scale = 1.15 * static_cast<double>(input_bytes_) / static_cast<double>(c.bytes);
+    const size_t n = std::min<size_t>(static_cast<size_t>(scale * c.object_count()) + 1024,
+                                      input_bytes_ / 16);  // no record is that short
     g_.address_.reserve(n);
     g_.type_.reserve(n);
     g_.class_of_.reserve(n);
     g_.memsize_.reserve(n);
     g_.site_.reserve(n);
     g_.generation_.reserve(n);
-    g_.weak_holder_.assign(n, false);
-    g_.edge_begin_.reserve(n + 1);
-    g_.edge_target_.reserve(refs);
+    g_.weak_holder_.reserve(n);
+    if (!references_) return;
+    pending_ends_.reserve(n);
+    pending_refs_.reserve(
+        std::min<size_t>(static_cast<size_t>(scale * c.refs.size()) + 1024, input_bytes_ / 8));
   }
 
   // Strings of a chunk, as ids of the graph's table.
@@ -159,78 +233,64 @@ class GraphBuilder::Builder {
     return s.valid() ? map[s.value()] : s;
   }
 
-  void add_objects(ParsedChunk& c) {
-    std::vector<StringId> strings = remap_strings(c);
-    std::vector<ClassId> classes;
-    for (const ClassKey& k : c.class_keys) classes.push_back(class_for(k, strings));
-    std::vector<SiteId> sites;
-    for (const SiteKey& k : c.site_keys)
-      sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
-
-    const uint32_t base = static_cast<uint32_t>(g_.address_.size());
-    append(g_.address_, c.address);
-    for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
-    for (uint32_t slot : c.site_slot)
-      g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
-    append(g_.type_, c.type);
-    append(g_.memsize_, c.memsize);
-    append(g_.generation_, c.generation);
-    if (!c.seq.empty() || !g_.seq_.empty()) {
-      g_.seq_.resize(base, 0);  // objects of chunks without seq: 0
-      append(g_.seq_, c.seq);
-      g_.seq_.resize(g_.address_.size(), 0);
+  // Keeps the chunk's references (addresses, names as the graph's strings) until every
+  // address is known. An ICLASS's (or a profiler object's) class slot is not the class its
+  // pseudo class stands for: its address is kept aside for the class edge.
+  void add_references(const ParsedChunk& c, const std::vector<StringId>& strings, uint32_t base) {
+    if (!references_) return;
+    const size_t first = pending_refs_.size();
+    if (!c.ref_names.empty() && !named_) {
+      named_ = true;
+      pending_names_.assign(first, StringId::none());
     }
-    if (!c.stack.empty() || !g_.stack_.empty()) {
-      g_.stack_.resize(base, 0);  // the dump's stack ids until add_stacks() makes them indexes
-      append(g_.stack_, c.stack);
-      g_.stack_.resize(g_.address_.size(), 0);
+    pending_refs_.insert(pending_refs_.end(), c.refs.begin(), c.refs.end());
+    if (named_) {
+      for (size_t r = 0; r < c.refs.size(); ++r)
+        pending_names_.push_back(c.ref_names.empty() ? StringId::none()
+                                                     : mapped(strings, c.ref_names[r]));
     }
-    for (const FrameRecord& f : c.frames) frame_sites_.try_emplace(f.id, sites[f.site]);
-    uint32_t first_frame = 0;
-    for (const StackRecord& st : c.stacks) {
-      stack_defs_.push_back({st.id, static_cast<uint32_t>(stack_frame_ids_.size())});
-      stack_frame_ids_.insert(stack_frame_ids_.end(), c.stack_frames.begin() + first_frame,
-                              c.stack_frames.begin() + st.frames_end);
-      first_frame = st.frames_end;
+    for (uint32_t end : c.refs_end) pending_ends_.push_back(static_cast<uint32_t>(first + end));
+    for (size_t i = 0; i < c.class_slot.size(); ++i) {
+      const ClassKey& k = c.class_keys[c.class_slot[i]];
+      if ((k.iclass || k.profiler) && !k.imemo && k.address != 0)
+        class_slot_addresses_.emplace_back(base + static_cast<uint32_t>(i), k.address);
     }
-    release(c.stack_frames);
-    release(c.site_slot);
-    for (ClassRecord r : c.classes) {
-      r.object += base;
-      r.name = mapped(strings, r.name);
-      r.real_class_name = mapped(strings, r.real_class_name);
-      class_records_.push_back(r);
-    }
-    for (ObjectLabel l : c.class_names)
-      class_names_.push_back({l.object + base, mapped(strings, l.label)});
-    for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
-    for (auto [object, slot] : c.block_sites) g_.block_sites_.emplace(base + object, sites[slot]);
-    if (!c.string_values.empty()) {
-      // The chunk's bytes move into the graph whole (a vector's move keeps its buffer).
-      const char* bytes = g_.value_bytes_.emplace_back(std::move(c.value_bytes)).data();
-      for (const ValueRecord& v : c.string_values)
-        g_.string_values_.push_back({ObjectId(base + v.object),
-                                     {bytes + v.offset, v.size},
-                                     v.bytesize,
-                                     v.hash,
-                                     v.frozen,
-                                     v.interned});
-      release(c.string_values);
-    }
-    g_.weak_holders_ += c.weak_holders.size();
-    strings_.push_back(std::move(strings));
   }
 
-  // Resolves addresses to ids on every core (the index is complete and read-only by now),
-  // then appends the chunks' edges in order.
-  void add_references(bool named) {
-    has_names_ = named;
-    std::vector<ResolvedRefs> resolved(chunks_.size());
-    parallel_for(chunks_.size(), threads_,
-                 [&](size_t i) { resolve(*chunks_[i], strings_[i], named, resolved[i]); });
-    if (named) g_.edge_name_.reserve(g_.edge_target_.capacity());
+  // An object keeps its class alive, but ObjectSpace leaves that reference out of its dumps
+  // (memprof writes it): without it class objects would look like garbage. The class object
+  // of each class, found once; none for IMEMO objects, whose class slot is not a class.
+  std::vector<uint32_t> class_objects() const {
+    std::vector<uint32_t> out(g_.classes_.size(), UINT32_MAX);
+    if (report_.format == DumpFormat::kMemprof) return out;
+    for (size_t k = 0; k < out.size(); ++k)
+      if (g_.classes_[k].address != 0)
+        if (auto o = g_.find(g_.classes_[k].address)) out[k] = o->value();
+    return out;
+  }
+
+  // Resolves addresses to ids on every core, a range of objects each (the index is complete
+  // and read-only by now), then appends the ranges' edges in order.
+  void resolve_references() {
+    const uint32_t n = static_cast<uint32_t>(g_.address_.size());
+    const std::vector<uint32_t> class_object = class_objects();
+    constexpr uint32_t kRange = 1 << 16;
+    std::vector<ResolvedRefs> resolved((size_t(n) + kRange - 1) / kRange);
+    parallel_for(resolved.size(), threads_, [&](size_t k) {
+      const uint32_t first = static_cast<uint32_t>(k) * kRange;
+      resolve(first, std::min(n, first + kRange), class_object, resolved[k]);
+    });
+    release(pending_refs_);
+    release(pending_names_);
+    release(pending_ends_);
+    release(class_slot_addresses_);
+    size_t edges = 0;
+    for (const ResolvedRefs& r : resolved) edges += r.targets.size();
+    g_.edge_target_.reserve(edges + roots_.size());
+    if (named_) g_.edge_name_.reserve(edges + roots_.size());
+    g_.edge_begin_.reserve(size_t(n) + 2);
     g_.edge_begin_.push_back(0);
-    g_.added_class_edge_.assign(g_.address_.size(), false);
+    g_.added_class_edge_.assign(n, false);
     uint32_t first_object = 0;
     for (ResolvedRefs& r : resolved) {
       for (uint32_t i : r.added_class_edge) g_.added_class_edge_[first_object + i] = true;
@@ -241,79 +301,67 @@ class GraphBuilder::Builder {
       append(g_.edge_name_, r.names);
       report_.dangling_references += r.dangling;
       release(r.ends);
+      release(r.added_class_edge);
     }
   }
 
-  // An object keeps its class alive, but ObjectSpace leaves that reference out of its dumps
-  // (memprof writes it): without it class objects would look like garbage. Resolved once
-  // per class of the chunk; none for IMEMO objects, whose class slot is not a class.
-  std::vector<uint32_t> class_objects(const ParsedChunk& c) const {
-    std::vector<uint32_t> out(c.class_keys.size(), UINT32_MAX);
-    if (report_.format == DumpFormat::kMemprof) return out;
-    for (size_t k = 0; k < out.size(); ++k) {
-      if (c.class_keys[k].imemo || c.class_keys[k].address == 0) continue;
-      if (auto o = g_.find(c.class_keys[k].address)) out[k] = o->value();
-    }
-    return out;
-  }
-
-  void resolve(ParsedChunk& c, const std::vector<StringId>& strings, bool named,
-               ResolvedRefs& out) const {
-    const std::vector<uint32_t> class_object = class_objects(c);
-    out.targets.reserve(c.refs.size() + c.refs_end.size());
-    out.ends.reserve(c.refs_end.size());
-    size_t r = 0;
+  void resolve(uint32_t first_object, uint32_t end_object,
+               const std::vector<uint32_t>& class_object, ResolvedRefs& out) const {
+    const size_t begin = first_object == 0 ? 0 : pending_ends_[first_object - 1];
+    const size_t end = pending_ends_[end_object - 1];
+    out.targets.reserve(end - begin + (end_object - first_object));
+    out.ends.reserve(end_object - first_object);
+    if (named_) out.names.reserve(out.targets.capacity());
+    auto special = std::lower_bound(
+        class_slot_addresses_.begin(), class_slot_addresses_.end(), first_object,
+        [](const std::pair<uint32_t, uint64_t>& e, uint32_t object) { return e.first < object; });
+    size_t r = begin;
     // The address index is far bigger than the caches: each find would wait for two reads
     // from memory (its slot, then the object's address). Both are asked for ahead.
     constexpr size_t kSlotAhead = 16, kObjectAhead = 8;
-    const size_t refs = c.refs.size();
-    for (size_t i = 0; i < c.refs_end.size(); ++i) {
+    for (uint32_t i = first_object; i < end_object; ++i) {
       const size_t first = out.targets.size();
-      for (const uint32_t end = c.refs_end[i]; r < end; ++r) {
-        if (r + kSlotAhead < refs) g_.prefetch_slot(c.refs[r + kSlotAhead]);
-        if (r + kObjectAhead < refs) g_.prefetch_object(c.refs[r + kObjectAhead]);
-        std::optional<ObjectId> to = g_.find(c.refs[r]);
+      for (const size_t stop = pending_ends_[i]; r < stop; ++r) {
+        if (r + kSlotAhead < end) g_.prefetch_slot(pending_refs_[r + kSlotAhead]);
+        if (r + kObjectAhead < end) g_.prefetch_object(pending_refs_[r + kObjectAhead]);
+        std::optional<ObjectId> to = g_.find(pending_refs_[r]);
         if (!to) {
           ++out.dangling;
           continue;
         }
         out.targets.push_back(to->value());
-        if (named)
-          out.names.push_back(c.ref_names.empty() ? StringId::none()
-                                                  : mapped(strings, c.ref_names[r]));
+        if (named_) out.names.push_back(pending_names_[r]);
       }
-      drop_repeated_references(out.targets, out.names, first, named);
-      const uint32_t klass = class_object[c.class_slot[i]];
+      drop_repeated_references(out.targets, out.names, first, named_);
+      uint32_t klass = UINT32_MAX;
+      if (special != class_slot_addresses_.end() && special->first == i) {
+        if (report_.format != DumpFormat::kMemprof)
+          if (auto o = g_.find(special->second)) klass = o->value();
+        ++special;
+      } else {
+        klass = class_object[g_.class_of_[i].value()];
+      }
       if (klass != UINT32_MAX &&
           std::find(out.targets.begin() + first, out.targets.end(), klass) == out.targets.end()) {
         out.targets.push_back(klass);
-        out.added_class_edge.push_back(static_cast<uint32_t>(i));
-        if (named) out.names.push_back(StringId::none());
+        out.added_class_edge.push_back(i - first_object);
+        if (named_) out.names.push_back(StringId::none());
       }
       out.ends.push_back(static_cast<uint32_t>(out.targets.size()));
     }
-    release(c.refs);
-    release(c.ref_names);
-    release(c.refs_end);
-    release(c.class_slot);
   }
 
-  void add_roots(ParsedChunk& c, const std::vector<StringId>& strings) {
-    size_t r = 0;
-    for (const RootRecord& root : c.roots) {
-      StringId category = mapped(strings, root.category);
-      for (; r < root.refs_end; ++r) {
-        if (auto to = g_.find(c.root_refs[r])) {
-          g_.roots_.push_back({category, *to,
-                               r < c.root_ref_names.size() ? mapped(strings, c.root_ref_names[r])
-                                                           : StringId::none()});
-          g_.edge_target_.push_back(to->value());
-          if (!g_.edge_name_.empty() || has_names_) g_.edge_name_.push_back(category);
-        } else {
-          ++report_.dangling_references;
-        }
+  void add_roots() {
+    for (const PendingRoot& root : roots_) {
+      if (auto to = g_.find(root.address)) {
+        g_.roots_.push_back({root.category, *to, root.name});
+        g_.edge_target_.push_back(to->value());
+        if (!g_.edge_name_.empty() || named_) g_.edge_name_.push_back(root.category);
+      } else {
+        ++report_.dangling_references;
       }
     }
+    release(roots_);
   }
 
   ClassId class_for(const ClassKey& key, const std::vector<StringId>& strings) {
@@ -415,14 +463,27 @@ class GraphBuilder::Builder {
     }
   }
 
-  std::vector<std::unique_ptr<ParsedChunk>>& chunks_;
+  struct PendingRoot {
+    StringId category;
+    uint64_t address = 0;
+    StringId name;
+  };
+
   const unsigned threads_;
   const bool references_;
   const std::string_view app_root_;
-  bool has_names_ = false;
   LoadReport& report_;
+  const uint64_t input_bytes_;
+  bool first_chunk_ = true;
   HeapGraph g_;
-  std::vector<std::vector<StringId>> strings_;  // per chunk: its string ids -> the graph's
+  // References until every address is known: addresses, names (once any chunk names one),
+  // and per object the end of its references.
+  std::vector<uint64_t> pending_refs_;
+  std::vector<StringId> pending_names_;
+  std::vector<uint32_t> pending_ends_;
+  bool named_ = false;
+  std::vector<std::pair<uint32_t, uint64_t>> class_slot_addresses_;  // (object, class address)
+  std::vector<PendingRoot> roots_;
   std::vector<ClassRecord> class_records_;
   std::vector<ObjectLabel> class_names_;
   std::unordered_map<uint64_t, ClassId> class_by_address_;
@@ -433,9 +494,19 @@ class GraphBuilder::Builder {
   std::vector<uint32_t> stack_frame_ids_;
 };
 
-HeapGraph GraphBuilder::build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
-                              bool references, LoadReport& report, std::string_view app_root) {
-  return Builder(chunks, std::max(threads, 1u), references, app_root, report).run();
+GraphBuilder::GraphBuilder(unsigned threads, bool references, LoadReport& report,
+                           std::string_view app_root, uint64_t input_bytes)
+    : builder_(std::make_unique<Builder>(std::max(threads, 1u), references, app_root, report,
+                                         input_bytes)) {}
+
+GraphBuilder::~GraphBuilder() = default;
+
+void GraphBuilder::add(ParsedChunk& chunk) {
+  builder_->add(chunk);
+}
+
+HeapGraph GraphBuilder::finish() {
+  return builder_->finish();
 }
 
 }  // namespace heapq

@@ -1,4 +1,5 @@
-// Turns parsed chunks into a HeapGraph: assigns ids, resolves addresses, names classes.
+// Turns parsed chunks into a HeapGraph as they come: assigns ids, resolves addresses, names
+// classes.
 #pragma once
 
 #include <memory>
@@ -12,18 +13,29 @@ namespace heapq {
 
 class GraphBuilder {
  public:
-  // Consumes the chunks (their memory is released as the graph fills) in dump order, on up to
-  // `threads` threads. Without references the graph has the objects and the roots only.
-  // app_root: LoadOptions::app_root.
-  static HeapGraph build(std::vector<std::unique_ptr<ParsedChunk>>& chunks, unsigned threads,
-                         bool references, LoadReport& report, std::string_view app_root = {});
+  // references: without them the graph has the objects and the roots only. app_root:
+  // LoadOptions::app_root. input_bytes: the input's size where known (0: unknown), which with
+  // the first chunk's size tells how many objects to make room for.
+  GraphBuilder(unsigned threads, bool references, LoadReport& report, std::string_view app_root,
+               uint64_t input_bytes = 0);
+  ~GraphBuilder();
+
+  // Takes in one chunk's records, chunks in dump order, as soon as each is parsed: the objects
+  // join the graph and the chunk keeps nothing the graph needs, so that it can be freed at
+  // once. Addresses are resolved in finish(), when every object is known.
+  void add(ParsedChunk& chunk);
+
+  // Resolves references and roots (on up to `threads` threads) and names classes. Reads
+  // report.format (ObjectSpace dumps leave out the class edges, which are added).
+  HeapGraph finish();
 
   // Exposed for class_names.cc, which completes the class table once objects are in place.
   static void name_classes(HeapGraph& graph, const std::vector<ClassRecord>& records,
                            const std::vector<ObjectLabel>& class_names);
 
  private:
-  class Builder;  // the stages of build(); a member so that it may fill HeapGraph's arrays
+  class Builder;  // a member so that it may fill HeapGraph's arrays
+  std::unique_ptr<Builder> builder_;
 };
 
 }  // namespace heapq

@@ -1,12 +1,17 @@
 // load_dump: reads the input in chunks of whole lines and parses them on every core.
 //
 //   input ──(one reader at a time, under a lock)──▶ chunk i ──▶ parse_chunk (in parallel)
-//   chunks 0..k in dump order ──▶ GraphBuilder ──▶ HeapGraph
+//   parsed chunks, in dump order, as soon as each is ready ──▶ GraphBuilder::add, then freed
+//   every chunk in ──▶ GraphBuilder::finish (addresses resolved) ──▶ HeapGraph
 //
 // Reading is serialized (it is a small part of the work); parsing, the large part, is not.
-// Line numbers are chunk-relative while parsing and made absolute afterwards.
+// A parsed chunk goes into the graph at once, added by whichever thread is free to, so that
+// a few chunks are in memory at a time (a reader waits while too many wait to be added).
+// Line numbers are chunk-relative while parsing and made absolute as chunks are added.
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -18,28 +23,50 @@ namespace heapq {
 
 namespace {
 
+std::string at_line(const ByteSource& input, uint64_t line, const std::string& what) {
+  return input.name() + ":" + std::to_string(line) + ": " + what;
+}
+
+// Adds the chunk's issues to the report with absolute line numbers.
+void merge_issues(const ParsedChunk& c, uint64_t first_line, LoadReport& r) {
+  r.bad_lines += c.bad_lines;
+  r.repaired_strings += c.repaired_strings;
+  for (const LineIssue& i : c.first_bad_lines)
+    if (r.first_bad_lines.size() < LoadReport::kIssuesKept)
+      r.first_bad_lines.push_back({first_line + i.line, i.message});
+  for (const LineIssue& i : c.first_repaired_strings)
+    if (r.first_repaired_strings.size() < LoadReport::kIssuesKept)
+      r.first_repaired_strings.push_back({first_line + i.line, i.message});
+}
+
 class ChunkedLoad {
  public:
-  ChunkedLoad(ByteSource& input, const LoadOptions& options) : input_(input), options_(options) {}
+  ChunkedLoad(ByteSource& input, const LoadOptions& options, LoadReport& report)
+      : input_(input),
+        options_(options),
+        report_(report),
+        builder_(threads(), options.references, report, options.app_root, input.total()) {}
 
-  // Runs the workers; afterwards chunks() holds every chunk read, in order.
+  // Runs the workers; afterwards the report has every chunk's lines and issues, and the
+  // builder every chunk's records (in strict mode, up to the first problem).
   Status run() {
     std::vector<std::thread> pool;
     for (unsigned i = 1; i < threads(); ++i) pool.emplace_back([this] { work(); });
     work();
     for (auto& t : pool) t.join();
+    add_ready();
     if (overlong_chunk_ != SIZE_MAX) {
-      // Every chunk before it is parsed by now: its line number is known.
-      uint64_t line = 1;
-      for (size_t i = 0; i <= overlong_chunk_; ++i) line += chunks_[i]->lines;
-      return bad_input(input_.name() + ":" + std::to_string(line) + ": a line longer than " +
-                       std::to_string(options_.max_line_bytes) + " bytes (see --max-line)");
+      // Every chunk before it is parsed and added by now: its line number is known.
+      return bad_input(input_.name() + ":" + std::to_string(report_.lines + 1) +
+                       ": a line longer than " + std::to_string(options_.max_line_bytes) +
+                       " bytes (see --max-line)");
     }
     if (!error_.message.empty()) return error_;
     return Ok{};
   }
 
-  std::vector<std::unique_ptr<ParsedChunk>>& chunks() { return chunks_; }
+  GraphBuilder& builder() { return builder_; }
+  bool memprof() const { return memprof_; }
   unsigned threads() const {
     unsigned n = options_.threads ? options_.threads : std::thread::hardware_concurrency();
     return std::clamp(n, 1u, 64u);
@@ -49,33 +76,89 @@ class ChunkedLoad {
   void work() {
     std::vector<char> text;
     for (;;) {
-      ParsedChunk* chunk = nullptr;
+      auto chunk = std::make_unique<ParsedChunk>();
       size_t index = 0, len = 0;
       {
-        std::lock_guard lock(mutex_);
-        if (eof_ || !error_.message.empty() || index_ >= stop_at_) return;
+        std::unique_lock lock(mutex_);
+        // Chunks parsed ahead of the next one to add wait in memory: not too many.
+        added_.wait(lock, [&] { return index_ - added_count_ < 2 * size_t(threads()) || done(); });
+        if (done()) return;
         index = index_++;
-        chunks_.push_back(std::make_unique<ParsedChunk>());
-        chunk = chunks_.back().get();
+        parsed_.emplace_back();
         chunk->keep_values = options_.values;
-        if (!fill(text, len, *chunk)) {
+        if (!fill(text, len, *chunk, index)) {
           if (overlong_chunk_ == index) error_ = Error{ExitCode::kBadInput, "line too long"};
+          added_.notify_all();
           return;
         }
         if (options_.progress) options_.progress(input_.consumed(), input_.total());
       }
+      chunk->bytes = len;
       parse_chunk(text.data(), len, options_.strict, *chunk);
-      if (options_.strict && (chunk->bad_lines || chunk->repaired_strings)) {
+      {
         std::lock_guard lock(mutex_);
-        stop_at_ = std::min(stop_at_, index + 1);  // later chunks cannot hold the first error
+        if (options_.strict && (chunk->bad_lines || chunk->repaired_strings)) {
+          stop_at_ = std::min(stop_at_, index + 1);  // later chunks cannot hold the first error
+          added_.notify_all();
+        }
+        parsed_[index - added_count_] = std::move(chunk);
       }
+      add_ready();
     }
+  }
+
+  // Under mutex_.
+  bool done() const { return eof_ || !error_.message.empty() || index_ >= stop_at_; }
+
+  // Adds the parsed chunks that are next in dump order to the graph, unless another thread
+  // is adding (which then adds them); one parsed while that thread was letting go is seen by
+  // the check after the loop.
+  void add_ready() {
+    for (;;) {
+      {
+        std::unique_lock adding(add_mutex_, std::try_to_lock);
+        if (!adding) return;
+        for (;;) {
+          std::unique_ptr<ParsedChunk> chunk;
+          {
+            std::lock_guard lock(mutex_);
+            if (parsed_.empty() || !parsed_.front()) break;
+            chunk = std::move(parsed_.front());
+          }
+          add(*chunk);
+          chunk.reset();  // its memory is free before another chunk is read
+          {
+            std::lock_guard lock(mutex_);
+            parsed_.pop_front();
+            ++added_count_;
+          }
+          added_.notify_all();
+        }
+      }
+      std::lock_guard lock(mutex_);
+      if (parsed_.empty() || !parsed_.front()) return;
+    }
+  }
+
+  // Under add_mutex_, in dump order.
+  void add(ParsedChunk& c) {
+    merge_issues(c, report_.lines, report_);
+    report_.lines += c.lines;
+    report_.shapes += c.shapes;
+    report_.skipped_records += c.skipped_records;
+    report_.roots += c.roots.size();
+    memprof_ = memprof_ || c.memprof_meta;
+    if (c.end_records) report_.end_records = *c.end_records;
+    if (c.origin) report_.origin = *c.origin;
+    // Strict mode fails at the first problem: the graph needs nothing after it.
+    if (!stopped_) builder_.add(c);
+    if (options_.strict && (c.bad_lines || c.repaired_strings)) stopped_ = true;
   }
 
   // Under the lock: text = the carried-over partial line + input up to the last newline.
   // Lines that do not start like a record and outgrow a read are skipped unread, and counted
   // in the chunk as bad lines that precede its text.
-  bool fill(std::vector<char>& text, size_t& len, ParsedChunk& chunk) {
+  bool fill(std::vector<char>& text, size_t& len, ParsedChunk& chunk, size_t index) {
     const size_t step = std::max<size_t>(options_.chunk_bytes, 1);
     size_t have = carry_.size();
     text.resize(have + step + 1);
@@ -111,7 +194,7 @@ class ChunkedLoad {
         }
         if (ends_a_line(text, text.data(), have, len)) return true;
       } else if (have > options_.max_line_bytes) {
-        overlong_chunk_ = chunk_index_of(chunk);
+        overlong_chunk_ = index;
         return false;
       }
     }
@@ -162,59 +245,33 @@ class ChunkedLoad {
     }
   }
 
-  size_t chunk_index_of(const ParsedChunk& chunk) const {
-    for (size_t i = chunks_.size(); i-- > 0;)
-      if (chunks_[i].get() == &chunk) return i;
-    return chunks_.size();
-  }
-
   ByteSource& input_;
   const LoadOptions& options_;
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<ParsedChunk>> chunks_;
+  LoadReport& report_;  // filled as chunks are added
+  GraphBuilder builder_;
+  std::mutex mutex_;  // the input and the state below
+  std::condition_variable added_;
+  // The chunks from added_count_ on, in order: null until parsed.
+  std::deque<std::unique_ptr<ParsedChunk>> parsed_;
+  size_t added_count_ = 0;
   std::string carry_;
   size_t index_ = 0;
   size_t stop_at_ = SIZE_MAX;
   size_t overlong_chunk_ = SIZE_MAX;
   bool eof_ = false;
   Error error_{ExitCode::kOk, ""};
+  std::mutex add_mutex_;  // held by the one thread adding chunks; the state below is its
+  bool memprof_ = false;
+  bool stopped_ = false;
 };
-
-std::string at_line(const ByteSource& input, uint64_t line, const std::string& what) {
-  return input.name() + ":" + std::to_string(line) + ": " + what;
-}
-
-// Adds the chunk's issues to the report with absolute line numbers.
-void merge_issues(const ParsedChunk& c, uint64_t first_line, LoadReport& r) {
-  r.bad_lines += c.bad_lines;
-  r.repaired_strings += c.repaired_strings;
-  for (const LineIssue& i : c.first_bad_lines)
-    if (r.first_bad_lines.size() < LoadReport::kIssuesKept)
-      r.first_bad_lines.push_back({first_line + i.line, i.message});
-  for (const LineIssue& i : c.first_repaired_strings)
-    if (r.first_repaired_strings.size() < LoadReport::kIssuesKept)
-      r.first_repaired_strings.push_back({first_line + i.line, i.message});
-}
 
 }  // namespace
 
 Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadReport& report) {
   report = LoadReport();
-  ChunkedLoad load(input, options);
+  ChunkedLoad load(input, options, report);
   if (Status s = load.run(); !s) return s.error();
-
-  bool memprof = false;
-  for (auto& c : load.chunks()) {
-    const uint64_t first_line = report.lines;
-    merge_issues(*c, first_line, report);
-    report.lines += c->lines;
-    report.shapes += c->shapes;
-    report.skipped_records += c->skipped_records;
-    report.roots += c->roots.size();
-    memprof = memprof || c->memprof_meta;
-    if (c->end_records) report.end_records = *c->end_records;
-    if (c->origin) report.origin = *c->origin;
-  }
+  const bool memprof = load.memprof();
   report.format = memprof ? DumpFormat::kMemprof : DumpFormat::kObjectSpace;
   // Damage first: a truncated stream also leaves a broken last line, which is its symptom.
   if (auto damage = input.damage()) {
@@ -234,8 +291,7 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
           at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
   }
 
-  HeapGraph graph = GraphBuilder::build(load.chunks(), load.threads(), options.references, report,
-                                        options.app_root);
+  HeapGraph graph = load.builder().finish();
   report.objects = graph.object_count();
   if (graph.object_count() == 0) {
     std::string why = report.first_bad_lines.empty()

@@ -116,6 +116,7 @@ struct ParsedChunk {
 
   StringTable strings;
 
+  uint64_t bytes = 0;  // the chunk's text
   uint64_t lines = 0;  // newline-terminated lines in the chunk, plus a final unterminated one
   uint64_t shapes = 0;
   uint64_t skipped_records = 0;
