@@ -10,7 +10,9 @@ namespace heapq {
 size_t HeapGraph::build_address_index() const {
   std::call_once(*index_once_, [this] {
     const size_t n = address_.size();
-    address_index_.assign(std::bit_ceil(std::max<size_t>(16, n * 2)), ObjectId::none());
+    // At most 3/4 full: linear probing still finds an address in about 2.5 probes, which
+    // mostly share a cache line, and the table costs 5.3 to 10.7 bytes an object.
+    address_index_.assign(std::bit_ceil(std::max<size_t>(16, n + n / 3 + 1)), ObjectId::none());
     const size_t mask = address_index_.size() - 1;
     for (uint32_t id = 0; id < n; ++id) {
       const uint64_t address = address_[id];

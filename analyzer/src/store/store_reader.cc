@@ -344,7 +344,6 @@ Status StoreReader::read_stacks_and_blocks() {
                   });
 }
 
-// The same open-addressing index as GraphBuilder's: the first record of an address wins.
 StoreRef parse_store_ref(const std::string& path) {
   const size_t hash = path.rfind('#');
   std::error_code ec;
