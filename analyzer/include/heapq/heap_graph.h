@@ -83,8 +83,11 @@ class HeapGraph {
   uint64_t address(ObjectId o) const { return address_[o.value()]; }
   ObjectType type(ObjectId o) const { return type_[o.value()]; }
   ClassId class_of(ObjectId o) const { return class_of_[o.value()]; }
-  uint64_t memsize(ObjectId o) const { return memsize_[o.value()]; }
-  SiteId site(ObjectId o) const { return site_[o.value()]; }
+  uint64_t memsize(ObjectId o) const {
+    const uint32_t m = memsize_[o.value()];
+    return m != kBigMemsize ? m : big_memsize_.at(o.value());
+  }
+  SiteId site(ObjectId o) const { return site_.empty() ? SiteId::none() : site_[o.value()]; }
   // memprof's Procs: where the block is written (a Proc's allocation site is where the block
   // became a Proc, often inside a library); none for other objects.
   SiteId block_site(ObjectId o) const {
@@ -121,7 +124,7 @@ class HeapGraph {
   SiteId app_site(ObjectId o) const {
     return stack_.empty() ? SiteId::none() : stack_app_site_[stack_[o.value()]];
   }
-  uint32_t generation(ObjectId o) const { return generation_[o.value()]; }
+  uint32_t generation(ObjectId o) const { return generation_.empty() ? 0 : generation_[o.value()]; }
   // memprof's allocation sequence number (unique within a process, increasing); 0 when the
   // object has none. has_seq(): some object of the dump has one.
   uint64_t seq(ObjectId o) const { return seq_.empty() ? 0 : seq_[o.value()]; }
@@ -205,9 +208,21 @@ class HeapGraph {
   std::vector<uint64_t> address_;
   std::vector<ObjectType> type_;
   std::vector<ClassId> class_of_;
-  std::vector<uint64_t> memsize_;
+  // Per object fields in as few bytes as most objects need: a memsize of 4 GB or more is
+  // kBigMemsize here and the real one in big_memsize_; site_ and generation_ are empty when
+  // no object has one (a dump without allocation tracing).
+  static constexpr uint32_t kBigMemsize = UINT32_MAX;
+  std::vector<uint32_t> memsize_;
+  std::unordered_map<uint32_t, uint64_t> big_memsize_;
   std::vector<SiteId> site_;
   std::vector<uint32_t> generation_;
+  // Appends one object's memsize.
+  void push_memsize(uint64_t m) {
+    if (m >= kBigMemsize) big_memsize_.emplace(static_cast<uint32_t>(memsize_.size()), m);
+    memsize_.push_back(m >= kBigMemsize ? kBigMemsize : static_cast<uint32_t>(m));
+  }
+  // Drops site_ and generation_ when they hold nothing.
+  void drop_empty_fields();
   std::vector<uint64_t> seq_;  // empty when the dump has no seq
   // Allocation stacks: per object an index into the stacks (0: none), empty without stacks;
   // stack s's frames are stack_sites_[stack_begin_[s] .. stack_begin_[s + 1]).

@@ -126,11 +126,22 @@ class GraphBuilder::Builder {
     add_references(c, strings, base);
     append(g_.address_, c.address);
     for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
-    for (uint32_t slot : c.site_slot)
-      g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
+    // Sites and generations only from the first chunk that has any (see drop_empty_fields).
+    const bool any_site = std::any_of(c.site_slot.begin(), c.site_slot.end(),
+                                      [](uint32_t s) { return s != ParsedChunk::kNoSite; });
+    if (any_site || !g_.site_.empty()) {
+      g_.site_.resize(base, SiteId::none());
+      for (uint32_t slot : c.site_slot)
+        g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
+    }
     append(g_.type_, c.type);
-    append(g_.memsize_, c.memsize);
-    append(g_.generation_, c.generation);
+    for (uint64_t m : c.memsize) g_.push_memsize(m);
+    const bool any_generation =
+        std::any_of(c.generation.begin(), c.generation.end(), [](uint32_t g) { return g != 0; });
+    if (any_generation || !g_.generation_.empty()) {
+      g_.generation_.resize(base, 0);
+      append(g_.generation_, c.generation);
+    }
     if (!c.seq.empty() || !g_.seq_.empty()) {
       g_.seq_.resize(base, 0);  // objects of chunks without seq: 0
       append(g_.seq_, c.seq);
@@ -197,6 +208,7 @@ class GraphBuilder::Builder {
     g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
     count_dangling_classes();
     add_stacks();
+    g_.drop_empty_fields();
     GraphBuilder::name_classes(g_, class_records_, class_names_);
     return std::move(g_);
   }

@@ -126,7 +126,8 @@ Result<bool> StoreReader::read_columns() {
   Status s = read("address", g_.address_);
   if (s) s = read("type", g_.type_);
   if (s) s = read("class", g_.class_of_);
-  if (s) s = read("memsize", g_.memsize_);
+  std::vector<uint64_t> memsize;
+  if (s) s = read("memsize", memsize);
   if (s) s = read("site", g_.site_);
   if (s) s = read("generation", g_.generation_);
   if (s && references_) s = read("edge_begin", g_.edge_begin_);
@@ -134,6 +135,9 @@ Result<bool> StoreReader::read_columns() {
   if (s && names_ && references_) s = read("edge_name", g_.edge_name_);
   if (s && !references_) g_.edge_begin_.assign(g_.address_.size() + 1, 0);
   if (!s) return s.error();
+  g_.memsize_.reserve(memsize.size());
+  for (uint64_t m : memsize) g_.push_memsize(m);
+  std::vector<uint64_t>().swap(memsize);
   if (all && columns_fit()) {
     // The stacks' numbers, written with the other columns when the dump has stacks.
     std::vector<uint32_t> stack;
@@ -150,6 +154,7 @@ Result<bool> StoreReader::read_columns() {
   g_.type_.clear();
   g_.class_of_.clear();
   g_.memsize_.clear();
+  g_.big_memsize_.clear();
   g_.site_.clear();
   g_.generation_.clear();
   g_.edge_begin_.clear();

@@ -193,6 +193,49 @@ TEST(Reader, CountsDanglingReferencesAndDuplicates) {
   EXPECT_EQ(g.references(array)[0], ObjectId(6));  // the first record of 0x700 wins
 }
 
+// Per-object fields take as few bytes as most objects need: a memsize of 4 GB or more is kept
+// aside, and a dump without allocation tracing keeps no sites or generations at all. Chunks
+// of one line each: sites and generations first appear in a later chunk.
+TEST(Reader, FieldsKeepTheirValuesInFewerBytes) {
+  const std::string dump =
+      R"J({"address":"0x100", "type":"CLASS", "name":"String", "memsize":5000000000})J"
+      "\n"
+      R"J({"address":"0x200", "type":"STRING", "class":"0x100", "memsize":4294967295})J"
+      "\n"
+      R"J({"address":"0x300", "type":"STRING", "class":"0x100", "memsize":40, "file":"a.rb", "line":3, "generation":7})J"
+      "\n"
+      R"J({"address":"0x400", "type":"STRING", "class":"0x100", "memsize":4294967294})J"
+      "\n";
+  for (size_t chunk : {size_t(1), size_t(1) << 20}) {
+    LoadOptions o;
+    o.chunk_bytes = chunk;
+    o.threads = 2;
+    auto [graph, report] = load_text(dump, o);
+    ASSERT_TRUE(graph.ok()) << graph.error().message;
+    const HeapGraph& g = graph.value();
+    EXPECT_EQ(g.memsize(find(g, 0x100)), 5000000000u);
+    EXPECT_EQ(g.memsize(find(g, 0x200)), 4294967295u);
+    EXPECT_EQ(g.memsize(find(g, 0x400)), 4294967294u);
+    EXPECT_FALSE(g.site(find(g, 0x200)).valid());
+    EXPECT_EQ(g.generation(find(g, 0x200)), 0u);
+    ASSERT_TRUE(g.site(find(g, 0x300)).valid());
+    EXPECT_EQ(g.site_info(g.site(find(g, 0x300))).line, 3u);
+    EXPECT_EQ(g.generation(find(g, 0x300)), 7u);
+    EXPECT_FALSE(g.site(find(g, 0x400)).valid());
+  }
+  // Without tracing: no object has a site or a generation.
+  std::string untraced = dump;
+  const std::string tracing = R"J(, "file":"a.rb", "line":3, "generation":7)J";
+  untraced.erase(untraced.find(tracing), tracing.size());
+  auto [plain, report] = load_text(untraced);
+  ASSERT_TRUE(plain.ok());
+  for (uint32_t o = 0; o < plain.value().object_count(); ++o) {
+    EXPECT_FALSE(plain.value().site(ObjectId(o)).valid());
+    EXPECT_EQ(plain.value().generation(ObjectId(o)), 0u);
+  }
+  EXPECT_EQ(plain.value().memsize(find(plain.value(), 0x300)), 40u);
+}
+
 TEST(Reader, SkipsNoneSlotsAndCountsShapes) {
   std::string dump = kSmallDump;
   dump += R"J({"address":"0xa00", "type":"NONE"})J"

@@ -41,6 +41,15 @@ const char* kMemprofDump =
     R"J({"type":"END", "records":10})J"
     "\n";
 
+// No allocation tracing (no sites or generations) and memsizes of 4 GB and more.
+const char* kUntracedDump =
+    R"J({"type":"ROOT", "root":"vm", "references":["0x100", "0x200"]})J"
+    "\n"
+    R"J({"address":"0x100", "type":"CLASS", "name":"String", "memsize":5000000000})J"
+    "\n"
+    R"J({"address":"0x200", "type":"STRING", "class":"0x100", "memsize":4294967295})J"
+    "\n";
+
 class Store : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -152,7 +161,7 @@ void expect_same_report(const LoadReport& a, const LoadReport& b) {
 }
 
 TEST_F(Store, GraphAndReportReadBackTheSame) {
-  for (const char* dump : {testing::kSmallDump, kMemprofDump}) {
+  for (const char* dump : {testing::kSmallDump, kMemprofDump, kUntracedDump}) {
     std::string store = write_store({dump});
     EXPECT_TRUE(is_sqlite_file(store));
     auto original = testing::load_text(dump);
@@ -176,7 +185,7 @@ TEST_F(Store, TheMemprofDumpCoversNamesWeakMapsAndBadLines) {
 
 TEST_F(Store, RowsGiveTheSameGraphWithoutTheColumns) {
   // The ObjectSpace dump has class edges heapq added (class_edges, not refs rows).
-  for (const char* dump : {testing::kSmallDump, kMemprofDump}) {
+  for (const char* dump : {testing::kSmallDump, kMemprofDump, kUntracedDump}) {
     std::string store = write_store({dump});
     auto original = testing::load_text(dump);
     // An edit of the objects drops the dump's graph columns (a trigger); the rows remain.
