@@ -57,7 +57,7 @@ class ChunkedLoad {
     add_ready();
     if (overlong_chunk_ != SIZE_MAX) {
       // Every chunk before it is parsed and added by now: its line number is known.
-      return bad_input(input_.name() + ":" + std::to_string(report_.lines + 1) +
+      return bad_input(input_.name() + ":" + std::to_string(report_.lines + overlong_after_ + 1) +
                        ": a line longer than " + std::to_string(options_.max_line_bytes) +
                        " bytes (see --max-line)");
     }
@@ -87,7 +87,10 @@ class ChunkedLoad {
         parsed_.emplace_back();
         chunk->keep_values = options_.values;
         if (!fill(text, len, *chunk, index)) {
-          if (overlong_chunk_ == index) error_ = Error{ExitCode::kBadInput, "line too long"};
+          if (overlong_chunk_ == index) {
+            error_ = Error{ExitCode::kBadInput, "line too long"};
+            overlong_after_ = chunk->lines;  // lines skipped unread before it in this read
+          }
           added_.notify_all();
           return;
         }
@@ -258,6 +261,7 @@ class ChunkedLoad {
   size_t index_ = 0;
   size_t stop_at_ = SIZE_MAX;
   size_t overlong_chunk_ = SIZE_MAX;
+  uint64_t overlong_after_ = 0;  // lines of its chunk before the overlong one
   bool eof_ = false;
   Error error_{ExitCode::kOk, ""};
   std::mutex add_mutex_;  // held by the one thread adding chunks; the state below is its

@@ -389,6 +389,12 @@ TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
   EXPECT_EQ(refused.error().code, ExitCode::kBadInput);
   EXPECT_EQ(refused.error().message,
             "dump.json:12: a line longer than 1048576 bytes (see --max-line)");
+  // A line skipped unread in the same read still counts before it.
+  auto [after_junk, unused] = load_text(
+      std::string(kSmallDump) + after + std::string(3 << 20, 'x') + "\n" + huge + after, small);
+  ASSERT_FALSE(after_junk.ok());
+  EXPECT_EQ(after_junk.error().message,
+            "dump.json:13: a line longer than 1048576 bytes (see --max-line)");
   small.max_line_bytes = 4 << 20;
   auto [taken, taken_report] = load_text(std::string(kSmallDump) + after + huge + after, small);
   EXPECT_TRUE(taken.ok());
