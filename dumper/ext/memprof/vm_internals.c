@@ -267,11 +267,12 @@ static int probe_read_all(const int fds[2], const void* addr, void* out, size_t 
 }
 
 /* Whether table is the table of global variables: an id table whose entry for $; is the
-   variable io.c defines over rb_fs. Every word is read through the pipe first. */
+   variable io.c defines over rb_fs. Every word is read through the pipe first; a table of
+   more than 65,536 slots (a megabyte of items to copy) is taken for something else. */
 static int is_global_table(const int fds[2], const void* table, ID probe) {
   struct memprof_id_table copy;
   if (table == NULL || ((uintptr_t)table % sizeof(void*)) != 0 ||
-      !probe_read(fds, table, &copy, sizeof copy) || copy.capa <= 0 || copy.capa > (1 << 24) ||
+      !probe_read(fds, table, &copy, sizeof copy) || copy.capa <= 0 || copy.capa > (1 << 16) ||
       (copy.capa & (copy.capa - 1)) != 0 || copy.num <= 0 || copy.num > copy.capa ||
       copy.used < copy.num || copy.used > copy.capa || copy.items == NULL ||
       ((uintptr_t)copy.items % sizeof(void*)) != 0)
