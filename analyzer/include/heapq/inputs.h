@@ -24,6 +24,7 @@ struct LoadedDump {
   // By object: what the roots reach, for a dump loaded without its references (an older dump
   // of load_dumps_over_time); empty when not taken.
   std::vector<bool> reachable;
+  std::string app;  // a store's dump: heapq load --app; empty: none, or not from a store
 };
 
 // What a command reads of its INPUT.

@@ -40,6 +40,7 @@ Result<LoadedDump> load_store(const std::string& path, const StoreRef& ref, bool
   auto graph = read_store(ref.file, ref.dump, dump.report, &which, references, app_root);
   if (!graph) return graph.error();
   dump.name = (server ? redact_url(ref.file) : ref.file) + "#" + std::to_string(which.id);
+  dump.app = which.app;
   dump.graph = std::move(*graph);
   return dump;
 }

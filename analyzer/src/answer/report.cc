@@ -50,9 +50,9 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
   // dump's app where load --app named one.
   for (const std::string& path : paths)
     if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
-      HEAPQ_ASSIGN_OR_RETURN(const std::vector<StoredDump> stored, list_stored_dumps(ref.file));
       FleetOptions fleet_options;
-      if (const StoredDump* d = find_stored_dump(stored, ref.dump)) fleet_options.app = d->app;
+      for (const LoadedDump& d : dumps)  // loaded as path, its password left out
+        if (d.path == redact_url(path)) fleet_options.app = d.app;
       auto fleet = answer_fleet(ref.file, fleet_options);
       if (!fleet) return fleet.error();
       a.fleet = std::move(*fleet);
