@@ -433,6 +433,12 @@ void memprof_finalizer_table_each(memprof_pair_fn* fn, void* data) {
   rb_st_foreach((st_table*)finalizer_table, finalizer_each_i, (st_data_t)&each);
 }
 
+/* Writes name into buf (at most len bytes with its NUL); 1, for the caller to return. */
+static int put_name(char* buf, size_t len, const char* name) {
+  snprintf(buf, len, "%s", name);
+  return 1;
+}
+
 int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
   const rb_vm_t* vm = GET_VM();
   if (vm == NULL || RB_SPECIAL_CONST_P(value) || len == 0) return 0;
@@ -455,24 +461,16 @@ int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
       {offsetof(rb_vm_t, me2counter), "method coverage counters"},
   };
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-    if (*(const VALUE*)((const char*)vm + fields[i].offset) == value) {
-      snprintf(buf, len, "%s", fields[i].name);
-      return 1;
-    }
+    if (*(const VALUE*)((const char*)vm + fields[i].offset) == value)
+      return put_name(buf, len, fields[i].name);
   }
-  if (value == symbol_names && value != 0) {
-    snprintf(buf, len, "%s", "symbol table (the names of Symbols that live for ever)");
-    return 1;
-  }
-  if (value == dynamic_symbol_names && value != 0) {
-    snprintf(buf, len, "%s", "symbol table (the names of collectable Symbols)");
-    return 1;
-  }
+  if (value == symbol_names)
+    return put_name(buf, len, "symbol table (the names of Symbols that live for ever)");
+  if (value == dynamic_symbol_names)
+    return put_name(buf, len, "symbol table (the names of collectable Symbols)");
   for (int i = 0; i < ruby_special_error_count; i++) {
-    if (vm->special_exceptions[i] == value) {
-      snprintf(buf, len, "%s", "an exception the VM keeps ready (no memory, stack too deep)");
-      return 1;
-    }
+    if (vm->special_exceptions[i] == value)
+      return put_name(buf, len, "an exception the VM keeps ready (no memory, stack too deep)");
   }
   for (int signo = 0; signo < (int)(sizeof vm->trap_list.cmd / sizeof vm->trap_list.cmd[0]);
        signo++) {
