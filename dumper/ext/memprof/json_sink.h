@@ -21,8 +21,9 @@ namespace memprof {
 
 class JsonSink {
  public:
-  // fd < 0 keeps everything in memory (see Text()). gzip: the writer thread compresses what
-  // it writes to fd (one gzip member, finished by Flush).
+  // fd < 0 keeps everything in memory (see Text()). Output to fd is written with write(2) by
+  // the calling thread as each megabyte fills; gzip: a writer thread compresses it beside the
+  // walk and writes it (one gzip member, finished by Flush).
   explicit JsonSink(int fd, bool gzip = false);
   ~JsonSink();
   JsonSink(const JsonSink&) = delete;
@@ -108,8 +109,8 @@ class JsonSink {
     if (static_cast<size_t>(end_ - cursor_) < len) MakeRoom(len);
   }
   void MakeRoom(size_t len);
-  // Gives the full buffer to the writer thread and continues in the spare one, so that
-  // write(2) overlaps with the heap walk.
+  // Writes the full buffer; with gzip, gives it to the writer thread and continues in the
+  // spare one, so that compression overlaps with the heap walk.
   void HandOff();
   void WriterLoop();
   void WriteAll(const char* p, size_t len);
@@ -148,7 +149,7 @@ class JsonSink {
   std::unique_ptr<z_stream> zstream_;  // gzip only; the writer thread's
   std::unique_ptr<char[]> compressed_;
   bool pending_last_ = false;      // the pending buffer ends the gzip stream
-  std::unique_ptr<char[]> spare_;  // the buffer the writer thread owns while pending_
+  std::unique_ptr<char[]> spare_;  // gzip: the buffer the writer thread owns while pending_
   size_t spare_capacity_ = 0;      // each buffer keeps its own size: MakeRoom grows one
   size_t pending_size_ = 0;
   bool pending_ = false;
