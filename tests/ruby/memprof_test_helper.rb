@@ -60,6 +60,47 @@ module MemprofTestHelper
     assert_equal({ "type" => "END", "records" => text.count("\n") - 1 }, JSON.parse(text[last..]), message)
   end
 
+  # Ruby code that boots a Rails application as in production (railties, Action Pack, Active
+  # Record on an in-memory SQLite database) and serves requests through its whole middleware
+  # stack and a controller that reads the database. Prints {"omit":"..."} and exits where
+  # Debian's packages are missing.
+  RAILS_APP = <<~'RUBY'
+    ENV["DATABASE_URL"] = "sqlite3::memory:"
+    ENV["RAILS_ENV"] = "production"
+    begin
+      require "rails"
+      require "action_controller/railtie"
+      require "active_record/railtie"
+      require "sqlite3"
+    rescue LoadError
+      puts '{"omit":"Debian\'s ruby-railties, ruby-actionpack, ruby-activerecord and ruby-sqlite3 are not installed"}'
+      exit 0
+    end
+    require "logger"
+    require "tmpdir"
+    class TestApp < Rails::Application
+      config.root = Dir.mktmpdir
+      config.eager_load = false
+      config.logger = Logger.new(nil)
+      config.secret_key_base = "0" * 64
+      config.hosts.clear
+      routes.append { get "/items/:id" => "items#show" }
+    end
+    class ItemsController < ActionController::Base
+      def show
+        item = Item.find(params[:id])
+        render(json: { id: item.id, name: item.name })
+      end
+    end
+    TestApp.initialize!
+    ActiveRecord::Base.connection.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)")
+    class Item < ActiveRecord::Base; end
+    3.times.map { |i| Item.create!(name: "item #{i}") }.each do |item|
+      response = Rack::MockRequest.new(TestApp).get("/items/#{item.id}")
+      raise "#{response.status}: #{response.body}" unless response.status == 200 && response.body.include?(item.name)
+    end
+  RUBY
+
   # Dumps the heap into a temporary file and reads it back.
   def dump_heap(**options)
     Dir.mktmpdir("memprof-test") do |dir|
