@@ -78,8 +78,10 @@ module MemprofTestHelper
     end
     require "logger"
     require "tmpdir"
+    require "fileutils"
     class TestApp < Rails::Application
       config.root = Dir.mktmpdir
+      at_exit { FileUtils.rm_rf(config.root) }
       config.eager_load = false
       config.logger = Logger.new(nil)
       config.secret_key_base = "0" * 64

@@ -153,27 +153,26 @@ class TestObjectSpaceCompat < Test::Unit::TestCase
     end
   end
 
-  # The oracle: the heap of a process running Debian's ActiveRecord, ActiveSupport and Rack,
-  # dumped by ObjectSpace and by memprof back to back with GC off, compared object by object:
-  # every field ObjectSpace writes, memprof writes the same (its additions aside). What the
-  # first dump itself changes is all that may differ: its output File (closed since), the
+  # The oracle: the heap a setup made (a process running Debian's libraries), dumped by
+  # ObjectSpace and by memprof back to back with GC off (strings whole), compared object by
+  # object: every field ObjectSpace writes, memprof writes the same (its additions aside). What
+  # the first dump itself changes is all that may differ: its output File (closed since), the
   # classes whose method caches it filled, a thread's and its fiber's stacks, read
   # conservatively, and write barriers (an IMEMO's flags differed once in a loaded run).
-  # Dumps the heap the setup made with ObjectSpace, then with memprof (GC off, strings whole),
-  # and compares every field ObjectSpace writes, object by object.
   ORACLE_COMPARE = <<~'RUBY'
     require "json"
     require "objspace"
     require "tmpdir"
-    dir = Dir.mktmpdir
-    GC.start
-    GC.disable
-    File.open(File.join(dir, "os.json"), "w") { |f| ObjectSpace.dump_all(output: f) }
-    Memprof.dump_all(File.join(dir, "mp.jsonl"), strings: 1 << 30)
-    GC.enable
-    read = ->(name) { File.foreach(File.join(dir, name)).map { |l| JSON.parse(l) }.select { |r| r["address"] }.to_h { |r| [r["address"], r] } }
-    os = read.("os.json")
-    mp = read.("mp.jsonl")
+    os, mp = Dir.mktmpdir do |dir|
+      GC.start
+      GC.disable
+      File.open(File.join(dir, "os.json"), "w") { |f| ObjectSpace.dump_all(output: f) }
+      Memprof.dump_all(File.join(dir, "mp.jsonl"), strings: 1 << 30)
+      GC.enable
+      %w[os.json mp.jsonl].map do |name|
+        File.foreach(File.join(dir, name)).map { |l| JSON.parse(l) }.select { |r| r["address"] }.to_h { |r| [r["address"], r] }
+      end
+    end
     missing = os.keys.reject { |a| mp.key?(a) }
     differing = os.flat_map do |address, expected|
       actual = mp[address] or next []

@@ -261,9 +261,11 @@ class TestSafety < Test::Unit::TestCase
       pool = ActiveRecord::Base.connection_pool
       child = Process.fork { puts "a plain fork's child: #{pool.instance_variable_get(:@connections).inspect}"; exit!(0) }
       Process.wait(child)
-      path = File.join(Dir.mktmpdir, "ar.jsonl")
-      _, status = Process.wait2(Memprof.dump_all(path, fork: true))
-      records = File.foreach(path).map { |line| JSON.parse(line) }.select { |r| r["address"] }.to_h { |r| [r["address"], r] }
+      status, records = Dir.mktmpdir do |dir|
+        path = File.join(dir, "ar.jsonl")
+        [Process.wait2(Memprof.dump_all(path, fork: true)).last,
+         File.foreach(path).map { |line| JSON.parse(line) }.select { |r| r["address"] }.to_h { |r| [r["address"], r] }]
+      end
       # What the pool's @connections is in the child's dump (not the parent's Array by address:
       # a discarded pool gets a new one).
       pool_record = records.fetch(JSON.parse(ObjectSpace.dump(pool))["address"])
