@@ -557,17 +557,16 @@ void HeapDumper::WriteFlags(VALUE obj) {
   ID ids[8];
   size_t count = rb_obj_gc_flags(obj, ids, 8);
   if (count == 0) return;
+  // Ruby reports the flags in the table's order: one pass matches them.
   int mask = 0;
-  for (size_t i = 0; i < count; ++i) {
-    int known = -1;
-    for (int k = 0; k < kGcFlagCount; ++k) {
-      if (gc_flag_names[k].id == ids[i]) known = k;
+  int k = 0;
+  for (size_t i = 0; i < count && mask >= 0; ++i) {
+    while (k < kGcFlagCount && gc_flag_names[k].id != ids[i]) ++k;
+    if (k == kGcFlagCount) {
+      mask = -1;  // a flag this build does not know, or out of order: written one by one
+    } else {
+      mask |= 1 << k++;
     }
-    if (known < 0) {
-      mask = -1;  // a flag this build does not know: write them one by one
-      break;
-    }
-    mask |= 1 << known;
   }
   sink_.Key("flags");
   if (mask >= 0) {
