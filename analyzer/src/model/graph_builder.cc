@@ -45,6 +45,18 @@ void parallel_for(size_t n, unsigned threads, Fn fn) {
   for (auto& t : pool) t.join();
 }
 
+// A chunk's references, as its records gave them, until every address is known.
+struct PendingBlock {
+  uint32_t first_object = 0;    // the graph id of the chunk's first object
+  std::vector<uint64_t> refs;   // addresses
+  std::vector<StringId> names;  // as the graph's strings; empty: none named
+  std::vector<uint32_t> ends;   // per object, into refs
+};
+
+void release(PendingBlock& b) {
+  b = PendingBlock{b.first_object, {}, {}, {}};
+}
+
 // A chunk's references as object ids, dangling ones dropped.
 struct ResolvedRefs {
   std::vector<uint32_t> targets;
@@ -229,10 +241,6 @@ class GraphBuilder::Builder {
     g_.site_.reserve(n);
     g_.generation_.reserve(n);
     g_.weak_holder_.reserve(n);
-    if (!references_) return;
-    pending_ends_.reserve(n);
-    pending_refs_.reserve(
-        std::min<size_t>(static_cast<size_t>(scale * c.refs.size()) + 1024, input_bytes_ / 8));
   }
 
   // Strings of a chunk, as ids of the graph's table.
@@ -246,22 +254,20 @@ class GraphBuilder::Builder {
   }
 
   // Keeps the chunk's references (addresses, names as the graph's strings) until every
-  // address is known. An ICLASS's (or a profiler object's) class slot is not the class its
-  // pseudo class stands for: its address is kept aside for the class edge.
+  // address is known, as a block of their own that finish() frees once it is resolved. An
+  // ICLASS's (or a profiler object's) class slot is not the class its pseudo class stands
+  // for: its address is kept aside for the class edge.
   void add_references(const ParsedChunk& c, const std::vector<StringId>& strings, uint32_t base) {
     if (!references_) return;
-    const size_t first = pending_refs_.size();
-    if (!c.ref_names.empty() && !named_) {
+    PendingBlock& b = pending_.emplace_back();
+    b.first_object = base;
+    b.refs.assign(c.refs.begin(), c.refs.end());  // exact size: no slack held until finish()
+    b.ends.assign(c.refs_end.begin(), c.refs_end.end());
+    if (!c.ref_names.empty()) {
       named_ = true;
-      pending_names_.assign(first, StringId::none());
+      b.names.reserve(c.ref_names.size());
+      for (StringId name : c.ref_names) b.names.push_back(mapped(strings, name));
     }
-    pending_refs_.insert(pending_refs_.end(), c.refs.begin(), c.refs.end());
-    if (named_) {
-      for (size_t r = 0; r < c.refs.size(); ++r)
-        pending_names_.push_back(c.ref_names.empty() ? StringId::none()
-                                                     : mapped(strings, c.ref_names[r]));
-    }
-    for (uint32_t end : c.refs_end) pending_ends_.push_back(static_cast<uint32_t>(first + end));
     for (size_t i = 0; i < c.class_slot.size(); ++i) {
       const ClassKey& k = c.class_keys[c.class_slot[i]];
       if ((k.iclass || k.profiler) && !k.imemo && k.address != 0)
@@ -281,68 +287,72 @@ class GraphBuilder::Builder {
     return out;
   }
 
-  // Resolves addresses to ids on every core, a range of objects each (the index is complete
-  // and read-only by now), then appends the ranges' edges in order.
+  // Resolves addresses to ids on every core, a block each (the index is complete and
+  // read-only by now), a few blocks per core at a time: their edges are appended in order and
+  // the blocks freed before the next ones, so that the pending addresses (8 bytes a
+  // reference) and the resolved edges (4) are never all in memory together.
   void resolve_references() {
     const uint32_t n = static_cast<uint32_t>(g_.address_.size());
     const std::vector<uint32_t> class_object = class_objects();
-    constexpr uint32_t kRange = 1 << 16;
-    std::vector<ResolvedRefs> resolved((size_t(n) + kRange - 1) / kRange);
-    parallel_for(resolved.size(), threads_, [&](size_t k) {
-      const uint32_t first = static_cast<uint32_t>(k) * kRange;
-      resolve(first, std::min(n, first + kRange), class_object, resolved[k]);
-    });
-    release(pending_refs_);
-    release(pending_names_);
-    release(pending_ends_);
-    release(class_slot_addresses_);
-    size_t edges = 0;
-    for (const ResolvedRefs& r : resolved) edges += r.targets.size();
-    g_.edge_target_.reserve(edges + roots_.size());
-    if (named_) g_.edge_name_.reserve(edges + roots_.size());
+    size_t most_edges = roots_.size() + n;  // each object may gain its class edge
+    for (const PendingBlock& b : pending_) most_edges += b.refs.size();
+    g_.edge_target_.reserve(most_edges);  // pages never written cost nothing
+    if (named_) g_.edge_name_.reserve(most_edges);
     g_.edge_begin_.reserve(size_t(n) + 2);
     g_.edge_begin_.push_back(0);
     g_.added_class_edge_.assign(n, false);
-    uint32_t first_object = 0;
-    for (ResolvedRefs& r : resolved) {
-      for (uint32_t i : r.added_class_edge) g_.added_class_edge_[first_object + i] = true;
-      first_object += static_cast<uint32_t>(r.ends.size());
-      const uint32_t base = static_cast<uint32_t>(g_.edge_target_.size());
-      for (uint32_t end : r.ends) g_.edge_begin_.push_back(base + end);
-      append(g_.edge_target_, r.targets);
-      append(g_.edge_name_, r.names);
-      report_.dangling_references += r.dangling;
-      release(r.ends);
-      release(r.added_class_edge);
+    const size_t batch = 2 * size_t(threads_);
+    std::vector<ResolvedRefs> resolved(batch);
+    for (size_t first = 0; first < pending_.size(); first += batch) {
+      const size_t count = std::min(batch, pending_.size() - first);
+      parallel_for(count, threads_, [&](size_t k) {
+        resolve(pending_[first + k], class_object, resolved[k]);
+        release(pending_[first + k]);
+      });
+      for (size_t k = 0; k < count; ++k) {
+        ResolvedRefs& r = resolved[k];
+        const uint32_t first_object = pending_[first + k].first_object;
+        for (uint32_t i : r.added_class_edge) g_.added_class_edge_[first_object + i] = true;
+        const uint32_t base = static_cast<uint32_t>(g_.edge_target_.size());
+        for (uint32_t end : r.ends) g_.edge_begin_.push_back(base + end);
+        g_.edge_target_.insert(g_.edge_target_.end(), r.targets.begin(), r.targets.end());
+        g_.edge_name_.insert(g_.edge_name_.end(), r.names.begin(), r.names.end());
+        report_.dangling_references += r.dangling;
+        r = ResolvedRefs();
+      }
     }
+    release(pending_);
+    release(class_slot_addresses_);
   }
 
-  void resolve(uint32_t first_object, uint32_t end_object,
-               const std::vector<uint32_t>& class_object, ResolvedRefs& out) const {
-    const size_t begin = first_object == 0 ? 0 : pending_ends_[first_object - 1];
-    const size_t end = pending_ends_[end_object - 1];
-    out.targets.reserve(end - begin + (end_object - first_object));
-    out.ends.reserve(end_object - first_object);
+  void resolve(const PendingBlock& b, const std::vector<uint32_t>& class_object,
+               ResolvedRefs& out) const {
+    const size_t end = b.refs.size();
+    const uint32_t objects = static_cast<uint32_t>(b.ends.size());
+    out.targets.reserve(end + objects);
+    out.ends.reserve(objects);
     if (named_) out.names.reserve(out.targets.capacity());
     auto special = std::lower_bound(
-        class_slot_addresses_.begin(), class_slot_addresses_.end(), first_object,
+        class_slot_addresses_.begin(), class_slot_addresses_.end(), b.first_object,
         [](const std::pair<uint32_t, uint64_t>& e, uint32_t object) { return e.first < object; });
-    size_t r = begin;
+    size_t r = 0;
     // The address index is far bigger than the caches: each find would wait for two reads
     // from memory (its slot, then the object's address). Both are asked for ahead.
     constexpr size_t kSlotAhead = 16, kObjectAhead = 8;
-    for (uint32_t i = first_object; i < end_object; ++i) {
+    for (uint32_t k = 0; k < objects; ++k) {
+      const uint32_t i = b.first_object + k;
       const size_t first = out.targets.size();
-      for (const size_t stop = pending_ends_[i]; r < stop; ++r) {
-        if (r + kSlotAhead < end) g_.prefetch_slot(pending_refs_[r + kSlotAhead]);
-        if (r + kObjectAhead < end) g_.prefetch_object(pending_refs_[r + kObjectAhead]);
-        std::optional<ObjectId> to = g_.find(pending_refs_[r]);
+      for (const size_t stop = b.ends[k]; r < stop; ++r) {
+        if (r + kSlotAhead < end) g_.prefetch_slot(b.refs[r + kSlotAhead]);
+        if (r + kObjectAhead < end) g_.prefetch_object(b.refs[r + kObjectAhead]);
+        std::optional<ObjectId> to = g_.find(b.refs[r]);
         if (!to) {
           ++out.dangling;
           continue;
         }
         out.targets.push_back(to->value());
-        if (named_) out.names.push_back(pending_names_[r]);
+        // A block read before the first named one has no names: all none.
+        if (named_) out.names.push_back(b.names.empty() ? StringId::none() : b.names[r]);
       }
       drop_repeated_references(out.targets, out.names, first, named_);
       uint32_t klass = UINT32_MAX;
@@ -356,7 +366,7 @@ class GraphBuilder::Builder {
       if (klass != UINT32_MAX &&
           std::find(out.targets.begin() + first, out.targets.end(), klass) == out.targets.end()) {
         out.targets.push_back(klass);
-        out.added_class_edge.push_back(i - first_object);
+        out.added_class_edge.push_back(k);
         if (named_) out.names.push_back(StringId::none());
       }
       out.ends.push_back(static_cast<uint32_t>(out.targets.size()));
@@ -488,12 +498,9 @@ class GraphBuilder::Builder {
   const uint64_t input_bytes_;
   bool first_chunk_ = true;
   HeapGraph g_;
-  // References until every address is known: addresses, names (once any chunk names one),
-  // and per object the end of its references.
-  std::vector<uint64_t> pending_refs_;
-  std::vector<StringId> pending_names_;
-  std::vector<uint32_t> pending_ends_;
-  bool named_ = false;
+  // References until every address is known, a block per chunk.
+  std::vector<PendingBlock> pending_;
+  bool named_ = false;  // some chunk named its references
   std::vector<std::pair<uint32_t, uint64_t>> class_slot_addresses_;  // (object, class address)
   std::vector<PendingRoot> roots_;
   std::vector<ClassRecord> class_records_;
