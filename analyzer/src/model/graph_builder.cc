@@ -301,7 +301,7 @@ class GraphBuilder::Builder {
     g_.edge_begin_.reserve(size_t(n) + 2);
     g_.edge_begin_.push_back(0);
     g_.added_class_edge_.assign(n, false);
-    const size_t batch = 2 * size_t(threads_);
+    const size_t batch = 8 * size_t(threads_);
     std::vector<ResolvedRefs> resolved(batch);
     for (size_t first = 0; first < pending_.size(); first += batch) {
       const size_t count = std::min(batch, pending_.size() - first);
