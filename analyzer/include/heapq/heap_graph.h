@@ -194,9 +194,6 @@ class HeapGraph {
   void prefetch_slot(uint64_t address) const;
   void prefetch_object(uint64_t address) const;
 
-  // Bytes held by the model, for memory accounting.
-  size_t bytes() const;
-
   // Frees the references (every object's and the roots' edges; roots() stays): an older dump
   // that is compared by its objects alone, its reachability taken first.
   void drop_references();

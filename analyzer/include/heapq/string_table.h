@@ -19,8 +19,6 @@ class StringTable {
   StringId intern(std::string_view s);
   std::string_view operator[](StringId id) const { return strings_[id.value()]; }
   size_t size() const { return strings_.size(); }
-  // Bytes held, for memory accounting.
-  size_t bytes() const;
 
  private:
   char* store(std::string_view s);

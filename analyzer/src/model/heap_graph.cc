@@ -55,19 +55,6 @@ void HeapGraph::prefetch_object(uint64_t address) const {
   if (id.valid()) __builtin_prefetch(&address_[id.value()]);
 }
 
-size_t HeapGraph::bytes() const {
-  auto v = [](const auto& vec) { return vec.capacity() * sizeof(vec[0]); };
-  return v(address_) + v(type_) + v(class_of_) + v(memsize_) + big_memsize_.size() * 16 + v(site_) +
-         v(generation_) + v(seq_) + v(stack_) + v(stack_begin_) + v(stack_sites_) +
-         v(stack_app_site_) + block_sites_.size() * 16 + v(edge_begin_) + v(edge_target_) +
-         v(edge_name_) + (weak_holder_.capacity() + added_class_edge_.capacity()) / 8 + v(roots_) +
-         v(classes_) + v(sites_) + v(address_index_) + strings_.bytes() + v(string_values_) + [&] {
-           size_t n = 0;
-           for (const auto& block : value_bytes_) n += block.capacity();
-           return n;
-         }();
-}
-
 void HeapGraph::drop_empty_fields() {
   if (std::none_of(site_.begin(), site_.end(), [](SiteId s) { return s.valid(); }))
     std::vector<SiteId>().swap(site_);

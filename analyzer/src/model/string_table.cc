@@ -34,9 +34,4 @@ char* StringTable::store(std::string_view s) {
   return p;
 }
 
-size_t StringTable::bytes() const {
-  return blocks_.size() * kBlockBytes + strings_.capacity() * sizeof(std::string_view) +
-         index_.size() * (sizeof(std::string_view) + sizeof(StringId) + 2 * sizeof(void*));
-}
-
 }  // namespace heapq
