@@ -2,7 +2,8 @@
 
 # Memprof vs ObjectSpace on one heap: dump_all time and size (alternating runs), the parent's
 # pause with fork: true, peak extra memory (bench/dump-memory-bench.rb) and allocation-tracking
-# overhead. Prints figures side by side.
+# overhead, and formatting alone into /dev/null by the dumping thread's CPU time. Prints figures
+# side by side.
 # Usage: ruby -I build/dumper/ext bench/dumper-bench.rb [--replace | --fresh] [ORDERS] [RUNS]
 #        (250000 orders: ~1.3M objects; --replace: only the overwrite figures; --fresh: only
 #        the fresh figures and the line counts, as bench/peers-bench.sh reads them)
@@ -68,6 +69,30 @@ def compare(mode, dir, runs)
          memprof / objspace, memprof_times.min, objspace_times.min, memprof_times.min / objspace_times.min)
   objspace
 end
+
+# Formatting alone: both dumpers into /dev/null (an open IO: nothing is renamed or removed),
+# timed by the dumping thread's own CPU clock, which the disk and the machine's other work
+# move far less than wall time.
+def thread_cpu = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
+
+def formatting(runs)
+  memprof = []
+  objspace = []
+  File.open(File::NULL, "w") do |null|
+    runs.times do
+      start = thread_cpu
+      Memprof.dump_all(null)
+      memprof << thread_cpu - start
+      start = thread_cpu
+      ObjectSpace.dump_all(output: null)
+      objspace << thread_cpu - start
+    end
+  end
+  printf("into /dev/null, the dumping thread's CPU time, median: memprof %.3f s, ObjectSpace %.3f s, ratio %.2fx\n",
+         median(memprof), median(objspace), median(memprof) / median(objspace))
+end
+
+formatting(RUNS) unless REPLACE
 
 Dir.mktmpdir("memprof-bench") do |dir|
   modes = [:fresh, :overwrite, :gzip]
