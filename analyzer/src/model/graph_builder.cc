@@ -1,5 +1,9 @@
 #include "model/graph_builder.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -315,14 +319,20 @@ class GraphBuilder::Builder {
         for (uint32_t i : r.added_class_edge) g_.added_class_edge_[first_object + i] = true;
         const uint32_t base = static_cast<uint32_t>(g_.edge_target_.size());
         for (uint32_t end : r.ends) g_.edge_begin_.push_back(base + end);
-        g_.edge_target_.insert(g_.edge_target_.end(), r.targets.begin(), r.targets.end());
-        g_.edge_name_.insert(g_.edge_name_.end(), r.names.begin(), r.names.end());
+        append(g_.edge_target_, r.targets);
+        append(g_.edge_name_, r.names);
         report_.dangling_references += r.dangling;
-        r = ResolvedRefs();
+        r = ResolvedRefs();  // the rest of it
       }
     }
     release(pending_);
     release(class_slot_addresses_);
+#if defined(__GLIBC__)
+    // The blocks came from the parsing threads' malloc arenas and were freed a few at a time:
+    // their pages stay in the process unless given back, under whatever an analysis allocates
+    // next (dominators of 10M objects: 871-934 MB peak without this, 857 MB with it).
+    malloc_trim(0);
+#endif
   }
 
   void resolve(const PendingBlock& b, const std::vector<uint32_t>& class_object,
