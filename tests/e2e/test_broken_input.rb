@@ -33,9 +33,10 @@ class TestBrokenInput < Test::Unit::TestCase
     run_ruby("require 'objspace'; File.open(ARGV[0], 'w') { |f| ObjectSpace.dump_all(output: f) }", dump)
     bytes = File.binread(dump)
     cut = File.join(@tmp, "cut.json")
-    # Halfway, inside a line (a cut that falls just after a newline would leave no bad line).
+    # Halfway, inside a line: a cut just after a newline, or just before one (the last line
+    # whole, only its newline gone), would leave no bad line.
     half = bytes.size / 2
-    half += 1 while bytes.getbyte(half - 1) == 10
+    half += 1 while bytes.getbyte(half - 1) == 10 || bytes.getbyte(half) == 10
     File.binwrite(cut, bytes[0, half])
     _out, err, code = heapq("stats", cut)
     assert_equal(0, code, err)
