@@ -1,0 +1,78 @@
+// Big allocations on transparent huge pages: heapq's replacement of operator new.
+//
+// The graph of a heap and its analyses are arrays of a few bytes per object, visited in an order
+// unrelated to their layout (the dominators' depth-first search, predecessor lists, retained
+// sizes). At 16M objects they are 1-2 GB, where nearly every access misses the TLB, and under a
+// hypervisor each miss walks two sets of page tables: 4 KB pages, not the cache, set the speed.
+// Allocations of 4 MiB and more are therefore marked MADV_HUGEPAGE before they are first
+// touched, so that the kernel backs them with 2 MiB pages where it offers them on request
+// (transparent_hugepage "madvise", as Debian ships, or "always"; with "never" nothing changes).
+// Fewer page faults as well: 2 MiB a fault, not 4 KiB. bench/scale.sh shows the effect.
+//
+// glibc serves each of these allocations with a mapping of its own (the threshold is fixed here,
+// where by default it drifts up to 32 MiB as blocks are freed), so the advice never reaches the
+// small objects' heap; free() unmaps it, and operator delete stays the default (free()). Only
+// operator new(size_t) is replaced: the library's array and nothrow forms call it. Sanitizer
+// builds keep their own operators (their checks pair new with delete).
+#include "cli/huge_pages.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+namespace heapq::cli {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HEAPQ_OWN_OPERATOR_NEW 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define HEAPQ_OWN_OPERATOR_NEW 0
+#endif
+#endif
+#ifndef HEAPQ_OWN_OPERATOR_NEW
+#define HEAPQ_OWN_OPERATOR_NEW 1
+#endif
+
+const bool kBigAllocationsOnHugePages = HEAPQ_OWN_OPERATOR_NEW;
+
+}  // namespace heapq::cli
+
+#if HEAPQ_OWN_OPERATOR_NEW
+
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kBigAllocation = std::size_t{4} << 20;
+
+// The whole huge pages inside [p, p + n).
+void advise_huge_pages(void* p, std::size_t n) {
+  const auto first = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t end = (first + n) & ~(kHugePage - 1);
+  // Only advice: where the kernel refuses it, the pages are 4 KiB as before.
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) {
+  const bool big = n >= kBigAllocation;
+  if (big) {
+    static const bool own_mappings = ::mallopt(M_MMAP_THRESHOLD, kBigAllocation) == 1;
+    (void)own_mappings;
+  }
+  void* p;
+  while ((p = std::malloc(n ? n : 1)) == nullptr) {
+    std::new_handler handler = std::get_new_handler();
+    if (!handler) throw std::bad_alloc();
+    handler();
+  }
+  if (big) advise_huge_pages(p, n);
+  return p;
+}
+
+#endif
