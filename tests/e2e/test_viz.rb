@@ -181,6 +181,13 @@ class TestViz < Test::Unit::TestCase
     assert_equal(2, html.scan(/<script\b/).size)
     ids = html.scan(/\bid="([^"]*)"/).flatten
     assert_equal(ids.uniq, ids, "each inline SVG has ids of its own")
+
+    # Its parts are made on two cores, or one after the other: the same page.
+    one = File.join(@tmp, "report-1.html")
+    _, err, code = heapq("--quiet", "--threads", "1", "report", "-o", one, *dumps)
+    assert_equal(0, code, err)
+    nonce = /nonce(="|-)\h+/
+    assert_equal(html.gsub(nonce, "nonce"), File.read(one).gsub(nonce, "nonce"))
   end
 
   def test_hostile_strings_stay_text

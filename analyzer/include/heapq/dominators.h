@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -19,6 +21,13 @@ namespace heapq {
 class HeapDominators {
  public:
   static HeapDominators compute(const HeapGraph& graph);
+
+  HeapDominators() = default;
+  // Moved, never copied: a copy would share the once-flags of the structures built on demand.
+  HeapDominators(HeapDominators&&) = default;
+  HeapDominators& operator=(HeapDominators&&) = default;
+  HeapDominators(const HeapDominators&) = delete;
+  HeapDominators& operator=(const HeapDominators&) = delete;
 
   // The immediate dominator; the virtual root for objects that only the roots hold, none for
   // unreachable objects.
@@ -78,9 +87,14 @@ class HeapDominators {
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
   std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
                                          size_t key_count, std::span<const uint32_t> wanted) const;
+  // Per node, the scratch of retained_by_set: marks by epoch, and references counted.
+  struct SetWalk {
+    std::vector<uint32_t> mark, from_inside;
+    uint32_t epoch = 0;
+  };
   std::optional<uint64_t> retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members,
                                           const std::vector<uint32_t>& in_degree,
-                                          std::vector<uint32_t>& from_inside) const;
+                                          SetWalk& walk) const;
   void retained_by_walk(const HeapGraph& graph, std::span<const uint32_t> groups,
                         const std::vector<uint32_t>& keys, const std::vector<uint32_t>& slot,
                         std::vector<uint64_t>& freed) const;
@@ -99,12 +113,14 @@ class HeapDominators {
   std::vector<uint32_t> retained_count_;
   uint64_t unreachable_count_ = 0;
   uint64_t unreachable_bytes_ = 0;
-  mutable std::vector<uint32_t> child_begin_, child_;  // dominator tree children, built on demand
-  // Depth-first order of the dominator tree, built on demand: node v's subtree is the nodes at
-  // positions [pre_[v], end_[v]) of order_.
+  // Built on demand, once, whichever thread asks first: the const methods may be called from
+  // several threads at a time (report's tables are computed side by side).
+  mutable std::vector<uint32_t> child_begin_, child_;  // dominator tree children
+  // Depth-first order of the dominator tree: node v's subtree is the nodes at positions
+  // [pre_[v], end_[v]) of order_.
   mutable std::vector<uint32_t> pre_, end_, order_;
-  mutable std::vector<uint32_t> mark_;  // per node: group member or visited, by epoch
-  mutable uint32_t epoch_ = 0;
+  mutable std::shared_ptr<std::once_flag> children_once_ = std::make_shared<std::once_flag>();
+  mutable std::shared_ptr<std::once_flag> ranges_once_ = std::make_shared<std::once_flag>();
 };
 
 template <typename KeyFn>

@@ -40,7 +40,7 @@ enum class Needs {
 
 struct InputOptions {
   bool strict = false;           // the first problem in a dump is an error (exit status 2)
-  unsigned threads = 0;          // parser threads; 0: one per core
+  unsigned threads = 0;          // parser threads; 0: one per core; 1: report one part at a time
   uint64_t max_line_mib = 1024;  // the longest line read
   std::string app_root;          // LoadOptions::app_root
   // Called as a dump file starts to be read; what it returns is told the bytes read so far (a

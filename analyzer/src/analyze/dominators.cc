@@ -69,16 +69,17 @@ ObjectId HeapDominators::idom(ObjectId o) const {
 
 // Dominator-tree children as CSR, by counting sort on idom; built the first time it is asked.
 void HeapDominators::build_children() const {
-  if (!child_begin_.empty()) return;
-  const size_t nodes = idom_.size();
-  child_begin_.assign(nodes + 1, 0);
-  for (uint32_t v : preorder_)
-    if (v != root_) ++child_begin_[idom_[v] + 1];
-  for (size_t i = 0; i < nodes; ++i) child_begin_[i + 1] += child_begin_[i];
-  child_.assign(child_begin_[nodes], 0);
-  std::vector<uint32_t> fill(child_begin_.begin(), child_begin_.end() - 1);
-  for (uint32_t v : preorder_)
-    if (v != root_) child_[fill[idom_[v]]++] = v;
+  std::call_once(*children_once_, [this] {
+    const size_t nodes = idom_.size();
+    child_begin_.assign(nodes + 1, 0);
+    for (uint32_t v : preorder_)
+      if (v != root_) ++child_begin_[idom_[v] + 1];
+    for (size_t i = 0; i < nodes; ++i) child_begin_[i + 1] += child_begin_[i];
+    child_.assign(child_begin_[nodes], 0);
+    std::vector<uint32_t> fill(child_begin_.begin(), child_begin_.end() - 1);
+    for (uint32_t v : preorder_)
+      if (v != root_) child_[fill[idom_[v]]++] = v;
+  });
 }
 
 std::vector<ObjectId> HeapDominators::children(ObjectId o) const {
@@ -194,32 +195,32 @@ std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(
 
 // The dominator tree's depth-first order, with an explicit stack.
 void HeapDominators::build_ranges() const {
-  if (!pre_.empty()) return;
   build_children();
-  const size_t nodes = idom_.size();
-  pre_.assign(nodes, UINT32_MAX);
-  end_.assign(nodes, 0);
-  order_.clear();
-  order_.reserve(preorder_.size());
-  struct Frame {
-    uint32_t node, next_child;
-  };
-  std::vector<Frame> stack{{root_, child_begin_[root_]}};
-  pre_[root_] = 0;
-  order_.push_back(root_);
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next_child == child_begin_[f.node + 1]) {
-      end_[f.node] = static_cast<uint32_t>(order_.size());
-      stack.pop_back();
-      continue;
+  std::call_once(*ranges_once_, [this] {
+    const size_t nodes = idom_.size();
+    pre_.assign(nodes, UINT32_MAX);
+    end_.assign(nodes, 0);
+    order_.clear();
+    order_.reserve(preorder_.size());
+    struct Frame {
+      uint32_t node, next_child;
+    };
+    std::vector<Frame> stack{{root_, child_begin_[root_]}};
+    pre_[root_] = 0;
+    order_.push_back(root_);
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next_child == child_begin_[f.node + 1]) {
+        end_[f.node] = static_cast<uint32_t>(order_.size());
+        stack.pop_back();
+        continue;
+      }
+      uint32_t child = child_[f.next_child++];
+      pre_[child] = static_cast<uint32_t>(order_.size());
+      order_.push_back(child);
+      stack.push_back({child, child_begin_[child]});
     }
-    uint32_t child = child_[f.next_child++];
-    pre_[child] = static_cast<uint32_t>(order_.size());
-    order_.push_back(child);
-    stack.push_back({child, child_begin_[child]});
-  }
-  mark_.assign(nodes, 0);
+  });
 }
 
 // The retained bytes of one group, when the group reaches little. Whatever the group frees lies
@@ -236,19 +237,21 @@ void HeapDominators::build_ranges() const {
 std::optional<uint64_t> HeapDominators::retained_by_set(const HeapGraph& g,
                                                         std::span<const uint32_t> members,
                                                         const std::vector<uint32_t>& in_degree,
-                                                        std::vector<uint32_t>& from_inside) const {
+                                                        SetWalk& walk) const {
   if (members.empty()) return 0;
-  epoch_ += 3;
-  const uint32_t member = epoch_, closure = epoch_ + 1, entered = epoch_ + 2;
+  walk.epoch += 3;
+  const uint32_t member = walk.epoch, closure = walk.epoch + 1, entered = walk.epoch + 2;
+  std::vector<uint32_t>& mark = walk.mark;
+  std::vector<uint32_t>& from_inside = walk.from_inside;
   uint32_t lca = members[0];
   auto inside = [&](uint32_t top, uint32_t v) {
     return pre_[top] <= pre_[v] && pre_[v] < end_[top];
   };
   for (uint32_t m : members) {
-    mark_[m] = member;
+    mark[m] = member;
     while (!inside(lca, m)) lca = idom_[lca];  // climbs at most the tree's depth in all
   }
-  if (mark_[lca] == member) return retained_bytes_[lca];
+  if (mark[lca] == member) return retained_bytes_[lca];
 
   std::vector<uint32_t> reached;  // C
   // Past half the subtree, or past what a share of the walk of 64 groups costs, give up.
@@ -258,10 +261,10 @@ std::optional<uint64_t> HeapDominators::retained_by_set(const HeapGraph& g,
     if (!g.retains_from(v)) return;
     for (ObjectId t : g.references(ObjectId(v))) {
       const uint32_t w = t.value();
-      if (mark_[w] == member || !inside(lca, w)) continue;
+      if (mark[w] == member || !inside(lca, w)) continue;
       ++from_inside[w];
-      if (mark_[w] != closure) {
-        mark_[w] = closure;
+      if (mark[w] != closure) {
+        mark[w] = closure;
         reached.push_back(w);
       }
     }
@@ -273,22 +276,22 @@ std::optional<uint64_t> HeapDominators::retained_by_set(const HeapGraph& g,
     std::vector<uint32_t> queue;
     for (uint32_t v : reached)
       if (in_degree[v] > from_inside[v]) {
-        mark_[v] = entered;
+        mark[v] = entered;
         queue.push_back(v);
       }
     for (size_t head = 0; head < queue.size(); ++head) {
       const uint32_t v = queue[head];
       if (!g.retains_from(v)) continue;
       for (ObjectId t : g.references(ObjectId(v)))
-        if (mark_[t.value()] == closure) {
-          mark_[t.value()] = entered;
+        if (mark[t.value()] == closure) {
+          mark[t.value()] = entered;
           queue.push_back(t.value());
         }
     }
     uint64_t bytes = 0;
     for (uint32_t m : members) add_saturating(bytes, g.memsize(ObjectId(m)));
     for (uint32_t v : reached)
-      if (mark_[v] == closure) add_saturating(bytes, g.memsize(ObjectId(v)));
+      if (mark[v] == closure) add_saturating(bytes, g.memsize(ObjectId(v)));
     freed = bytes;
   }
   for (uint32_t v : reached) from_inside[v] = 0;
@@ -375,16 +378,17 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
   for (uint32_t o = 0; o < keys.size(); ++o)
     if (uint32_t s = slot_of(o); s != UINT32_MAX) members[fill[s]++] = o;
   // References into each node from the nodes the roots reach, the roots' own included.
-  std::vector<uint32_t> in_degree(idom_.size(), 0), from_inside(idom_.size(), 0);
+  std::vector<uint32_t> in_degree(idom_.size(), 0);
   for (uint32_t v : order_)
     if (g.retains_from(v))
       for (ObjectId t : g.references(ObjectId(v)))
         if (pre_[t.value()] != UINT32_MAX) ++in_degree[t.value()];
   std::vector<uint64_t> by_slot(wanted.size(), 0);
   std::vector<uint32_t> walked;  // slots the local walk could not settle
+  SetWalk walk{std::vector<uint32_t>(idom_.size(), 0), std::vector<uint32_t>(idom_.size(), 0)};
   for (uint32_t i = 0; i < wanted.size(); ++i) {
     std::optional<uint64_t> freed = retained_by_set(
-        g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]), in_degree, from_inside);
+        g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]), in_degree, walk);
     if (freed) {
       by_slot[i] = *freed;
     } else {
@@ -392,7 +396,7 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
     }
   }
   std::vector<uint32_t>().swap(in_degree);
-  std::vector<uint32_t>().swap(from_inside);
+  walk = SetWalk();
   for (size_t first = 0; first < walked.size(); first += 64)
     retained_by_walk(g,
                      std::span(walked).subspan(first, std::min<size_t>(64, walked.size() - first)),
