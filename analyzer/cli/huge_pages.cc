@@ -50,21 +50,31 @@ constexpr std::size_t kBigAllocation = std::size_t{4} << 20;
 
 // The whole huge pages inside [p, p + n).
 void advise_huge_pages(void* p, std::size_t n) {
+#ifdef MADV_HUGEPAGE
   const auto first = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
   const std::uintptr_t end = (first + n) & ~(kHugePage - 1);
   // Only advice: where the kernel refuses it, the pages are 4 KiB as before.
   if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+// Blocks this big get a mapping of their own, so that the advice covers nothing else.
+void own_mappings_for_big_blocks() {
+#if defined(__GLIBC__)
+  static const bool fixed = ::mallopt(M_MMAP_THRESHOLD, kBigAllocation) == 1;
+  (void)fixed;
+#endif
 }
 
 }  // namespace
 
 void* operator new(std::size_t n) {
   const bool big = n >= kBigAllocation;
-  if (big) {
-    static const bool own_mappings = ::mallopt(M_MMAP_THRESHOLD, kBigAllocation) == 1;
-    (void)own_mappings;
-  }
+  if (big) own_mappings_for_big_blocks();
   void* p;
   while ((p = std::malloc(n ? n : 1)) == nullptr) {
     std::new_handler handler = std::get_new_handler();
