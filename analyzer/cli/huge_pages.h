@@ -1,5 +1,5 @@
 // heapq's operator new (cli/huge_pages.cc), linked into the heapq executable and the unit tests:
-// allocations of 4 MiB and more get transparent huge pages where the kernel offers them.
+// allocations of 32 MiB and more get transparent huge pages where the kernel offers them.
 #pragma once
 
 namespace heapq::cli {

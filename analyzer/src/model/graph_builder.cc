@@ -340,7 +340,7 @@ class GraphBuilder::Builder {
   // freed a few at a time: their pages stay in the process unless given back, under the edges
   // appended meanwhile and whatever an analysis allocates next. Given back every 64 MiB freed
   // (every 16 MiB: no lower): 16.7M records, stats peak 905-910 MB when given back only at
-  // the end, 827 MB so, in the same time.
+  // the end, 805-833 MB so, in the same time.
   static constexpr size_t kGiveBackBytes = size_t{64} << 20;
   static void give_back_free_pages() {
 #if defined(__GLIBC__)

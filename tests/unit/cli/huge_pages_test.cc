@@ -47,14 +47,14 @@ bool advised(const std::string& flags) {
 TEST(HugePages, BigArraysAreAdvisedSmallOnesAreNot) {
   if (!heapq::cli::kBigAllocationsOnHugePages) GTEST_SKIP() << "a sanitizer's operator new";
   if (!huge_pages_on_request()) GTEST_SKIP() << "no transparent huge pages on this kernel";
-  // 6 MiB: at least one whole, aligned 2 MiB page inside, wherever the mapping starts.
-  std::vector<uint32_t> big(std::size_t{6} << 20 >> 2, 1);
+  // 34 MiB: over the threshold (32 MiB), with whole, aligned 2 MiB pages inside.
+  std::vector<uint32_t> big(std::size_t{34} << 20 >> 2, 1);
   const std::string big_flags = vm_flags_of(big.data() + big.size() / 2);
   ASSERT_FALSE(big_flags.empty());
   EXPECT_TRUE(advised(big_flags)) << big_flags;
   // The same through the array form of new.
-  const std::unique_ptr<char[]> array(new char[std::size_t{6} << 20]);
-  EXPECT_TRUE(advised(vm_flags_of(array.get() + (std::size_t{3} << 20))));
+  const std::unique_ptr<char[]> array(new char[std::size_t{34} << 20]);
+  EXPECT_TRUE(advised(vm_flags_of(array.get() + (std::size_t{17} << 20))));
   // Below the threshold: glibc's heap, not advised.
   std::vector<uint32_t> small(1024, 1);
   const std::string small_flags = vm_flags_of(small.data());
