@@ -248,8 +248,8 @@ class HeapGraph {
   // (the first record wins).
   size_t build_address_index() const;
 
-  // Open-addressing table of object ids keyed by address (power-of-two size, linear probing).
-  mutable std::vector<ObjectId> address_index_;
+  // Open-addressing table of object ids keyed by address (linear probing; heap_graph.cc).
+  mutable std::vector<uint32_t> address_index_;
   mutable std::shared_ptr<std::once_flag> index_once_ = std::make_shared<std::once_flag>();
   mutable size_t duplicate_addresses_ = 0;
 };
