@@ -98,6 +98,10 @@ class ChunkedLoad {
       }
       chunk->bytes = len;
       parse_chunk(text.data(), len, options_.strict, *chunk);
+      // A line far longer than a read (one Hash of millions of entries) grew the buffer to
+      // its size: let it go, rather than hold it written and resident to the end of the load.
+      if (text.capacity() > 4 * std::max<size_t>(options_.chunk_bytes, 1))
+        std::vector<char>().swap(text);
       {
         std::lock_guard lock(mutex_);
         if (options_.strict && (chunk->bad_lines || chunk->repaired_strings)) {

@@ -421,6 +421,36 @@ TEST(Reader, DeeplyNestedValuesAreABadLineNotACrash) {
       << report.first_bad_lines[0].message;
 }
 
+// One record far longer than a read (a Hash of many entries) among ordinary ones: the buffer
+// that grew to hold it is let go, and the records after it read as before.
+TEST(Reader, ARecordLongerThanManyReadsAmongOrdinaryOnes) {
+  std::string dump = kSmallDump;
+  std::string hash = R"({"address":"0xa000", "type":"HASH", "class":"0x100", "references":[)";
+  for (int i = 0; i < 20'000; ++i) hash += std::string(i ? ", " : "") + "\"0x700\"";
+  hash += R"(], "memsize":40})"
+          "\n";
+  std::string after;
+  for (int i = 0; i < 200; ++i)
+    after += R"({"address":"0x)" + std::to_string(100000 + i) +
+             R"(", "type":"STRING", "class":"0x100", "memsize":40})"
+             "\n";
+  for (unsigned threads : {1u, 2u}) {
+    LoadOptions o;
+    o.chunk_bytes = 1024;
+    o.threads = threads;
+    std::string last = hash;  // and one more, the last line
+    last.replace(last.find("0xa000"), 6, "0xb000");
+    auto [graph, report] = load_text(dump + hash + after + last, o);
+    ASSERT_TRUE(graph.ok()) << graph.error().message;
+    EXPECT_EQ(report.bad_lines, 0u);
+    const HeapGraph& g = graph.value();
+    EXPECT_EQ(g.references(find(g, 0xa000)).size(), 2u);  // 0x700 (marked 20,000 times), class
+    EXPECT_EQ(g.references(find(g, 0xb000)).size(), 2u);
+    for (int i = 0; i < 200; ++i)
+      EXPECT_TRUE(g.find(std::stoull(std::to_string(100000 + i), nullptr, 16)).has_value()) << i;
+  }
+}
+
 // Bytes without a newline (a gzip bomb of zeros) must not be buffered: a line that does not
 // start like a record is skipped unread, a record line longer than the cap is an error.
 TEST(Reader, LinesWithoutEndAreSkippedUnreadOrRefused) {
