@@ -1,6 +1,7 @@
 #include "heapq/retainers.h"
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 #include "heapq/dominators.h"
@@ -108,7 +109,9 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
   const auto begin = g.edge_begin();
   const auto target = g.edge_targets();
   t.transient_.assign(g.object_count() + 1, false);
-  std::vector<uint32_t> queue;
+  // The nodes reached and not yet gone through, freed as they are: the frontier is in memory,
+  // not every node reached (4 bytes an object at the search's end).
+  std::deque<uint32_t> queue;
   bool transient = false;
   auto reach = [&](uint32_t v, uint32_t e) {
     const uint32_t w = target[e];
@@ -130,9 +133,9 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
            thread_class[g.class_of(ObjectId(v)).value()];
   };
   std::vector<uint32_t> threads;
-  auto search = [&](size_t head) {
-    for (; head < queue.size(); ++head) {
-      const uint32_t v = queue[head];
+  auto search = [&] {
+    for (; !queue.empty(); queue.pop_front()) {
+      const uint32_t v = queue.front();
       if (!g.retains_from(v) || v == through_not.value()) continue;
       if (!transient && is_thread(v)) {
         threads.push_back(v);
@@ -146,14 +149,13 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
   const std::span<const RootEdge> roots = g.roots();
   for (bool phase : {false, true}) {
     transient = phase;
-    const size_t head = queue.size();
     if (phase)
       for (uint32_t v : threads)
         for (uint32_t e = begin[v]; e < begin[v + 1]; ++e) reach(v, e);
     for (size_t i = 0; i < roots.size(); ++i)
       if (is_transient_root(g.string(roots[i].category)) == phase)
         reach(root, roots_begin + static_cast<uint32_t>(i));
-    search(head);
+    search();
   }
   return t;
 }
