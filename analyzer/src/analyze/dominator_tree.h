@@ -52,6 +52,13 @@ class DominatorTree {
   // its dominator: a post-order of the dominator tree without building child lists.
   std::span<const uint32_t> preorder() const { return preorder_; }
 
+  // Its arrays, moved out to a caller that keeps them (no copy beside them): the tree is left
+  // empty.
+  struct Arrays {
+    std::vector<uint32_t> idom, preorder;
+  };
+  Arrays take_arrays() && { return {std::move(idom_), std::move(preorder_)}; }
+
  private:
   DominatorTree(uint32_t root, std::vector<uint32_t> idom, std::vector<uint32_t> preorder)
       : root_(root), idom_(std::move(idom)), preorder_(std::move(preorder)) {}

@@ -44,20 +44,23 @@ HeapDominators HeapDominators::compute(const HeapGraph& g) {
     return DominatorTree::compute(n + 1, e.begin, e.target, root);
   }();
 
-  std::vector<uint64_t> sizes(n + 1, 0);  // the virtual root weighs nothing
-  for (uint32_t i = 0; i < n; ++i) sizes[i] = g.memsize(ObjectId(i));
-  RetainedSizes retained = compute_retained(tree, sizes);
+  RetainedSizes retained = [&] {
+    std::vector<uint64_t> sizes(n + 1, 0);  // the virtual root weighs nothing
+    for (uint32_t i = 0; i < n; ++i) sizes[i] = g.memsize(ObjectId(i));
+    return compute_retained(tree, sizes);
+  }();  // the sizes are freed before the tree's arrays move on
 
   HeapDominators d;
   d.root_ = root;
-  d.idom_.assign(tree.idoms().begin(), tree.idoms().end());
-  d.preorder_.assign(tree.preorder().begin(), tree.preorder().end());
+  DominatorTree::Arrays arrays = std::move(tree).take_arrays();
+  d.idom_ = std::move(arrays.idom);
+  d.preorder_ = std::move(arrays.preorder);
   d.retained_bytes_ = std::move(retained.bytes);
   d.retained_count_ = std::move(retained.count);
   for (uint32_t i = 0; i < n; ++i) {
     if (d.idom_[i] != kNoDominator) continue;
     ++d.unreachable_count_;
-    add_saturating(d.unreachable_bytes_, sizes[i]);
+    add_saturating(d.unreachable_bytes_, g.memsize(ObjectId(i)));
   }
   return d;
 }

@@ -89,8 +89,10 @@ DominatorsAnswer dominators_answer(const LoadedDump& dump, const DominatorsOptio
     a.entries = tree(g, dom, options.depth, options.top);
     return a;
   }
+  // The top ones first: their sort's array is gone before the paths' tree is made.
+  const std::vector<ObjectId> top = top_objects(g, dom, options.top);
   const ShortestPathTree paths = ShortestPathTree::compute(g);
-  for (ObjectId o : top_objects(g, dom, options.top))
+  for (ObjectId o : top)
     a.dominators.push_back({node(g, dom, o), path_ref(g, paths.path_to(g, o, kPathSteps))});
   return a;
 }
