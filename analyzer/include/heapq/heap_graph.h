@@ -189,8 +189,8 @@ class HeapGraph {
   // call (commands such as stats never need it); calls from several threads are safe.
   std::optional<ObjectId> find(uint64_t address) const;
   // Hints for a run of finds: ask for the slot of an address some finds ahead, then for its
-  // object's record a few finds later, so that each find waits for memory no more. Both only
-  // read, and do nothing before the index is built (by the first find).
+  // object's record a few finds later, so that each find waits for memory no more. Both build
+  // the index first if need be, as find does.
   void prefetch_slot(uint64_t address) const;
   void prefetch_object(uint64_t address) const;
 
@@ -247,6 +247,10 @@ class HeapGraph {
   // Builds the address index now; returns how many records repeat an address seen before
   // (the first record wins).
   size_t build_address_index() const;
+  // Frees the index once the load has resolved every address: most analyses never look an
+  // address up, and those that do (matching dumps, an address target) build it again. Only
+  // while no other thread uses the graph.
+  void drop_address_index();
 
   // Open-addressing table of object ids keyed by address (linear probing; heap_graph.cc).
   mutable std::vector<uint32_t> address_index_;

@@ -72,6 +72,12 @@ size_t HeapGraph::build_address_index() const {
   return duplicate_addresses_;
 }
 
+void HeapGraph::drop_address_index() {
+  std::vector<uint32_t>().swap(address_index_);
+  index_once_ = std::make_shared<std::once_flag>();
+  duplicate_addresses_ = 0;  // counted again, the same, if it is built again
+}
+
 std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
   build_address_index();
   const IndexShape shape(address_.size(), address_index_.size());
@@ -86,13 +92,13 @@ std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
 }
 
 void HeapGraph::prefetch_slot(uint64_t address) const {
-  if (address_index_.empty()) return;  // not built yet
+  build_address_index();
   const IndexShape shape(address_.size(), address_index_.size());
   __builtin_prefetch(&address_index_[shape.first_cell(address_hash(address))]);
 }
 
 void HeapGraph::prefetch_object(uint64_t address) const {
-  if (address_index_.empty()) return;
+  build_address_index();
   const IndexShape shape(address_.size(), address_index_.size());
   const uint64_t hash = address_hash(address);
   const uint32_t c = address_index_[shape.first_cell(hash)];
