@@ -70,6 +70,13 @@ struct StringValue {
 
 class HeapGraph {
  public:
+  HeapGraph() = default;
+  // Moved, never copied: a copy would share the address index's once-flag and not its table.
+  HeapGraph(HeapGraph&&) = default;
+  HeapGraph& operator=(HeapGraph&&) = default;
+  HeapGraph(const HeapGraph&) = delete;
+  HeapGraph& operator=(const HeapGraph&) = delete;
+
   size_t object_count() const { return address_.size(); }
   // Edges between objects and from the virtual root.
   size_t edge_count() const { return edge_target_.size(); }
