@@ -33,7 +33,10 @@ struct RapidHandler : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, RapidHandl
     return true;
   }
   bool Null() { return true; }
-  bool Bool(bool b) { return number(b) && (--seen.numbers, true); }
+  bool Bool(bool b) {
+    seen.sum += b;
+    return true;
+  }
   bool Int(int i) { return number(static_cast<uint64_t>(i)); }
   bool Uint(unsigned i) { return number(i); }
   bool Int64(int64_t i) { return number(static_cast<uint64_t>(i)); }

@@ -38,6 +38,17 @@ struct IndexShape {
 
 constexpr uint32_t kEmptyCell = UINT32_MAX;
 
+// The cell that holds this address's id, or the empty cell where it would go.
+size_t probe(const std::vector<uint32_t>& table, const IndexShape& shape,
+             const std::vector<uint64_t>& addresses, uint64_t address, uint64_t hash) {
+  const uint32_t tag = shape.tag(hash);
+  for (size_t cell = shape.first_cell(hash);; cell = shape.next(cell)) {
+    const uint32_t c = table[cell];
+    if (c == kEmptyCell || ((c & ~shape.id_mask) == tag && addresses[c & shape.id_mask] == address))
+      return cell;
+  }
+}
+
 }  // namespace
 
 size_t HeapGraph::build_address_index() const {
@@ -53,20 +64,12 @@ size_t HeapGraph::build_address_index() const {
     for (uint32_t id = 0; id < n; ++id) {
       if (id + kAhead < n)
         __builtin_prefetch(&address_index_[shape.first_cell(address_hash(address_[id + kAhead]))]);
-      const uint64_t address = address_[id];
-      const uint64_t hash = address_hash(address);
-      const uint32_t tag = shape.tag(hash);
-      for (size_t cell = shape.first_cell(hash);; cell = shape.next(cell)) {
-        uint32_t& c = address_index_[cell];
-        if (c == kEmptyCell) {
-          c = tag | id;
-          break;
-        }
-        if ((c & ~shape.id_mask) == tag && address_[c & shape.id_mask] == address) {
-          ++duplicate_addresses_;
-          break;
-        }
-      }
+      const uint64_t hash = address_hash(address_[id]);
+      uint32_t& c = address_index_[probe(address_index_, shape, address_, address_[id], hash)];
+      if (c == kEmptyCell)
+        c = shape.tag(hash) | id;
+      else
+        ++duplicate_addresses_;  // the first record wins
     }
   });
   return duplicate_addresses_;
@@ -81,14 +84,10 @@ void HeapGraph::drop_address_index() {
 std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
   build_address_index();
   const IndexShape shape(address_.size(), address_index_.size());
-  const uint64_t hash = address_hash(address);
-  const uint32_t tag = shape.tag(hash);
-  for (size_t cell = shape.first_cell(hash);; cell = shape.next(cell)) {
-    const uint32_t c = address_index_[cell];
-    if (c == kEmptyCell) return std::nullopt;
-    if ((c & ~shape.id_mask) == tag && address_[c & shape.id_mask] == address)
-      return ObjectId(c & shape.id_mask);
-  }
+  const uint32_t c =
+      address_index_[probe(address_index_, shape, address_, address, address_hash(address))];
+  if (c == kEmptyCell) return std::nullopt;
+  return ObjectId(c & shape.id_mask);
 }
 
 void HeapGraph::prefetch_slot(uint64_t address) const {
