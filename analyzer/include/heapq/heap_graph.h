@@ -18,6 +18,7 @@
 
 #include "heapq/ids.h"
 #include "heapq/object_type.h"
+#include "heapq/packed_column.h"
 #include "heapq/string_table.h"
 
 namespace heapq {
@@ -90,10 +91,7 @@ class HeapGraph {
   uint64_t address(ObjectId o) const { return address_[o.value()]; }
   ObjectType type(ObjectId o) const { return type_[o.value()]; }
   ClassId class_of(ObjectId o) const { return class_of_[o.value()]; }
-  uint64_t memsize(ObjectId o) const {
-    const uint32_t m = memsize_[o.value()];
-    return m != kBigMemsize ? m : big_memsize_.at(o.value());
-  }
+  uint64_t memsize(ObjectId o) const { return memsize_[o.value()]; }
   SiteId site(ObjectId o) const { return site_.empty() ? SiteId::none() : site_[o.value()]; }
   // memprof's Procs: where the block is written (a Proc's allocation site is where the block
   // became a Proc, often inside a library); none for other objects.
@@ -209,22 +207,14 @@ class HeapGraph {
   friend class GraphBuilder;
   friend class StoreReader;  // rebuilds a graph from a store's tables (src/store/)
 
-  std::vector<uint64_t> address_;
+  // Per object fields in as few bytes as their values need (packed_column.h); site_ and
+  // generation_ are empty when no object has one (a dump without allocation tracing).
+  AddressColumn address_;
   std::vector<ObjectType> type_;
-  std::vector<ClassId> class_of_;
-  // Per object fields in as few bytes as most objects need: a memsize of 4 GB or more is
-  // kBigMemsize here and the real one in big_memsize_; site_ and generation_ are empty when
-  // no object has one (a dump without allocation tracing).
-  static constexpr uint32_t kBigMemsize = UINT32_MAX;
-  std::vector<uint32_t> memsize_;
-  std::unordered_map<uint32_t, uint64_t> big_memsize_;
-  std::vector<SiteId> site_;
-  std::vector<uint32_t> generation_;
-  // Appends one object's memsize.
-  void push_memsize(uint64_t m) {
-    if (m >= kBigMemsize) big_memsize_.emplace(static_cast<uint32_t>(memsize_.size()), m);
-    memsize_.push_back(m >= kBigMemsize ? kBigMemsize : static_cast<uint32_t>(m));
-  }
+  PackedIds<ClassId> class_of_;
+  PackedSizes memsize_;
+  PackedIds<SiteId> site_;
+  PackedColumn generation_;
   // Drops site_ and generation_ when they hold nothing.
   void drop_empty_fields();
   std::vector<uint64_t> seq_;  // empty when the dump has no seq

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <random>
 
+#include "heapq/address_hasher.h"
+
 namespace heapq {
 
 uint64_t random_hash_key() {
@@ -11,6 +13,10 @@ uint64_t random_hash_key() {
   const uint64_t clock =
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return entropy ^ clock * 0x9e3779b97f4a7c15ull;
+}
+
+size_t AddressHasher::operator()(uint64_t address) const {
+  return address_hash(address);
 }
 
 }  // namespace heapq

@@ -162,7 +162,7 @@ void GraphBuilder::name_classes(HeapGraph& g, const std::vector<ClassRecord>& re
     if (added) g.classes_.push_back({g.address(r), r, g.strings_.intern(namer.name(r))});
     real[i] = it->second;
   }
-  for (ClassId& c : g.class_of_) c = real[c.value()];
+  for (size_t o = 0; o < g.class_of_.size(); ++o) g.class_of_.set(o, real[g.class_of_[o].value()]);
 }
 
 }  // namespace heapq

@@ -140,7 +140,7 @@ class GraphBuilder::Builder {
     const uint32_t base = static_cast<uint32_t>(g_.address_.size());
     const size_t n = c.object_count();
     add_references(c, strings, base);
-    append(g_.address_, c.address);
+    g_.address_.append(c.address);
     for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
     // Sites and generations only from the first chunk that has any (see drop_empty_fields).
     const bool any_site = std::any_of(c.site_slot.begin(), c.site_slot.end(),
@@ -151,12 +151,12 @@ class GraphBuilder::Builder {
         g_.site_.push_back(slot == ParsedChunk::kNoSite ? SiteId::none() : sites[slot]);
     }
     append(g_.type_, c.type);
-    for (uint64_t m : c.memsize) g_.push_memsize(m);
+    for (uint64_t m : c.memsize) g_.memsize_.push_back(m);
     const bool any_generation =
         std::any_of(c.generation.begin(), c.generation.end(), [](uint32_t g) { return g != 0; });
     if (any_generation || !g_.generation_.empty()) {
       g_.generation_.resize(base, 0);
-      append(g_.generation_, c.generation);
+      g_.generation_.append(c.generation);
     }
     if (!c.seq.empty() || !g_.seq_.empty()) {
       g_.seq_.resize(base, 0);  // objects of chunks without seq: 0
@@ -501,7 +501,7 @@ class GraphBuilder::Builder {
 
   void count_dangling_classes() {
     std::vector<uint64_t> users(g_.classes_.size(), 0);
-    for (ClassId c : g_.class_of_) ++users[c.value()];
+    for (size_t o = 0; o < g_.class_of_.size(); ++o) ++users[g_.class_of_[o].value()];
     for (ClassInfo& info : g_.classes_) {
       if (info.address == 0) continue;
       std::optional<ObjectId> o = g_.find(info.address);

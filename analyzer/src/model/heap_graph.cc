@@ -40,7 +40,7 @@ constexpr uint32_t kEmptyCell = UINT32_MAX;
 
 // The cell that holds this address's id, or the empty cell where it would go.
 size_t probe(const std::vector<uint32_t>& table, const IndexShape& shape,
-             const std::vector<uint64_t>& addresses, uint64_t address, uint64_t hash) {
+             const AddressColumn& addresses, uint64_t address, uint64_t hash) {
   const uint32_t tag = shape.tag(hash);
   for (size_t cell = shape.first_cell(hash);; cell = shape.next(cell)) {
     const uint32_t c = table[cell];
@@ -102,14 +102,16 @@ void HeapGraph::prefetch_object(uint64_t address) const {
   const uint64_t hash = address_hash(address);
   const uint32_t c = address_index_[shape.first_cell(hash)];
   if (c != kEmptyCell && (c & ~shape.id_mask) == shape.tag(hash))
-    __builtin_prefetch(&address_[c & shape.id_mask]);
+    __builtin_prefetch(address_.at(c & shape.id_mask));
 }
 
 void HeapGraph::drop_empty_fields() {
-  if (std::none_of(site_.begin(), site_.end(), [](SiteId s) { return s.valid(); }))
-    std::vector<SiteId>().swap(site_);
-  if (std::none_of(generation_.begin(), generation_.end(), [](uint32_t g) { return g != 0; }))
-    std::vector<uint32_t>().swap(generation_);
+  size_t o = 0;
+  while (o < site_.size() && !site_[o].valid()) ++o;
+  if (o == site_.size()) site_.clear();
+  o = 0;
+  while (o < generation_.size() && generation_[o] == 0) ++o;
+  if (o == generation_.size()) generation_.clear();
 }
 
 void HeapGraph::drop_references() {

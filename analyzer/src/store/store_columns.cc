@@ -123,21 +123,24 @@ Result<bool> StoreReader::read_columns() {
     all = all && *r;
     return Ok{};
   };
-  Status s = read("address", g_.address_);
+  // The packed columns through a plain array each, as they were written.
+  auto read_packed = [&]<typename T>(const char* column, std::vector<T> plain, auto& to) {
+    Status st = read(column, plain);
+    to.clear();
+    for (T v : plain) to.push_back(v);
+    return st;
+  };
+  Status s = read_packed("address", std::vector<uint64_t>(), g_.address_);
   if (s) s = read("type", g_.type_);
-  if (s) s = read("class", g_.class_of_);
-  std::vector<uint64_t> memsize;
-  if (s) s = read("memsize", memsize);
-  if (s) s = read("site", g_.site_);
-  if (s) s = read("generation", g_.generation_);
+  if (s) s = read_packed("class", std::vector<ClassId>(), g_.class_of_);
+  if (s) s = read_packed("memsize", std::vector<uint64_t>(), g_.memsize_);
+  if (s) s = read_packed("site", std::vector<SiteId>(), g_.site_);
+  if (s) s = read_packed("generation", std::vector<uint32_t>(), g_.generation_);
   if (s && references_) s = read("edge_begin", g_.edge_begin_);
   if (s && references_) s = read("edge_target", g_.edge_target_);
   if (s && names_ && references_) s = read("edge_name", g_.edge_name_);
   if (s && !references_) g_.edge_begin_.assign(g_.address_.size() + 1, 0);
   if (!s) return s.error();
-  g_.memsize_.reserve(memsize.size());
-  for (uint64_t m : memsize) g_.push_memsize(m);
-  std::vector<uint64_t>().swap(memsize);
   if (all && columns_fit()) {
     // The stacks' numbers, written with the other columns when the dump has stacks.
     std::vector<uint32_t> stack;
@@ -154,7 +157,6 @@ Result<bool> StoreReader::read_columns() {
   g_.type_.clear();
   g_.class_of_.clear();
   g_.memsize_.clear();
-  g_.big_memsize_.clear();
   g_.site_.clear();
   g_.generation_.clear();
   g_.edge_begin_.clear();

@@ -192,7 +192,7 @@ Status StoreReader::read_objects() {
         g_.type_.push_back(static_cast<ObjectType>(type));
         // NULL: no class, as schemas/store.sql has it.
         g_.class_of_.push_back(row.is_null(3) ? no_class() : ClassId(static_cast<uint32_t>(cls)));
-        g_.push_memsize(static_cast<uint64_t>(row.int64(4)));
+        g_.memsize_.push_back(static_cast<uint64_t>(row.int64(4)));
         g_.site_.push_back(site < 0 ? SiteId::none() : SiteId(static_cast<uint32_t>(site)));
         g_.generation_.push_back(static_cast<uint32_t>(row.int64(6)));
         const int64_t stack = row.is_null(7) ? 0 : row.int64(7);
