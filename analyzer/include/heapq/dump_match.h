@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "heapq/heap_graph.h"
+#include "heapq/keyed_hash.h"
 
 namespace heapq {
 
@@ -70,10 +71,10 @@ class GroupTable {
 
   By by_;
   std::unordered_map<std::string, uint32_t> class_ids_, site_ids_;
-  std::unordered_map<uint64_t, uint32_t> class_at_;  // class key by the class's address
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> class_at_;  // class key by the class's address
   std::vector<std::string> class_names_;
   std::vector<Group> site_parts_;  // file, line, method (or the gem as file) per site key
-  std::unordered_map<uint64_t, uint32_t> index_;
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> index_;
   std::vector<Group> groups_;          // without the class name, which may change
   std::vector<uint32_t> group_class_;  // class key of each group, or kNoGroup
 };
@@ -83,7 +84,7 @@ std::vector<uint32_t> GroupTable::assign(const HeapGraph& g, Counted counted) {
   std::vector<uint32_t> class_keys, site_keys;
   map_graph(g, class_keys, site_keys);
   // (class, site) pairs of this graph -> group, so the string-keyed table is asked once a pair.
-  std::unordered_map<uint64_t, uint32_t> local;
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> local;
   std::vector<uint32_t> out(g.object_count(), kNoGroup);
   for (uint32_t i = 0; i < g.object_count(); ++i) {
     const ObjectId o(i);

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "heapq/address_hasher.h"
 #include "heapq/ids.h"
+#include "heapq/keyed_hash.h"
 
 namespace heapq {
 
@@ -169,7 +169,7 @@ class AddressColumn {
   bool wide_mode_ = false;
   std::vector<uint32_t> packed_;
   std::vector<uint64_t> regions_;  // address >> 16 of each region
-  std::unordered_map<uint64_t, uint32_t, AddressHasher> region_number_;
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> region_number_;
   uint64_t last_region_ = UINT64_MAX;
   uint32_t last_number_ = 0;
   std::vector<uint64_t> wide_;  // every address, once one does not pack

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "heapq/saturating_add.h"
 
 namespace heapq {
@@ -53,7 +54,7 @@ class AppLineVotes {
   }
 
  private:
-  std::unordered_map<uint64_t, uint64_t> votes_;
+  std::unordered_map<uint64_t, uint64_t, KeyedHash> votes_;
 };
 
 // For the leaks a GC root holds: what in its category holds them, where the dump names root
@@ -96,7 +97,7 @@ void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
       find_holders(g, dom, leak_of, leaks.size());
   // What GC roots hold directly, by leak and category: a VM table (the finalizer table, which
   // holds every finalizer given to ObjectSpace.define_finalizer) is no object of the dump.
-  std::unordered_map<uint64_t, uint64_t> by_root;  // leak << 32 | category -> members
+  std::unordered_map<uint64_t, uint64_t, KeyedHash> by_root;  // leak << 32 | category -> members
   for (const RootEdge& r : g.roots())
     if (const uint32_t k = leak_of[r.target.value()]; k != UINT32_MAX)
       ++by_root[uint64_t(k) << 32 | r.category.value()];
@@ -253,7 +254,8 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   }
   // And those whose objects another group's objects reference, one each (a Request captured by
   // each finalizer's environment: no single object holds them, the environments do together).
-  std::unordered_map<uint64_t, uint64_t> referenced;  // group k << 32 | group j -> references
+  std::unordered_map<uint64_t, uint64_t, KeyedHash>
+      referenced;  // group k << 32 | group j -> references
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t j = growing_of[i];
     if (j == UINT32_MAX || !last.retains_from(i)) continue;

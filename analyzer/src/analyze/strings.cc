@@ -6,16 +6,13 @@
 #include <span>
 #include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "heapq/saturating_add.h"
 #include "model/address_hash.h"
 
 namespace heapq {
 
 namespace {
-
-struct U64Hash {
-  size_t operator()(uint64_t k) const { return address_hash(k); }
-};
 
 struct Group {
   std::string_view value;
@@ -97,7 +94,7 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   std::vector<uint32_t>().swap(copies);
 
   // Copies by (value, site).
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>, U64Hash> by_site;  // count, bytes
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>, KeyedHash> by_site;  // count, bytes
   for (size_t i = 0; i < group_of.size(); ++i) {
     if (group_of[i] == kNone) continue;
     const ObjectId o = values[i].object;

@@ -3,6 +3,7 @@
 
 #include "heapq/answer/profile.h"
 #include "heapq/dominators.h"
+#include "heapq/keyed_hash.h"
 #include "heapq/retainers.h"
 #include "heapq/saturating_add.h"
 #include "heapq/targets.h"
@@ -53,12 +54,9 @@ class ProfileBuilder {
   }
 
  private:
-  struct Hash {
-    size_t operator()(uint64_t k) const { return address_hash(k); }
-  };
   ProfileAnswer& a_;
   std::unordered_map<std::string, uint32_t> frames_, label_sets_;
-  std::unordered_map<uint64_t, uint32_t, Hash> nodes_;
+  std::unordered_map<uint64_t, uint32_t, KeyedHash> nodes_;
 };
 
 // A key of the sites profile: a stack (memprof's, as the graph's stack span), the allocation

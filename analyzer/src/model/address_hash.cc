@@ -3,7 +3,7 @@
 #include <chrono>
 #include <random>
 
-#include "heapq/address_hasher.h"
+#include "heapq/keyed_hash.h"
 
 namespace heapq {
 
@@ -15,7 +15,7 @@ uint64_t random_hash_key() {
   return entropy ^ clock * 0x9e3779b97f4a7c15ull;
 }
 
-size_t AddressHasher::operator()(uint64_t address) const {
+size_t KeyedHash::operator()(uint64_t address) const {
   return address_hash(address);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "model/graph_builder.h"
 
 namespace heapq {
@@ -147,7 +148,7 @@ void GraphBuilder::name_classes(HeapGraph& g, const std::vector<ClassRecord>& re
       c.name = g.strings_.intern(hex_name("(unknown class ", c.address, ")"));
   }
   // Objects of a singleton class count as instances of its real class.
-  std::unordered_map<uint64_t, ClassId> by_address;
+  std::unordered_map<uint64_t, ClassId, KeyedHash> by_address;
   for (size_t i = 0; i < g.classes_.size(); ++i)
     if (g.classes_[i].address)
       by_address.emplace(g.classes_[i].address, ClassId(static_cast<uint32_t>(i)));

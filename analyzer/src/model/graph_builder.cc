@@ -11,6 +11,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "heapq/sites.h"
 #include "model/address_hash.h"
 
@@ -533,7 +534,7 @@ class GraphBuilder::Builder {
   std::vector<PendingRoot> roots_;
   std::vector<ClassRecord> class_records_;
   std::vector<ObjectLabel> class_names_;
-  std::unordered_map<uint64_t, ClassId> class_by_address_;
+  std::unordered_map<uint64_t, ClassId, KeyedHash> class_by_address_;
   std::unordered_map<StringId, ClassId> pseudo_classes_;
   std::unordered_map<SiteKey, SiteId, GlobalSiteHash> sites_;
   std::unordered_map<uint32_t, SiteId> frame_sites_;       // FRAME id -> site

@@ -5,7 +5,9 @@
 
 #include <set>
 #include <string>
+#include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -56,6 +58,40 @@ TEST(AddressHash, ADumpOfCraftedAddressesLoads) {
   auto loaded = testing::load_text(dump);
   ASSERT_TRUE(loaded.graph.ok());
   EXPECT_EQ(loaded.graph.value().find(crafted(777)), ObjectId(776));
+}
+
+// Keys equal modulo the number of buckets a map of them ends with (the value itself is
+// std::hash's hash): all in one bucket without a key, spread with it.
+TEST(KeyedHash, KeysEqualModuloTheBucketsSpread) {
+  std::unordered_map<uint64_t, int> plain;
+  for (uint64_t i = 0; i < 2000; ++i) plain.emplace(i, 0);
+  const uint64_t buckets = plain.bucket_count();
+  std::unordered_map<uint64_t, int, KeyedHash> keyed;
+  for (uint64_t i = 0; i < 2000; ++i) keyed.emplace(0x10000 + i * buckets * 8, 0);
+  ASSERT_EQ(keyed.bucket_count(), buckets);
+  size_t largest = 0;
+  for (size_t b = 0; b < keyed.bucket_count(); ++b)
+    largest = std::max(largest, keyed.bucket_size(b));
+  EXPECT_LT(largest, 12u);
+}
+
+// Classes at such addresses: each object's class its own.
+TEST(KeyedHash, ADumpOfCraftedClassAddressesLoads) {
+  std::string dump;
+  for (uint64_t i = 0; i < 20'000; ++i) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  R"({"address":"0x%llx", "type":"OBJECT", "class":"0x%llx", "memsize":40})"
+                  "\n",
+                  static_cast<unsigned long long>(0x7f0000000000ull + 40 * i),
+                  static_cast<unsigned long long>(0x10000 + i * 40009 * 8));
+    dump += line;
+  }
+  auto loaded = testing::load_text(dump);
+  ASSERT_TRUE(loaded.graph.ok());
+  const HeapGraph& g = loaded.graph.value();
+  ASSERT_EQ(g.object_count(), 20'000u);
+  EXPECT_EQ(g.class_info(g.class_of(ObjectId(19'999))).address, 0x10000 + 19'999ull * 40009 * 8);
 }
 
 }  // namespace
