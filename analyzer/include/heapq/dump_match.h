@@ -70,7 +70,7 @@ class GroupTable {
   uint32_t key_of_class(std::string_view name, uint64_t address);
 
   By by_;
-  std::unordered_map<std::string, uint32_t> class_ids_, site_ids_;
+  std::unordered_map<std::string, uint32_t, KeyedHash> class_ids_, site_ids_;
   std::unordered_map<uint64_t, uint32_t, KeyedHash> class_at_;  // class key by the class's address
   std::vector<std::string> class_names_;
   std::vector<Group> site_parts_;  // file, line, method (or the gem as file) per site key

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heapq/ids.h"
+#include "heapq/keyed_hash.h"
 
 namespace heapq {
 
@@ -28,7 +29,7 @@ class StringTable {
   size_t free_left_ = 0;
   size_t stored_ = 0;
   std::vector<std::string_view> strings_;
-  std::unordered_map<std::string_view, StringId> index_;
+  std::unordered_map<std::string_view, StringId, KeyedHash> index_;
 };
 
 }  // namespace heapq

@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "render/profile/protobuf.h"
 #include "render/render.h"
 
@@ -38,7 +39,7 @@ class Strings {
   }
 
  private:
-  std::unordered_map<std::string, int64_t> ids_;
+  std::unordered_map<std::string, int64_t, KeyedHash> ids_;
   std::vector<const std::string*> table_;  // node-based map: the keys stay put
 };
 

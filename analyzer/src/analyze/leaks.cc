@@ -62,7 +62,7 @@ class AppLineVotes {
 // Foo").
 void name_root_holders(const HeapGraph& g, const std::vector<uint32_t>& leak_of,
                        std::vector<Leak>& leaks) {
-  std::vector<std::unordered_map<std::string_view, uint64_t>> names(leaks.size());
+  std::vector<std::unordered_map<std::string_view, uint64_t, KeyedHash>> names(leaks.size());
   for (const RootEdge& r : g.roots()) {
     const uint32_t k = leak_of[r.target.value()];
     if (k == UINT32_MAX || !r.name.valid() || leaks[k].holder.valid() ||

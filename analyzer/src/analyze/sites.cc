@@ -5,6 +5,7 @@
 
 #include "analyze/ranking.h"
 #include "heapq/dominators.h"
+#include "heapq/keyed_hash.h"
 #include "heapq/saturating_add.h"
 #include "model/address_hash.h"
 
@@ -114,7 +115,7 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
   std::unordered_map<GroupKey, size_t, GroupKeyHash> index;
   std::vector<std::string> gems;  // kGem: distinct gem labels; key.a indexes them
   std::unordered_map<uint32_t, uint32_t> gem_of_file;
-  std::unordered_map<std::string, uint32_t> gem_ids;
+  std::unordered_map<std::string, uint32_t, KeyedHash> gem_ids;
   std::vector<uint32_t> group_of;  // per object, for retained sizes
   if (dominators) group_of.resize(graph.object_count());
 

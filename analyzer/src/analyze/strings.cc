@@ -39,7 +39,7 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   };
   auto hash_of = [](const StringValue& v) -> uint64_t {
     return v.hash ? address_hash(v.hash ^ v.bytesize * 0x9e3779b97f4a7c15ull)
-                  : std::hash<std::string_view>()(v.value);
+                  : string_hash(v.value);
   };
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> first(m);      // by copy: its value's first copy

@@ -55,7 +55,7 @@ class ProfileBuilder {
 
  private:
   ProfileAnswer& a_;
-  std::unordered_map<std::string, uint32_t> frames_, label_sets_;
+  std::unordered_map<std::string, uint32_t, KeyedHash> frames_, label_sets_;
   std::unordered_map<uint64_t, uint32_t, KeyedHash> nodes_;
 };
 

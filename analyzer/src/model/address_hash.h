@@ -1,7 +1,9 @@
-// The hash of the address index, shared by the builder that fills it and the graph that reads it.
+// The keyed hashes of what a dump decides: the address index's (shared by the builder that fills
+// it and the graph that reads it), and strings' (KeyedHash, heapq/keyed_hash.h).
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace heapq {
 
@@ -22,5 +24,12 @@ inline uint64_t address_hash(uint64_t x) {
   x ^= x >> 33;
   return x;
 }
+
+// SipHash-c-d (Aumasson and Bernstein, 2012) of s under the 128-bit key (k0, k1): a pseudorandom
+// function of the bytes, so that strings chosen to collide under one key do not under another.
+// MurmurHash2, which std::hash of a string is, has collisions that hold whatever its seed.
+template <int C, int D>
+uint64_t siphash(uint64_t k0, uint64_t k1, std::string_view s);
+uint64_t string_hash(std::string_view s);  // SipHash-1-3 under keys chosen at random
 
 }  // namespace heapq

@@ -118,7 +118,8 @@ class ClassNamer {
   }
 
   const HeapGraph& g_;
-  std::unordered_map<std::string_view, ObjectId> by_name_;  // named, non-singleton classes
+  // Named, non-singleton classes.
+  std::unordered_map<std::string_view, ObjectId, KeyedHash> by_name_;
   bool flags_ = false;  // the dump marks singleton classes (Ruby 3.1+)
   std::unordered_map<uint32_t, const ClassRecord*> record_of_;
   std::unordered_map<uint32_t, ObjectId> owner_of_;

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "heapq/dominators.h"
+#include "heapq/keyed_hash.h"
 #include "heapq/retainers.h"
 #include "heapq/sites.h"
 #include "store/store_columns.h"
@@ -106,7 +107,7 @@ Status DumpRows::classes() {
 // needed: the one reading of a path as `heapq sites --by gem` has it.
 Result<std::unordered_map<uint32_t, int64_t>> DumpRows::gem_ids_of_files() {
   std::unordered_map<uint32_t, int64_t> out;
-  std::unordered_map<std::string, int64_t> by_label;
+  std::unordered_map<std::string, int64_t, KeyedHash> by_label;
   std::unordered_set<uint32_t> seen;
   for (uint32_t s = 0; s < g_.site_count(); ++s) {
     const StringId file = g_.site_info(SiteId(s)).file;

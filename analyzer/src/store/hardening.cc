@@ -32,6 +32,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "heapq/keyed_hash.h"
 #include "store/dialect.h"
 
 namespace heapq::store {
@@ -155,7 +156,7 @@ Status check_schema(Database& db, bool only_own) {
     std::string type, name;
     bool is_virtual;
   };
-  std::unordered_map<std::string, Found> found;  // by name, as SQLite compares names
+  std::unordered_map<std::string, Found, KeyedHash> found;  // by name, as SQLite compares names
   auto st =
       db.prepare("SELECT type, name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_schema ORDER BY rowid");
   if (!st) return st.error();
@@ -167,7 +168,7 @@ Status check_schema(Database& db, bool only_own) {
     found[order.back()] = {std::string(st->text(0)), std::move(name), st->int64(2) != 0};
   }
   if (rc != SQLITE_DONE) return db.error();
-  std::unordered_map<std::string, std::string> own;  // name: type
+  std::unordered_map<std::string, std::string, KeyedHash> own;  // name: type
   for (const auto& [type, name] : own_schema()) own.emplace(lower(name), type);
   for (const auto& [name, type] : own) {
     if (type != "table" || name.starts_with("sqlite_")) continue;

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "heapq/keyed_hash.h"
 #include "test_dumps.h"
@@ -58,6 +59,41 @@ TEST(AddressHash, ADumpOfCraftedAddressesLoads) {
   auto loaded = testing::load_text(dump);
   ASSERT_TRUE(loaded.graph.ok());
   EXPECT_EQ(loaded.graph.value().find(crafted(777)), ObjectId(776));
+}
+
+// The paper's vectors for SipHash-2-4 (key 00 01 .. 0f; messages 00 01 .. of 0 and 15 bytes),
+// which the SipHash-1-3 of strings shares its code with.
+TEST(StringHash, SipHashOfThePaper) {
+  const uint64_t k0 = 0x0706050403020100ull, k1 = 0x0f0e0d0c0b0a0908ull;
+  std::string message;
+  for (char c = 0; c < 15; ++c) message += c;
+  EXPECT_EQ((siphash<2, 4>(k0, k1, "")), 0x726fdb47dd0e0e31ull);
+  EXPECT_EQ((siphash<2, 4>(k0, k1, message)), 0xa129ca6149be45e5ull);
+  // Every length up to two words but one: each byte and the length count.
+  std::set<uint64_t> seen;
+  for (size_t n = 0; n <= 15; ++n) seen.insert(siphash<1, 3>(k0, k1, message.substr(0, n)));
+  EXPECT_EQ(seen.size(), 16u);
+  EXPECT_NE(string_hash("heapq"), (siphash<1, 3>(k0, k1, "heapq")));  // keyed at random
+}
+
+// Two 8-byte blocks whose MurmurHash2 mixes differ in the top bit only: a string of blocks
+// "aa" or "bb", sixteen bytes at a time, hashes the same under libstdc++'s std::hash whatever
+// the choices (and whatever the seed), and every such string is valid UTF-8.
+TEST(StringHash, StringsMadeToCollideSpread) {
+  const std::string a = "Swld\xca\x8e\xc6\xbd", b = "Sw)~etnL";
+  std::vector<std::string> strings;
+  for (uint32_t i = 0; i < 1024; ++i) {
+    std::string s;
+    for (int unit = 0; unit < 10; ++unit) s += (i >> unit & 1) ? a + a : b + b;
+    strings.push_back(s);
+  }
+  std::set<size_t> plain, keyed;
+  for (const std::string& s : strings) {
+    plain.insert(std::hash<std::string_view>()(s));
+    keyed.insert(KeyedHash()(s));
+  }
+  if (plain.size() != 1) GTEST_SKIP() << "a std::hash other than libstdc++'s";
+  EXPECT_EQ(keyed.size(), strings.size());
 }
 
 // Keys equal modulo the number of buckets a map of them ends with (the value itself is
