@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "heapq/heap_graph.h"
+#include "heapq/packed_column.h"
 
 namespace heapq {
 
@@ -74,7 +75,7 @@ class ShortestPathTree {
   static ShortestPathTree compute(const HeapGraph& graph, ObjectId through_not = ObjectId::none());
   bool reachable(ObjectId o) const { return parent_[o.value()] != kNone; }
   // References from the virtual root to o along the shortest path; UINT32_MAX when unreachable.
-  uint32_t distance(ObjectId o) const { return distance_[o.value()]; }
+  uint32_t distance(ObjectId o) const { return distance_[o.value()] - 1; }
   // Whether only a transient root reaches o.
   bool from_transient_root(ObjectId o) const { return transient_[o.value()]; }
   // The object that reached o (the virtual root for root-held objects); none when unreachable.
@@ -92,10 +93,10 @@ class ShortestPathTree {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> parent_;    // by node; the virtual root for root-held objects
-  std::vector<uint32_t> via_;       // by node: the reference (edge index) from the parent
-  std::vector<uint32_t> distance_;  // by node
-  std::vector<bool> transient_;     // by node: reached from a transient root only
+  std::vector<uint32_t> parent_;  // by node; the virtual root for root-held objects
+  std::vector<uint32_t> via_;     // by node: the reference (edge index) from the parent
+  PackedColumn distance_;  // by node: the distance + 1, 0 when unreachable (as narrow as it can)
+  std::vector<bool> transient_;  // by node: reached from a transient root only
 };
 
 // Up to max_paths shortest paths from the roots to target, each through a different holder

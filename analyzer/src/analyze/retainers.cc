@@ -103,9 +103,9 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
   const uint32_t root = g.virtual_root().value();
   t.parent_.assign(g.object_count() + 1, kNone);
   t.via_.assign(g.object_count() + 1, kNone);
-  t.distance_.assign(g.object_count() + 1, kNone);
+  t.distance_.resize(g.object_count() + 1, 0);
   t.parent_[root] = root;
-  t.distance_[root] = 0;
+  t.distance_.set(root, 1);
   const auto begin = g.edge_begin();
   const auto target = g.edge_targets();
   t.transient_.assign(g.object_count() + 1, false);
@@ -118,7 +118,7 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
     if (t.parent_[w] != kNone) return;
     t.parent_[w] = v;
     t.via_[w] = e;
-    t.distance_[w] = t.distance_[v] + 1;
+    t.distance_.set(w, t.distance_[v] + 1);
     t.transient_[w] = transient;
     queue.push_back(w);
   };

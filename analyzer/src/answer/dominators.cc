@@ -25,8 +25,7 @@ std::vector<ObjectId> top_objects(const HeapGraph& g, const HeapDominators& dom,
   };
   top = std::min(top, all.size());
   std::partial_sort(all.begin(), all.begin() + static_cast<ptrdiff_t>(top), all.end(), larger);
-  all.resize(top);
-  return all;
+  return {all.begin(), all.begin() + static_cast<ptrdiff_t>(top)};  // not all's capacity
 }
 
 DominatorsAnswer::Node node(const HeapGraph& g, const HeapDominators& dom, ObjectId o) {
@@ -76,24 +75,27 @@ Result<DominatorsAnswer> answer_dominators(const std::string& input,
 
 DominatorsAnswer dominators_answer(const LoadedDump& dump, const DominatorsOptions& options) {
   const HeapGraph& g = dump.graph;
-  const HeapDominators dom = HeapDominators::compute(g);
   DominatorsAnswer a;
   a.input = summarize(dump);
-  a.reachable_count = dom.retained_count(g.virtual_root()) - 1;
-  a.reachable_bytes = dom.retained_bytes(g.virtual_root());
-  a.unreachable_count = dom.unreachable_count();
-  a.unreachable_bytes = dom.unreachable_bytes();
   a.tree = options.tree;
   a.tree_depth = options.depth;
-  if (options.tree) {
-    a.entries = tree(g, dom, options.depth, options.top);
-    return a;
-  }
-  // The top ones first: their sort's array is gone before the paths' tree is made.
-  const std::vector<ObjectId> top = top_objects(g, dom, options.top);
+  std::vector<ObjectId> top;
+  {
+    const HeapDominators dom = HeapDominators::compute(g);
+    a.reachable_count = dom.retained_count(g.virtual_root()) - 1;
+    a.reachable_bytes = dom.retained_bytes(g.virtual_root());
+    a.unreachable_count = dom.unreachable_count();
+    a.unreachable_bytes = dom.unreachable_bytes();
+    if (options.tree) {
+      a.entries = tree(g, dom, options.depth, options.top);
+      return a;
+    }
+    top = top_objects(g, dom, options.top);
+    for (ObjectId o : top) a.dominators.push_back({node(g, dom, o), {}});
+  }  // the dominators' arrays are freed before the paths' tree is made
   const ShortestPathTree paths = ShortestPathTree::compute(g);
-  for (ObjectId o : top)
-    a.dominators.push_back({node(g, dom, o), path_ref(g, paths.path_to(g, o, kPathSteps))});
+  for (size_t i = 0; i < top.size(); ++i)
+    a.dominators[i].path = path_ref(g, paths.path_to(g, top[i], kPathSteps));
   return a;
 }
 
