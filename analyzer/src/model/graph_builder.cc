@@ -13,7 +13,6 @@
 
 #include "heapq/keyed_hash.h"
 #include "heapq/sites.h"
-#include "model/address_hash.h"
 
 namespace heapq {
 
@@ -29,13 +28,6 @@ template <typename T>
 void release(std::vector<T>& v) {
   std::vector<T>().swap(v);
 }
-
-struct GlobalSiteHash {
-  size_t operator()(const SiteKey& k) const {
-    return address_hash((uint64_t(k.file.value()) << 32 | k.line) ^
-                        (uint64_t(k.method.value()) << 17));
-  }
-};
 
 // Runs fn(i) for i in [0, n) on up to `threads` threads.
 template <typename Fn>
@@ -460,8 +452,8 @@ class GraphBuilder::Builder {
   // id no STACK defines, or a frame id no FRAME does, is left out.
   void add_stacks() {
     if (g_.stack_.empty()) return;
-    std::unordered_map<uint32_t, uint32_t> index;  // the dump's stack id -> index from 1
-    g_.stack_begin_ = {0, 0};                      // index 0: no stack
+    std::unordered_map<uint32_t, uint32_t, KeyedHash> index;  // the dump's stack id -> index from 1
+    g_.stack_begin_ = {0, 0};                                 // index 0: no stack
     g_.stack_app_site_ = {SiteId::none()};
     std::unordered_map<uint32_t, bool> app_file;  // by file StringId
     stack_defs_.push_back({0, static_cast<uint32_t>(stack_frame_ids_.size())});
@@ -536,9 +528,9 @@ class GraphBuilder::Builder {
   std::vector<ObjectLabel> class_names_;
   std::unordered_map<uint64_t, ClassId, KeyedHash> class_by_address_;
   std::unordered_map<StringId, ClassId> pseudo_classes_;
-  std::unordered_map<SiteKey, SiteId, GlobalSiteHash> sites_;
-  std::unordered_map<uint32_t, SiteId> frame_sites_;       // FRAME id -> site
-  std::vector<std::pair<uint32_t, uint32_t>> stack_defs_;  // (STACK id, first frame id)
+  std::unordered_map<SiteKey, SiteId, SiteKeyHash> sites_;
+  std::unordered_map<uint32_t, SiteId, KeyedHash> frame_sites_;  // FRAME id -> site
+  std::vector<std::pair<uint32_t, uint32_t>> stack_defs_;        // (STACK id, first frame id)
   std::vector<uint32_t> stack_frame_ids_;
 };
 

@@ -9,6 +9,7 @@
 #include "heapq/load.h"
 #include "heapq/object_type.h"
 #include "heapq/string_table.h"
+#include "model/address_hash.h"
 
 namespace heapq {
 
@@ -42,6 +43,23 @@ struct SiteKey {
   uint32_t line = 0;
   StringId method;
   bool operator==(const SiteKey&) const = default;
+};
+
+// The tables of class and site keys (each chunk's, the graph's) hash them under the random key
+// (model/address_hash.h), one part after another: parts combined by plain arithmetic first (a
+// line chosen against a method id, addresses equal modulo a table's size) would collide for
+// any key, as a crafted dump's would.
+struct ClassKeyHash {
+  size_t operator()(const ClassKey& k) const {
+    return address_hash(k.address ^ address_hash(uint64_t{k.imemo_type.value()} << 32 |
+                                                 uint64_t(k.hidden) << 8 | uint64_t{k.imemo} << 2 |
+                                                 uint64_t{k.iclass} << 1 | uint64_t{k.profiler}));
+  }
+};
+struct SiteKeyHash {
+  size_t operator()(const SiteKey& k) const {
+    return address_hash((uint64_t{k.file.value()} << 32 | k.line) ^ address_hash(k.method.value()));
+  }
 };
 
 // An object's memprof "class_name" field.

@@ -615,18 +615,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     return block_method_;
   }
 
-  struct KeyHash {
-    size_t operator()(const ClassKey& k) const {
-      return std::hash<uint64_t>()(k.address * 31 + k.imemo_type.value() + k.iclass +
-                                   2 * k.profiler + (uint64_t(k.hidden) << 40));
-    }
-    size_t operator()(const SiteKey& k) const {
-      return std::hash<uint64_t>()((uint64_t(k.file.value()) << 32 | k.line) * 31 +
-                                   k.method.value());
-    }
-  };
-  std::unordered_map<ClassKey, uint32_t, KeyHash> class_slots_;
-  std::unordered_map<SiteKey, uint32_t, KeyHash> site_slots_;
+  std::unordered_map<ClassKey, uint32_t, ClassKeyHash> class_slots_;
+  std::unordered_map<SiteKey, uint32_t, SiteKeyHash> site_slots_;
   uint32_t last_site_ = ParsedChunk::kNoSite;
 
   ParsedChunk& out_;

@@ -99,25 +99,6 @@ TEST(Retainers, HolderPathsShortestFirstEachThroughAnotherHolder) {
   EXPECT_EQ(cut[1].steps.back().object, id(g, 0x310));
 }
 
-// Distances in references from the roots, along a chain long enough that the tree keeps them
-// in one, two and then four bytes each; what nothing reaches has none.
-TEST(Retainers, DistancesAlongAChainOfSeventyThousand) {
-  constexpr uint64_t kLength = 70'000;
-  std::string dump = kClasses + root("vm", {0x1000}) + record(0x900, "OBJECT", 0x30, {}, 40);
-  for (uint64_t i = 0; i < kLength; ++i) {
-    const uint64_t at = 0x1000 + 40 * i;
-    dump += record(at, "OBJECT", 0x30,
-                   i + 1 < kLength ? std::vector<uint64_t>{at + 40} : std::vector<uint64_t>{}, 40);
-  }
-  HeapGraph g = load_graph(dump);
-  ShortestPathTree tree = ShortestPathTree::compute(g);
-  for (uint64_t i : {uint64_t{0}, uint64_t{253}, uint64_t{254}, uint64_t{255}, uint64_t{65'534},
-                     uint64_t{65'535}, kLength - 1})
-    EXPECT_EQ(tree.distance(id(g, 0x1000 + 40 * i)), i + 1) << i;
-  EXPECT_EQ(tree.distance(id(g, 0x900)), UINT32_MAX);
-  EXPECT_FALSE(tree.reachable(id(g, 0x900)));
-}
-
 // A thread's stack holds the Hash a worker is using while the dump is taken; the constant that
 // holds it for good is the reason it stays alive, and the path says so.
 TEST(Retainers, PathsStartAtDurableRootsFirst) {
@@ -326,6 +307,22 @@ TEST(Retainers, MergedPathsFoldALinkedList) {
   RetentionPath p = tree.path_to(g, nodes.back(), 8);
   EXPECT_EQ(p.steps.size(), 8u);
   EXPECT_EQ(p.length(), size_t(kLength) + 1);
+}
+
+// Distances in references from the roots, along a list long enough that the tree keeps them
+// in one, two and then four bytes each; what nothing reaches has none.
+TEST(Retainers, DistancesAlongAListOfSeventyThousand) {
+  constexpr uint64_t kLength = 70'000;
+  HeapGraph g = load_graph(linked_list(kLength, 0x10000));
+  ShortestPathTree tree = ShortestPathTree::compute(g);
+  // root -> the holder -> node 0 -> node 1 ...
+  for (uint64_t i : {uint64_t{0}, uint64_t{252}, uint64_t{253}, uint64_t{254}, uint64_t{65'533},
+                     uint64_t{65'534}, kLength - 1})
+    EXPECT_EQ(tree.distance(id(g, 0x10000 + 0x28 * i)), i + 2) << i;
+  HeapGraph diamond = load_graph(diamond_dump());
+  ShortestPathTree garbage = ShortestPathTree::compute(diamond);
+  EXPECT_EQ(garbage.distance(id(diamond, 0x600)), UINT32_MAX);
+  EXPECT_FALSE(garbage.reachable(id(diamond, 0x600)));
 }
 
 // Alternating steps do not fold; max_depth bounds the shapes all the same.

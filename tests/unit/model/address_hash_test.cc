@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heapq/keyed_hash.h"
+#include "read/parsed_chunk.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -109,6 +110,21 @@ TEST(KeyedHash, KeysEqualModuloTheBucketsSpread) {
   for (size_t b = 0; b < keyed.bucket_count(); ++b)
     largest = std::max(largest, keyed.bucket_size(b));
   EXPECT_LT(largest, 12u);
+}
+
+// Site keys whose line was chosen against their method (line ^ method << 17 the same for all, as
+// the graph's site table once combined them before hashing), and class keys at addresses equal
+// modulo a table's size: distinct keys, distinct hashes and buckets.
+TEST(KeyedHash, SiteAndClassKeysMadeToCollideSpread) {
+  std::set<size_t> sites, classes;
+  for (uint32_t m = 0; m < 4096; ++m) {
+    sites.insert(SiteKeyHash()(SiteKey{StringId(1), 12345 ^ (m << 17), StringId(m)}));
+    ClassKey k;
+    k.address = 0x10000 + uint64_t{m} * 351061 * 8;
+    classes.insert(ClassKeyHash()(k) % 351061);  // its bucket in a table of that size
+  }
+  EXPECT_EQ(sites.size(), 4096u);
+  EXPECT_GT(classes.size(), 4000u);
 }
 
 // Classes at such addresses: each object's class its own.
