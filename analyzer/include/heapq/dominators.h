@@ -41,11 +41,39 @@ class HeapDominators {
 
   // Children in the dominator tree of o (o may be the virtual root), largest retained first.
   std::vector<ObjectId> children(ObjectId o) const;
-  // The same, in no order: no sort, no copy.
-  IdRange<ObjectId> unordered_children(ObjectId o) const {
-    build_children();
-    return {child_.data() + child_begin_[o.value()], child_.data() + child_begin_[o.value() + 1]};
-  }
+  // The same, in no order: no sort, no copy. The tree's depth-first order lists a node's
+  // children each after the subtree of the one before.
+  class Children {
+   public:
+    class iterator {
+     public:
+      using value_type = ObjectId;
+      using difference_type = std::ptrdiff_t;
+      iterator() = default;
+      iterator(const HeapDominators* d, uint32_t pos) : d_(d), pos_(pos) {}
+      ObjectId operator*() const { return ObjectId(d_->order_[pos_]); }
+      iterator& operator++() { return pos_ = d_->end_[d_->order_[pos_]], *this; }
+      iterator operator++(int) {
+        iterator was = *this;
+        ++*this;
+        return was;
+      }
+      bool operator==(const iterator& o) const { return pos_ == o.pos_; }
+
+     private:
+      const HeapDominators* d_ = nullptr;
+      uint32_t pos_ = 0;
+    };
+    Children(const HeapDominators* d, uint32_t first, uint32_t end)
+        : d_(d), first_(first), end_(end) {}
+    iterator begin() const { return {d_, first_}; }
+    iterator end() const { return {d_, end_}; }
+
+   private:
+    const HeapDominators* d_;
+    uint32_t first_, end_;
+  };
+  Children unordered_children(ObjectId o) const;
 
   // A weight summed over each dominator subtree: out[v] is weight[v] plus the weights of all v
   // dominates. weight has a value per node (the objects, then the virtual root). O(nodes).
@@ -83,10 +111,18 @@ class HeapDominators {
   std::vector<Majority> majority_dominators(const HeapGraph& graph, size_t key_count,
                                             KeyFn key) const;
 
+  // The three above with the key of each object given as an array (keys[o]), not copied.
+  std::vector<uint64_t> dominated_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
+                                          size_t key_count) const;
+  std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
+                                         size_t key_count,
+                                         std::span<const uint32_t> wanted = {}) const;
+  std::vector<Majority> majority_dominators_keys(const HeapGraph& graph,
+                                                 const std::vector<uint32_t>& keys,
+                                                 size_t key_count) const;
+
  private:
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
-  std::vector<uint64_t> retained_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
-                                         size_t key_count, std::span<const uint32_t> wanted) const;
   // Per node, the scratch of retained_by_set: marks by epoch, and references counted.
   struct SetWalk {
     std::vector<uint32_t> mark, from_inside;
@@ -98,28 +134,21 @@ class HeapDominators {
   void retained_by_walk(const HeapGraph& graph, std::span<const uint32_t> groups,
                         const std::vector<uint32_t>& keys, const std::vector<uint32_t>& slot,
                         std::vector<uint64_t>& freed) const;
-  std::vector<uint64_t> dominated_by_keys(const HeapGraph& graph, const std::vector<uint32_t>& keys,
-                                          size_t key_count) const;
-  std::vector<Majority> majority_dominators_keys(const HeapGraph& graph,
-                                                 const std::vector<uint32_t>& keys,
-                                                 size_t key_count) const;
-  void build_children() const;
   void build_ranges() const;
 
   uint32_t root_ = 0;
-  std::vector<uint32_t> idom_;      // by node (objects, then the virtual root)
-  std::vector<uint32_t> preorder_;  // reachable nodes, each after its dominator
+  std::vector<uint32_t> idom_;  // by node (objects, then the virtual root)
   std::vector<uint64_t> retained_bytes_;
   std::vector<uint32_t> retained_count_;
   uint64_t unreachable_count_ = 0;
   uint64_t unreachable_bytes_ = 0;
-  // Built on demand, once, whichever thread asks first: the const methods may be called from
-  // several threads at a time (report's tables are computed side by side).
-  mutable std::vector<uint32_t> child_begin_, child_;  // dominator tree children
-  // Depth-first order of the dominator tree: node v's subtree is the nodes at positions
-  // [pre_[v], end_[v]) of order_.
-  mutable std::vector<uint32_t> pre_, end_, order_;
-  mutable std::shared_ptr<std::once_flag> children_once_ = std::make_shared<std::once_flag>();
+  // The reachable nodes, each after its dominator. build_ranges() makes it the dominator tree's
+  // depth-first order, in which node v's subtree is the nodes at positions [pre_[v], end_[v])
+  // (pre_ none, end_ 0 for unreachable nodes): once, whichever thread asks first (the const
+  // methods may be called from several threads at a time: report's tables are computed side by
+  // side), and before anything else reads order_.
+  mutable std::vector<uint32_t> order_;
+  mutable std::vector<uint32_t> pre_, end_;
   mutable std::shared_ptr<std::once_flag> ranges_once_ = std::make_shared<std::once_flag>();
 };
 

@@ -54,7 +54,7 @@ HeapDominators HeapDominators::compute(const HeapGraph& g) {
   d.root_ = root;
   DominatorTree::Arrays arrays = std::move(tree).take_arrays();
   d.idom_ = std::move(arrays.idom);
-  d.preorder_ = std::move(arrays.preorder);
+  d.order_ = std::move(arrays.preorder);
   d.retained_bytes_ = std::move(retained.bytes);
   d.retained_count_ = std::move(retained.count);
   for (uint32_t i = 0; i < n; ++i) {
@@ -70,24 +70,16 @@ ObjectId HeapDominators::idom(ObjectId o) const {
   return d == kUnreachable ? ObjectId::none() : ObjectId(d);
 }
 
-// Dominator-tree children as CSR, by counting sort on idom; built the first time it is asked.
-void HeapDominators::build_children() const {
-  std::call_once(*children_once_, [this] {
-    const size_t nodes = idom_.size();
-    child_begin_.assign(nodes + 1, 0);
-    for (uint32_t v : preorder_)
-      if (v != root_) ++child_begin_[idom_[v] + 1];
-    for (size_t i = 0; i < nodes; ++i) child_begin_[i + 1] += child_begin_[i];
-    child_.assign(child_begin_[nodes], 0);
-    std::vector<uint32_t> fill(child_begin_.begin(), child_begin_.end() - 1);
-    for (uint32_t v : preorder_)
-      if (v != root_) child_[fill[idom_[v]]++] = v;
-  });
+HeapDominators::Children HeapDominators::unordered_children(ObjectId o) const {
+  build_ranges();
+  const uint32_t first = pre_[o.value()];
+  if (first == UINT32_MAX) return {this, 0, 0};  // unreachable: no children
+  return {this, first + 1, end_[o.value()]};
 }
 
 std::vector<ObjectId> HeapDominators::children(ObjectId o) const {
-  IdRange<ObjectId> kids = unordered_children(o);
-  std::vector<ObjectId> out(kids.begin(), kids.end());
+  std::vector<ObjectId> out;
+  for (ObjectId c : unordered_children(o)) out.push_back(c);
   std::sort(out.begin(), out.end(), [&](ObjectId a, ObjectId b) {
     if (retained_bytes(a) != retained_bytes(b)) return retained_bytes(a) > retained_bytes(b);
     return a < b;
@@ -96,38 +88,30 @@ std::vector<ObjectId> HeapDominators::children(ObjectId o) const {
 }
 
 std::vector<uint64_t> HeapDominators::subtree_sums(std::vector<uint64_t> weight) const {
-  for (size_t i = preorder_.size(); i-- > 0;)
-    if (preorder_[i] != root_) weight[idom_[preorder_[i]]] += weight[preorder_[i]];
+  build_ranges();
+  for (size_t i = order_.size(); i-- > 0;)
+    if (order_[i] != root_) weight[idom_[order_[i]]] += weight[order_[i]];
   return weight;
 }
 
-// Walks the dominator tree depth first with an explicit stack, keeping for each key how many
-// objects of that key are open on the current path: an object adds its retained size only
-// when none of its dominators has its key. O(nodes), no recursion.
+// Goes through the dominator tree's depth-first order keeping the path from the root open, and
+// for each key how many objects of that key are on the path: an object adds its retained size
+// only when none of its dominators has its key. O(nodes).
 std::vector<uint64_t> HeapDominators::dominated_by_keys(const HeapGraph& g,
                                                         const std::vector<uint32_t>& keys,
                                                         size_t key_count) const {
-  build_children();
+  build_ranges();
   std::vector<uint64_t> total(key_count, 0);
   std::vector<uint32_t> open(key_count, 0);
   const uint32_t n = static_cast<uint32_t>(g.object_count());
-  struct Frame {
-    uint32_t node, next_child;
-  };
-  std::vector<Frame> stack{{root_, child_begin_[root_]}};
   auto key_of = [&](uint32_t v) { return v < n ? keys[v] : UINT32_MAX; };
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next_child == child_begin_[f.node + 1]) {
-      if (uint32_t k = key_of(f.node); k != UINT32_MAX) --open[k];
-      stack.pop_back();
-      continue;
-    }
-    uint32_t child = child_[f.next_child++];
-    if (uint32_t k = key_of(child); k != UINT32_MAX) {
-      if (open[k]++ == 0) total[k] += retained_bytes_[child];
-    }
-    stack.push_back({child, child_begin_[child]});
+  std::vector<uint32_t> path;
+  for (uint32_t pos = 0; pos < order_.size(); ++pos) {
+    for (; !path.empty() && end_[path.back()] <= pos; path.pop_back())
+      if (uint32_t k = key_of(path.back()); k != UINT32_MAX) --open[k];
+    const uint32_t v = order_[pos];
+    if (uint32_t k = key_of(v); k != UINT32_MAX && open[k]++ == 0) total[k] += retained_bytes_[v];
+    path.push_back(v);
   }
   return total;
 }
@@ -159,70 +143,63 @@ std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(
 
   std::vector<Majority> out(key_count);
   for (uint32_t k = 0; k < key_count; ++k) out[k] = {ObjectId(root_), members(k)};
-  // Depth of the shallowest member of each key on the current path (UINT32_MAX: none).
+  // Depth of the shallowest member of each key on the path from the root (UINT32_MAX: none).
   std::vector<uint32_t> shallowest(key_count, UINT32_MAX);
-  struct Frame {
-    uint32_t node, next_child;
-  };
-  std::vector<Frame> stack{{root_, child_begin_[root_]}};
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    if (f.next_child == child_begin_[f.node + 1]) {
-      if (uint32_t k = key_of(f.node); k != UINT32_MAX && shallowest[k] == stack.size() - 1)
+  std::vector<uint32_t> path;  // open at pos: the root, ..., the node at pos
+  for (uint32_t pos = 0; pos < order_.size(); ++pos) {
+    for (; !path.empty() && end_[path.back()] <= pos; path.pop_back())
+      if (uint32_t k = key_of(path.back()); k != UINT32_MAX && shallowest[k] == path.size() - 1)
         shallowest[k] = UINT32_MAX;
-      stack.pop_back();
-      continue;
-    }
-    const uint32_t child = child_[f.next_child++];
-    stack.push_back({child, child_begin_[child]});
-    const uint32_t k = key_of(child);
+    const uint32_t v = order_[pos];
+    path.push_back(v);
+    const uint32_t k = key_of(v);
     if (k == UINT32_MAX) continue;
-    const uint32_t depth = static_cast<uint32_t>(stack.size() - 1);
+    const uint32_t depth = static_cast<uint32_t>(path.size() - 1);
     if (shallowest[k] == UINT32_MAX) shallowest[k] = depth;
-    if (positions[begin[k] + (members(k) - 1) / 2] != pre_[child]) continue;  // not the median
+    if (positions[begin[k] + (members(k) - 1) / 2] != pos) continue;  // not the median
     // The deepest node of the path holding a majority (the root holds every member).
     uint32_t lo = 0, hi = depth;
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo + 1) / 2;
-      if (members_under(k, stack[mid].node) * 2 > members(k))
+      if (members_under(k, path[mid]) * 2 > members(k))
         lo = mid;
       else
         hi = mid - 1;
     }
     // No deeper than above the first member on the way down.
     const uint32_t at = std::min(lo, shallowest[k] - 1);
-    out[k] = {ObjectId(stack[at].node), members_under(k, stack[at].node)};
+    out[k] = {ObjectId(path[at]), members_under(k, path[at])};
   }
   return out;
 }
 
-// The dominator tree's depth-first order, with an explicit stack.
+// The dominator tree's depth-first order, made from the tree's own order of the reachable nodes
+// (order_ as compute() left it: each after its dominator), in place, without a list of
+// children: subtree sizes summed bottom up (that order reversed), then, top down, each node
+// placed where its parent's next child goes, past the subtrees of its earlier siblings (its
+// children in the order the tree listed them). Until the end of that pass, end_ of a node not yet
+// placed is its subtree's size, and of one placed where its next child goes: once its last child
+// is placed, the end of its subtree.
 void HeapDominators::build_ranges() const {
-  build_children();
   std::call_once(*ranges_once_, [this] {
-    const size_t nodes = idom_.size();
-    pre_.assign(nodes, UINT32_MAX);
-    end_.assign(nodes, 0);
-    order_.clear();
-    order_.reserve(preorder_.size());
-    struct Frame {
-      uint32_t node, next_child;
-    };
-    std::vector<Frame> stack{{root_, child_begin_[root_]}};
-    pre_[root_] = 0;
-    order_.push_back(root_);
-    while (!stack.empty()) {
-      Frame& f = stack.back();
-      if (f.next_child == child_begin_[f.node + 1]) {
-        end_[f.node] = static_cast<uint32_t>(order_.size());
-        stack.pop_back();
-        continue;
-      }
-      uint32_t child = child_[f.next_child++];
-      pre_[child] = static_cast<uint32_t>(order_.size());
-      order_.push_back(child);
-      stack.push_back({child, child_begin_[child]});
+    end_.assign(idom_.size(), 0);
+    for (size_t i = order_.size(); i-- > 0;) {
+      const uint32_t v = order_[i];
+      ++end_[v];
+      if (v != root_) end_[idom_[v]] += end_[v];
     }
+    pre_.assign(idom_.size(), UINT32_MAX);
+    for (uint32_t v : order_) {  // the root first
+      uint32_t at = 0;
+      if (v != root_) {
+        at = end_[idom_[v]];
+        end_[idom_[v]] += end_[v];
+      }
+      pre_[v] = at;
+      end_[v] = at + 1;
+    }
+    for (uint32_t v = 0; v < pre_.size(); ++v)
+      if (pre_[v] != UINT32_MAX) order_[pre_[v]] = v;
   });
 }
 

@@ -58,30 +58,37 @@ TEST(GroupRetention, TwoInstancesSharingAStringRetainItTogether) {
   EXPECT_TRUE(seen);
 }
 
+// A random heap: up to max_objects objects of up to max_classes classes, each referencing up to
+// max_fanout others, one in ten a weak map.
+std::string random_dump(std::mt19937& rng, int max_objects, int max_classes, int max_fanout) {
+  const int objects = 2 + static_cast<int>(rng() % max_objects);
+  const int classes = 1 + static_cast<int>(rng() % max_classes);
+  const int fanout = static_cast<int>(rng() % max_fanout);
+  auto address = [](int i) { return uint64_t(0x1000 + 0x10 * i); };
+  std::vector<uint64_t> roots(1 + rng() % 3);
+  for (uint64_t& r : roots) r = address(rng() % objects);
+  std::string dump = root("vm", roots);
+  for (int c = 0; c < classes; ++c)
+    dump += record(0x100 + 0x10 * c, "CLASS", 0x100, {}, 0,
+                   ("\"name\":\"C" + std::to_string(c) + "\", ").c_str());
+  for (int i = 0; i < objects; ++i) {
+    std::vector<uint64_t> refs;
+    for (int e = 0, k = static_cast<int>(rng() % (fanout + 1)); e < k; ++e)
+      refs.push_back(address(rng() % objects));
+    const bool weak = rng() % 10 == 0;
+    dump += record(address(i), weak ? "DATA" : "OBJECT", 0x100 + 0x10 * (rng() % classes), refs,
+                   1 + rng() % 100, weak ? R"("struct":"weakmap", )" : "");
+  }
+  return dump;
+}
+
 // Random heaps: few classes over few objects (most groups settled by their own walk), or up to
 // 200 classes over 500 objects (more than the 64 groups one shared walk settles at once).
 void match_brute_force_on_random_graphs(int rounds, int max_objects, int max_classes,
                                         int max_fanout) {
   std::mt19937 rng(20261123);
   for (int round = 0; round < rounds; ++round) {
-    const int objects = 2 + static_cast<int>(rng() % max_objects);
-    const int classes = 1 + static_cast<int>(rng() % max_classes);
-    const int fanout = static_cast<int>(rng() % max_fanout);
-    auto address = [](int i) { return uint64_t(0x1000 + 0x10 * i); };
-    std::vector<uint64_t> roots(1 + rng() % 3);
-    for (uint64_t& r : roots) r = address(rng() % objects);
-    std::string dump = root("vm", roots);
-    for (int c = 0; c < classes; ++c)
-      dump += record(0x100 + 0x10 * c, "CLASS", 0x100, {}, 0,
-                     ("\"name\":\"C" + std::to_string(c) + "\", ").c_str());
-    for (int i = 0; i < objects; ++i) {
-      std::vector<uint64_t> refs;
-      for (int e = 0, k = static_cast<int>(rng() % (fanout + 1)); e < k; ++e)
-        refs.push_back(address(rng() % objects));
-      const bool weak = rng() % 10 == 0;
-      dump += record(address(i), weak ? "DATA" : "OBJECT", 0x100 + 0x10 * (rng() % classes), refs,
-                     1 + rng() % 100, weak ? R"("struct":"weakmap", )" : "");
-    }
+    const std::string dump = random_dump(rng, max_objects, max_classes, max_fanout);
     HeapGraph g = load_graph(dump);
     HeapDominators d = HeapDominators::compute(g);
     auto by_class =
@@ -99,6 +106,72 @@ TEST(GroupRetention, MatchesBruteForceOnRandomGraphs) {
 
 TEST(GroupRetention, MatchesBruteForceWithManyGroups) {
   match_brute_force_on_random_graphs(20, 500, 200, 5);
+}
+
+// The walks of the dominator tree (its children, what a group dominates, a group's majority
+// dominator) against the tree's definition by idom, node by node, on random heaps.
+TEST(DominatorTreeWalks, MatchTheIdomsOnRandomGraphs) {
+  std::mt19937 rng(20261127);
+  for (int round = 0; round < 200; ++round) {
+    const std::string dump = random_dump(rng, 60, 6, 4);
+    HeapGraph g = load_graph(dump);
+    HeapDominators d = HeapDominators::compute(g);
+    const uint32_t nodes = static_cast<uint32_t>(g.object_count() + 1);
+    auto reachable = [&](uint32_t v) {
+      return v == g.virtual_root().value() || d.reachable(ObjectId(v));
+    };
+    auto above = [&](uint32_t x, uint32_t v) {  // x dominates v, v included
+      for (ObjectId o(v);; o = d.idom(o)) {
+        if (o.value() == x) return true;
+        if (o == g.virtual_root()) return false;
+      }
+    };
+    for (uint32_t v = 0; v < nodes; ++v) {
+      std::vector<uint32_t> kids, expected;
+      for (ObjectId c : d.unordered_children(ObjectId(v))) kids.push_back(c.value());
+      if (reachable(v))
+        for (uint32_t w = 0; w + 1 < nodes; ++w)
+          if (d.reachable(ObjectId(w)) && d.idom(ObjectId(w)) == ObjectId(v)) expected.push_back(w);
+      std::sort(kids.begin(), kids.end());
+      ASSERT_EQ(kids, expected) << "round " << round << ", node " << v << "\n" << dump;
+    }
+    const uint32_t classes = static_cast<uint32_t>(g.class_count());
+    auto key = [&](ObjectId o) { return g.class_of(o).value(); };
+    const std::vector<uint64_t> dominated = d.dominated_by(g, classes, key);
+    const std::vector<HeapDominators::Majority> majority = d.majority_dominators(g, classes, key);
+    for (uint32_t c = 0; c < classes; ++c) {
+      std::vector<uint32_t> members;
+      for (uint32_t o = 0; o + 1 < nodes; ++o)
+        if (d.reachable(ObjectId(o)) && key(ObjectId(o)) == c) members.push_back(o);
+      auto member = [&](uint32_t v) {
+        return std::find(members.begin(), members.end(), v) != members.end();
+      };
+      uint64_t bytes = 0;  // the members no other member dominates
+      for (uint32_t m : members) {
+        bool inside_another = false;
+        for (uint32_t x : members) inside_another = inside_another || (x != m && above(x, m));
+        if (!inside_another) bytes += d.retained_bytes(ObjectId(m));
+      }
+      EXPECT_EQ(dominated[c], bytes) << "round " << round << ", class " << c;
+      auto under = [&](uint32_t x) {
+        return uint64_t(
+            std::count_if(members.begin(), members.end(), [&](uint32_t m) { return above(x, m); }));
+      };
+      // Down from the root while one child holds more than half the members and is not one.
+      uint32_t at = g.virtual_root().value();
+      for (bool down = true; down;) {
+        down = false;
+        for (ObjectId ch : d.unordered_children(ObjectId(at)))
+          if (under(ch.value()) * 2 > members.size() && !member(ch.value())) {
+            at = ch.value();
+            down = true;
+            break;
+          }
+      }
+      EXPECT_EQ(majority[c].node, ObjectId(at)) << "round " << round << ", class " << c;
+      EXPECT_EQ(majority[c].members, under(at)) << "round " << round << ", class " << c;
+    }
+  }
 }
 
 }  // namespace
