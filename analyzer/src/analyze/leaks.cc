@@ -91,8 +91,7 @@ void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
   for (uint32_t k = 0; k < leaks.size(); ++k) wanted[k] = k;
   const std::vector<uint64_t> retained =
       leaks.empty() ? std::vector<uint64_t>()
-                    : dom.retained_by(
-                          g, leaks.size(), [&](ObjectId o) { return leak_of[o.value()]; }, wanted);
+                    : dom.retained_by_keys(g, leak_of, leaks.size(), wanted);
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
       find_holders(g, dom, leak_of, leaks.size());
   // What GC roots hold directly, by leak and category: a VM table (the finalizer table, which
@@ -125,7 +124,7 @@ std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g,
                                                         size_t groups) {
   std::vector<std::pair<ObjectId, uint64_t>> out(groups, {ObjectId::none(), 0});
   const std::vector<HeapDominators::Majority> majority =
-      dom.majority_dominators(g, groups, [&](ObjectId o) { return group_of[o.value()]; });
+      dom.majority_dominators_keys(g, group_of, groups);
   std::vector<bool> by_references(groups, false);
   for (uint32_t k = 0; k < groups; ++k) {
     if (majority[k].node != g.virtual_root())
@@ -170,10 +169,12 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   const HeapGraph& last = *dumps.back();
   report.heap_bytes = dom.retained_bytes(last.virtual_root());
 
-  // The objects of each group in each dump that its roots reach.
+  // The objects of each group in each dump that its roots reach. One array of the last dump's
+  // objects goes through the steps below: each object's group, its group while born since the
+  // first dump, its growing group, its leak (UINT32_MAX: none).
   GroupTable table;
   std::vector<std::vector<uint64_t>> counts;
-  std::vector<uint32_t> group_of;  // of the last dump's objects
+  std::vector<uint32_t> of_last;
   for (size_t d = 0; d < dumps.size(); ++d) {
     const HeapGraph* g = dumps[d];
     const std::vector<bool>* known =
@@ -188,7 +189,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
         if (grp >= c.size()) c.resize(grp + 1, 0);
         ++c[grp];
       }
-    if (g == &last) group_of = std::move(of);
+    if (g == &last) of_last = std::move(of);
   }
   for (auto& c : counts) c.resize(table.size(), 0);
 
@@ -196,13 +197,15 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   const ObjectMatcher matcher(first, last);
   report.match = matcher.method();
   const uint32_t n = static_cast<uint32_t>(last.object_count());
-  std::vector<uint32_t> born_group(n, GroupTable::kNoGroup);
+  std::vector<uint32_t>& born_group = of_last;
   std::vector<uint64_t> born_count(table.size(), 0), born_bytes(table.size(), 0);
   std::vector<ObjectId> example(table.size());
   for (uint32_t i = 0; i < n; ++i) {
-    if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) continue;
-    const uint32_t grp = group_of[i];
-    born_group[i] = grp;
+    if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) {
+      born_group[i] = GroupTable::kNoGroup;
+      continue;
+    }
+    const uint32_t grp = born_group[i];
     if (born_count[grp]++ == 0) example[grp] = ObjectId(i);
     add_saturating(born_bytes[grp], last.memsize(ObjectId(i)));
     ++report.born;
@@ -232,12 +235,14 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     growing_group.push_back(grp);
   }
   report.groups = growing.size();
-  std::vector<uint32_t> growing_of(n, UINT32_MAX);  // the born objects of growing groups
+  std::vector<uint32_t>& growing_of = of_last;  // the born objects of growing groups
+  static_assert(GroupTable::kNoGroup == UINT32_MAX);
   AppLineVotes app_lines;
   for (uint32_t i = 0; i < n; ++i)
-    if (born_group[i] != GroupTable::kNoGroup && grown[born_group[i]] != GroupTable::kNoGroup) {
-      growing_of[i] = grown[born_group[i]];
-      if (last.has_stacks()) app_lines.add(last, growing_of[i], ObjectId(i));
+    if (growing_of[i] != GroupTable::kNoGroup) {
+      growing_of[i] = grown[growing_of[i]];
+      if (growing_of[i] != UINT32_MAX && last.has_stacks())
+        app_lines.add(last, growing_of[i], ObjectId(i));
     }
   app_lines.give(growing);
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
@@ -301,7 +306,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   // dominate: cheap for every group and every leak at once; the exact set size is computed for
   // the leaks kept).
   const std::vector<uint64_t> held_by_group =
-      dom.dominated_by(last, growing.size(), [&](ObjectId o) { return growing_of[o.value()]; });
+      dom.dominated_by_keys(last, growing_of, growing.size());
   std::vector<uint32_t> order(growing.size());
   for (uint32_t k = 0; k < growing.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -322,11 +327,10 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     leak.growing = leak.growing || lg.growing;
     leak.groups.push_back(std::move(lg));
   }
-  std::vector<uint32_t> leak_of(n, UINT32_MAX);
-  for (uint32_t i = 0; i < n; ++i)
-    if (growing_of[i] != UINT32_MAX) leak_of[i] = leak_index[growing_of[i]];
-  const std::vector<uint64_t> held =
-      dom.dominated_by(last, leaks.size(), [&](ObjectId o) { return leak_of[o.value()]; });
+  std::vector<uint32_t>& leak_of = of_last;
+  for (uint32_t& k : leak_of)
+    if (k != UINT32_MAX) k = leak_index[k];
+  const std::vector<uint64_t> held = dom.dominated_by_keys(last, leak_of, leaks.size());
   std::vector<uint32_t> rank(leaks.size());
   for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = k;
   std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
