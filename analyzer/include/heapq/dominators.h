@@ -123,14 +123,10 @@ class HeapDominators {
 
  private:
   static constexpr uint32_t kUnreachable = UINT32_MAX;  // DominatorTree's kNoDominator
-  // Per node, the scratch of retained_by_set: marks by epoch, and references counted.
-  struct SetWalk {
-    std::vector<uint32_t> mark, from_inside;
-    uint32_t epoch = 0;
-  };
+  // mark: one per node, all 0 (and left so).
   std::optional<uint64_t> retained_by_set(const HeapGraph& graph, std::span<const uint32_t> members,
                                           const std::vector<uint32_t>& in_degree,
-                                          SetWalk& walk) const;
+                                          std::vector<uint32_t>& mark) const;
   void retained_by_walk(const HeapGraph& graph, std::span<const uint32_t> groups,
                         const std::vector<uint32_t>& keys, const std::vector<uint32_t>& slot,
                         std::vector<uint64_t>& freed) const;

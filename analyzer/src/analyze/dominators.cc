@@ -119,7 +119,7 @@ std::vector<uint64_t> HeapDominators::dominated_by_keys(const HeapGraph& g,
 // A node dominating more than half of a group's members has in its subtree (a range of the
 // depth-first order) the group's median member in that order. So the answer lies on the median's
 // path from the root, where the members below each node only decrease going down: a binary
-// search of the path, open on the walk's stack when the walk reaches the median, each step
+// search of the path, kept open as the scan of that order reaches the median, each step
 // counting the members in a subtree by two binary searches of the group's sorted positions.
 std::vector<HeapDominators::Majority> HeapDominators::majority_dominators_keys(
     const HeapGraph& g, const std::vector<uint32_t>& keys, size_t key_count) const {
@@ -217,23 +217,28 @@ void HeapDominators::build_ranges() const {
 std::optional<uint64_t> HeapDominators::retained_by_set(const HeapGraph& g,
                                                         std::span<const uint32_t> members,
                                                         const std::vector<uint32_t>& in_degree,
-                                                        SetWalk& walk) const {
+                                                        std::vector<uint32_t>& mark) const {
   if (members.empty()) return 0;
-  walk.epoch += 3;
-  const uint32_t member = walk.epoch, closure = walk.epoch + 1, entered = walk.epoch + 2;
-  std::vector<uint32_t>& mark = walk.mark;
-  std::vector<uint32_t>& from_inside = walk.from_inside;
+  // mark[v]: 0, kMember, or kReached + v's index in reached (C); all 0 again on return.
+  constexpr uint32_t kMember = 1, kReached = 2;
   uint32_t lca = members[0];
   auto inside = [&](uint32_t top, uint32_t v) {
     return pre_[top] <= pre_[v] && pre_[v] < end_[top];
   };
   for (uint32_t m : members) {
-    mark[m] = member;
+    mark[m] = kMember;
     while (!inside(lca, m)) lca = idom_[lca];  // climbs at most the tree's depth in all
   }
-  if (mark[lca] == member) return retained_bytes_[lca];
-
-  std::vector<uint32_t> reached;  // C
+  std::vector<uint32_t> reached;      // C
+  std::vector<uint32_t> from_inside;  // per node of C: its references from the members and C
+  auto unmark = [&] {
+    for (uint32_t m : members) mark[m] = 0;
+    for (uint32_t v : reached) mark[v] = 0;
+  };
+  if (mark[lca] == kMember) {
+    unmark();
+    return retained_bytes_[lca];
+  }
   // Past half the subtree, or past what a share of the walk of 64 groups costs, give up.
   const size_t budget =
       std::min<size_t>((end_[lca] - pre_[lca]) / 2, members.size() + idom_.size() / 64);
@@ -241,40 +246,43 @@ std::optional<uint64_t> HeapDominators::retained_by_set(const HeapGraph& g,
     if (!g.retains_from(v)) return;
     for (ObjectId t : g.references(ObjectId(v))) {
       const uint32_t w = t.value();
-      if (mark[w] == member || !inside(lca, w)) continue;
-      ++from_inside[w];
-      if (mark[w] != closure) {
-        mark[w] = closure;
+      if (mark[w] == kMember || !inside(lca, w)) continue;
+      if (mark[w] == 0) {
+        mark[w] = kReached + static_cast<uint32_t>(reached.size());
         reached.push_back(w);
+        from_inside.push_back(0);
       }
+      ++from_inside[mark[w] - kReached];
     }
   };
   for (size_t i = 0; i < members.size() && reached.size() <= budget; ++i) follow(members[i]);
   for (size_t i = 0; i < reached.size() && reached.size() <= budget; ++i) follow(reached[i]);
   std::optional<uint64_t> freed;
   if (reached.size() <= budget) {
+    // What a path from outside enters (by index in C), and all it reaches in C from there.
+    std::vector<bool> entered(reached.size(), false);
     std::vector<uint32_t> queue;
-    for (uint32_t v : reached)
-      if (in_degree[v] > from_inside[v]) {
-        mark[v] = entered;
-        queue.push_back(v);
+    for (uint32_t i = 0; i < reached.size(); ++i)
+      if (in_degree[reached[i]] > from_inside[i]) {
+        entered[i] = true;
+        queue.push_back(i);
       }
     for (size_t head = 0; head < queue.size(); ++head) {
-      const uint32_t v = queue[head];
+      const uint32_t v = reached[queue[head]];
       if (!g.retains_from(v)) continue;
       for (ObjectId t : g.references(ObjectId(v)))
-        if (mark[t.value()] == closure) {
-          mark[t.value()] = entered;
-          queue.push_back(t.value());
+        if (const uint32_t m = mark[t.value()]; m >= kReached && !entered[m - kReached]) {
+          entered[m - kReached] = true;
+          queue.push_back(m - kReached);
         }
     }
     uint64_t bytes = 0;
     for (uint32_t m : members) add_saturating(bytes, g.memsize(ObjectId(m)));
-    for (uint32_t v : reached)
-      if (mark[v] == closure) add_saturating(bytes, g.memsize(ObjectId(v)));
+    for (uint32_t i = 0; i < reached.size(); ++i)
+      if (!entered[i]) add_saturating(bytes, g.memsize(ObjectId(reached[i])));
     freed = bytes;
   }
-  for (uint32_t v : reached) from_inside[v] = 0;
+  unmark();
   return freed;
 }
 
@@ -365,10 +373,10 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
         if (pre_[t.value()] != UINT32_MAX) ++in_degree[t.value()];
   std::vector<uint64_t> by_slot(wanted.size(), 0);
   std::vector<uint32_t> walked;  // slots the local walk could not settle
-  SetWalk walk{std::vector<uint32_t>(idom_.size(), 0), std::vector<uint32_t>(idom_.size(), 0)};
+  std::vector<uint32_t> mark(idom_.size(), 0);
   for (uint32_t i = 0; i < wanted.size(); ++i) {
     std::optional<uint64_t> freed = retained_by_set(
-        g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]), in_degree, walk);
+        g, std::span(members).subspan(begin[i], begin[i + 1] - begin[i]), in_degree, mark);
     if (freed) {
       by_slot[i] = *freed;
     } else {
@@ -376,7 +384,7 @@ std::vector<uint64_t> HeapDominators::retained_by_keys(const HeapGraph& g,
     }
   }
   std::vector<uint32_t>().swap(in_degree);
-  walk = SetWalk();
+  std::vector<uint32_t>().swap(mark);
   for (size_t first = 0; first < walked.size(); first += 64)
     retained_by_walk(g,
                      std::span(walked).subspan(first, std::min<size_t>(64, walked.size() - first)),
