@@ -35,6 +35,9 @@ class ObjectMatcher {
   const HeapGraph& after_;
   MatchMethod method_;
   std::vector<uint64_t> before_seqs_;  // sorted, with kSeq
+  // before_'s objects by address: the matcher's own, freed with it, rather than one the graph
+  // would keep for as long as it lives.
+  AddressIndex before_index_;
 };
 
 // Groups of objects by class and allocation site (file, line, method; for a Proc, where its

@@ -69,6 +69,29 @@ struct StringValue {
   bool interned = false;  // an fstring: Ruby's table of deduplicated strings holds it
 };
 
+// Object ids by address over an address column: an open-addressing table of 4-byte cells, 5.3
+// bytes an object (heap_graph.cc). A graph keeps one, built the first time it looks an address
+// up; one that looks up many addresses once (matching the objects of two dumps) may build its
+// own and free it with the rest of its state. The column is given to each call: it is the one
+// the index was built over, which may have moved since with its graph.
+class AddressIndex {
+ public:
+  AddressIndex() = default;
+  explicit AddressIndex(const AddressColumn& addresses);
+  // Records that repeat an address seen before: the first one is the one found.
+  size_t duplicates() const { return duplicates_; }
+  std::optional<ObjectId> find(const AddressColumn& addresses, uint64_t address) const;
+  // Hints for a run of finds: ask for the cell of an address some finds ahead, then for its
+  // object's address a few finds later, so that each find waits for memory no more.
+  void prefetch_cell(uint64_t address) const;
+  void prefetch_object(const AddressColumn& addresses, uint64_t address) const;
+
+ private:
+  std::vector<uint32_t> cells_;
+  size_t objects_ = 0;
+  size_t duplicates_ = 0;
+};
+
 class HeapGraph {
  public:
   HeapGraph() = default;
@@ -193,6 +216,8 @@ class HeapGraph {
   // The object at this address, if the dump has one. The address index is built on the first
   // call (commands such as stats never need it); calls from several threads are safe.
   std::optional<ObjectId> find(uint64_t address) const;
+  // Every object's address, in id order (for an AddressIndex of one's own).
+  const AddressColumn& addresses() const { return address_; }
   // Hints for a run of finds: ask for the slot of an address some finds ahead, then for its
   // object's record a few finds later, so that each find waits for memory no more. Both build
   // the index first if need be, as find does.
@@ -249,10 +274,8 @@ class HeapGraph {
   // while no other thread uses the graph.
   void drop_address_index();
 
-  // Open-addressing table of object ids keyed by address (linear probing; heap_graph.cc).
-  mutable std::vector<uint32_t> address_index_;
+  mutable AddressIndex address_index_;
   mutable std::shared_ptr<std::once_flag> index_once_ = std::make_shared<std::once_flag>();
-  mutable size_t duplicate_addresses_ = 0;
 };
 
 }  // namespace heapq

@@ -39,14 +39,19 @@ const char* match_method_name(MatchMethod m) {
 
 ObjectMatcher::ObjectMatcher(const HeapGraph& before, const HeapGraph& after)
     : before_(before), after_(after) {
+  bool by_address = true;  // some objects of after are matched by address
   if (before.has_seq() && after.has_seq()) {
     method_ = MatchMethod::kSeq;
     for (uint32_t i = 0; i < before.object_count(); ++i)
       if (uint64_t s = before.seq(ObjectId(i))) before_seqs_.push_back(s);
     std::sort(before_seqs_.begin(), before_seqs_.end());
+    by_address = false;
+    for (uint32_t i = 0; i < after.object_count() && !by_address; ++i)
+      by_address = after.seq(ObjectId(i)) == 0;
   } else {
     method_ = traced(before) && traced(after) ? MatchMethod::kGeneration : MatchMethod::kAddress;
   }
+  if (by_address) before_index_ = AddressIndex(before.addresses());
 }
 
 bool ObjectMatcher::existed_before(ObjectId o) const {
@@ -58,10 +63,11 @@ bool ObjectMatcher::existed_before(ObjectId o) const {
   // Callers go through the objects in id order: ask ahead for what later calls will read.
   constexpr uint32_t kSlotAhead = 16, kObjectAhead = 8;
   if (o.value() + kSlotAhead < after_.object_count())
-    before_.prefetch_slot(after_.address(ObjectId(o.value() + kSlotAhead)));
+    before_index_.prefetch_cell(after_.address(ObjectId(o.value() + kSlotAhead)));
   if (o.value() + kObjectAhead < after_.object_count())
-    before_.prefetch_object(after_.address(ObjectId(o.value() + kObjectAhead)));
-  const std::optional<ObjectId> b = before_.find(after_.address(o));
+    before_index_.prefetch_object(before_.addresses(),
+                                  after_.address(ObjectId(o.value() + kObjectAhead)));
+  const std::optional<ObjectId> b = before_index_.find(before_.addresses(), after_.address(o));
   if (!b || before_.type(*b) != after_.type(o) || !same_class(before_, *b, after_, o)) return false;
   if (method_ == MatchMethod::kAddress) return true;
   const uint32_t was = before_.generation(*b), is = after_.generation(o);

@@ -193,22 +193,25 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   }
   for (auto& c : counts) c.resize(table.size(), 0);
 
-  // Objects of the last dump born after the first, by group (garbage not yet swept aside).
-  const ObjectMatcher matcher(first, last);
-  report.match = matcher.method();
+  // Objects of the last dump born after the first, by group (garbage not yet swept aside). The
+  // matcher's index of the first dump's addresses is freed once they are known.
   const uint32_t n = static_cast<uint32_t>(last.object_count());
   std::vector<uint32_t>& born_group = of_last;
   std::vector<uint64_t> born_count(table.size(), 0), born_bytes(table.size(), 0);
   std::vector<ObjectId> example(table.size());
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) {
-      born_group[i] = GroupTable::kNoGroup;
-      continue;
+  {
+    const ObjectMatcher matcher(first, last);
+    report.match = matcher.method();
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) {
+        born_group[i] = GroupTable::kNoGroup;
+        continue;
+      }
+      const uint32_t grp = born_group[i];
+      if (born_count[grp]++ == 0) example[grp] = ObjectId(i);
+      add_saturating(born_bytes[grp], last.memsize(ObjectId(i)));
+      ++report.born;
     }
-    const uint32_t grp = born_group[i];
-    if (born_count[grp]++ == 0) example[grp] = ObjectId(i);
-    add_saturating(born_bytes[grp], last.memsize(ObjectId(i)));
-    ++report.born;
   }
 
   // The growing groups, each with its holder.

@@ -51,58 +51,70 @@ size_t probe(const std::vector<uint32_t>& table, const IndexShape& shape,
 
 }  // namespace
 
-size_t HeapGraph::build_address_index() const {
-  std::call_once(*index_once_, [this] {
-    const size_t n = address_.size();
-    // At most 3/4 full: linear probing still finds an address in about 2.5 probes, which
-    // mostly share a cache line and mostly end at the tag.
-    address_index_.assign(std::max<size_t>(16, n + n / 3 + 1), kEmptyCell);
-    const IndexShape shape(n, address_index_.size());
-    // Each insert starts at a random cell, far bigger a table than the caches: the cell of
-    // an insert some ahead is asked for meanwhile.
-    constexpr size_t kAhead = 16;
-    for (uint32_t id = 0; id < n; ++id) {
-      if (id + kAhead < n)
-        __builtin_prefetch(&address_index_[shape.first_cell(address_hash(address_[id + kAhead]))]);
-      const uint64_t hash = address_hash(address_[id]);
-      uint32_t& c = address_index_[probe(address_index_, shape, address_, address_[id], hash)];
-      if (c == kEmptyCell)
-        c = shape.tag(hash) | id;
-      else
-        ++duplicate_addresses_;  // the first record wins
-    }
-  });
-  return duplicate_addresses_;
+AddressIndex::AddressIndex(const AddressColumn& addresses) : objects_(addresses.size()) {
+  const size_t n = objects_;
+  // At most 3/4 full: linear probing still finds an address in about 2.5 probes, which mostly
+  // share a cache line and mostly end at the tag.
+  cells_.assign(std::max<size_t>(16, n + n / 3 + 1), kEmptyCell);
+  const IndexShape shape(n, cells_.size());
+  // Each insert starts at a random cell, far bigger a table than the caches: the cell of an
+  // insert some ahead is asked for meanwhile.
+  constexpr size_t kAhead = 16;
+  for (uint32_t id = 0; id < n; ++id) {
+    if (id + kAhead < n)
+      __builtin_prefetch(&cells_[shape.first_cell(address_hash(addresses[id + kAhead]))]);
+    const uint64_t hash = address_hash(addresses[id]);
+    uint32_t& c = cells_[probe(cells_, shape, addresses, addresses[id], hash)];
+    if (c == kEmptyCell)
+      c = shape.tag(hash) | id;
+    else
+      ++duplicates_;  // the first record wins
+  }
 }
 
-void HeapGraph::drop_address_index() {
-  std::vector<uint32_t>().swap(address_index_);
-  index_once_ = std::make_shared<std::once_flag>();
-  duplicate_addresses_ = 0;  // counted again, the same, if it is built again
-}
-
-std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
-  build_address_index();
-  const IndexShape shape(address_.size(), address_index_.size());
-  const uint32_t c =
-      address_index_[probe(address_index_, shape, address_, address, address_hash(address))];
+std::optional<ObjectId> AddressIndex::find(const AddressColumn& addresses, uint64_t address) const {
+  const IndexShape shape(objects_, cells_.size());
+  const uint32_t c = cells_[probe(cells_, shape, addresses, address, address_hash(address))];
   if (c == kEmptyCell) return std::nullopt;
   return ObjectId(c & shape.id_mask);
 }
 
+void AddressIndex::prefetch_cell(uint64_t address) const {
+  const IndexShape shape(objects_, cells_.size());
+  __builtin_prefetch(&cells_[shape.first_cell(address_hash(address))]);
+}
+
+void AddressIndex::prefetch_object(const AddressColumn& addresses, uint64_t address) const {
+  const IndexShape shape(objects_, cells_.size());
+  const uint64_t hash = address_hash(address);
+  const uint32_t c = cells_[shape.first_cell(hash)];
+  if (c != kEmptyCell && (c & ~shape.id_mask) == shape.tag(hash))
+    __builtin_prefetch(addresses.at(c & shape.id_mask));
+}
+
+size_t HeapGraph::build_address_index() const {
+  std::call_once(*index_once_, [this] { address_index_ = AddressIndex(address_); });
+  return address_index_.duplicates();
+}
+
+void HeapGraph::drop_address_index() {
+  address_index_ = AddressIndex();
+  index_once_ = std::make_shared<std::once_flag>();
+}
+
+std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
+  build_address_index();
+  return address_index_.find(address_, address);
+}
+
 void HeapGraph::prefetch_slot(uint64_t address) const {
   build_address_index();
-  const IndexShape shape(address_.size(), address_index_.size());
-  __builtin_prefetch(&address_index_[shape.first_cell(address_hash(address))]);
+  address_index_.prefetch_cell(address);
 }
 
 void HeapGraph::prefetch_object(uint64_t address) const {
   build_address_index();
-  const IndexShape shape(address_.size(), address_index_.size());
-  const uint64_t hash = address_hash(address);
-  const uint32_t c = address_index_[shape.first_cell(hash)];
-  if (c != kEmptyCell && (c & ~shape.id_mask) == shape.tag(hash))
-    __builtin_prefetch(address_.at(c & shape.id_mask));
+  address_index_.prefetch_object(address_, address);
 }
 
 void HeapGraph::drop_empty_fields() {

@@ -49,5 +49,23 @@ TEST(AddressIndex, FindsEveryObjectAtEverySize) {
   }
 }
 
+// An index of one's own over a graph's addresses finds what the graph's finds, counts the same
+// repeated address, and serves the graph's column after the graph has moved.
+TEST(AddressIndex, OneOfOnesOwnOverAGraphsAddresses) {
+  auto [graph, report] = testing::load_text(dump_of(5000));
+  ASSERT_TRUE(graph.ok());
+  const AddressIndex index(graph.value().addresses());
+  EXPECT_EQ(index.duplicates(), 1u);
+  const HeapGraph g = std::move(graph.value());
+  for (uint64_t i = 0; i < 5000; ++i) {
+    index.prefetch_cell(address_of(i + 16));
+    index.prefetch_object(g.addresses(), address_of(i + 8));
+    ASSERT_EQ(index.find(g.addresses(), address_of(i)), g.find(address_of(i))) << i;
+    ASSERT_EQ(index.find(g.addresses(), address_of(i)), ObjectId(static_cast<uint32_t>(i)));
+  }
+  EXPECT_FALSE(index.find(g.addresses(), address_of(5000)).has_value());
+  EXPECT_FALSE(index.find(g.addresses(), address_of(3) + 8).has_value());
+}
+
 }  // namespace
 }  // namespace heapq
