@@ -218,10 +218,9 @@ class HeapGraph {
   std::optional<ObjectId> find(uint64_t address) const;
   // Every object's address, in id order (for an AddressIndex of one's own).
   const AddressColumn& addresses() const { return address_; }
-  // Hints for a run of finds: ask for the slot of an address some finds ahead, then for its
-  // object's record a few finds later, so that each find waits for memory no more. Both build
-  // the index first if need be, as find does.
-  void prefetch_slot(uint64_t address) const;
+  // AddressIndex's hints for a run of finds; both build the index first if need be, as find
+  // does.
+  void prefetch_cell(uint64_t address) const;
   void prefetch_object(uint64_t address) const;
 
   // Frees the references (every object's and the roots' edges; roots() stays): an older dump

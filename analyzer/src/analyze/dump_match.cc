@@ -61,9 +61,9 @@ bool ObjectMatcher::existed_before(ObjectId o) const {
   // was stopped and started again, when the earlier dump may have known it with a seq. It is
   // matched by address, type and class, and by GC generation where both dumps have it.
   // Callers go through the objects in id order: ask ahead for what later calls will read.
-  constexpr uint32_t kSlotAhead = 16, kObjectAhead = 8;
-  if (o.value() + kSlotAhead < after_.object_count())
-    before_index_.prefetch_cell(after_.address(ObjectId(o.value() + kSlotAhead)));
+  constexpr uint32_t kCellAhead = 16, kObjectAhead = 8;
+  if (o.value() + kCellAhead < after_.object_count())
+    before_index_.prefetch_cell(after_.address(ObjectId(o.value() + kCellAhead)));
   if (o.value() + kObjectAhead < after_.object_count())
     before_index_.prefetch_object(before_.addresses(),
                                   after_.address(ObjectId(o.value() + kObjectAhead)));

@@ -359,12 +359,12 @@ class GraphBuilder::Builder {
     size_t r = 0;
     // The address index is far bigger than the caches: each find would wait for two reads
     // from memory (its slot, then the object's address). Both are asked for ahead.
-    constexpr size_t kSlotAhead = 16, kObjectAhead = 8;
+    constexpr size_t kCellAhead = 16, kObjectAhead = 8;
     for (uint32_t k = 0; k < objects; ++k) {
       const uint32_t i = b.first_object + k;
       const size_t first = out.targets.size();
       for (const size_t stop = b.ends[k]; r < stop; ++r) {
-        if (r + kSlotAhead < end) g_.prefetch_slot(b.refs[r + kSlotAhead]);
+        if (r + kCellAhead < end) g_.prefetch_cell(b.refs[r + kCellAhead]);
         if (r + kObjectAhead < end) g_.prefetch_object(b.refs[r + kObjectAhead]);
         std::optional<ObjectId> to = g_.find(b.refs[r]);
         if (!to) {

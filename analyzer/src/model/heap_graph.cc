@@ -107,7 +107,7 @@ std::optional<ObjectId> HeapGraph::find(uint64_t address) const {
   return address_index_.find(address_, address);
 }
 
-void HeapGraph::prefetch_slot(uint64_t address) const {
+void HeapGraph::prefetch_cell(uint64_t address) const {
   build_address_index();
   address_index_.prefetch_cell(address);
 }

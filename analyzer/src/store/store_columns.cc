@@ -127,6 +127,7 @@ Result<bool> StoreReader::read_columns() {
   auto read_packed = [&]<typename T>(const char* column, std::vector<T> plain, auto& to) {
     Status st = read(column, plain);
     to.clear();
+    to.reserve(plain.size());
     for (T v : plain) to.push_back(v);
     return st;
   };
