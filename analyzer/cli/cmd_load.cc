@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include "cli/command.h"
 #include "cli/input.h"
@@ -52,6 +53,31 @@ extern "C" void remove_temp_and_reraise(int sig) {
   std::raise(sig);
 }
 
+// A load into a server: what it added so far ("#5, #6"), and whether a dump is being written.
+char g_added[2048];
+volatile std::sig_atomic_t g_server_writing = 0;
+
+void append_added(int64_t id) {
+  const size_t used = std::strlen(g_added);
+  if (used + 32 < sizeof g_added)
+    std::snprintf(g_added + used, sizeof g_added - used, "%s#%lld", used ? ", " : "",
+                  static_cast<long long>(id));
+}
+
+// Stops a load into a server: the statements running are cancelled, and the load, seeing them
+// fail, drops the dump it was writing and says what it added. Between two dumps' writing
+// (reading a dump) nothing is left to undo: heapq says what it added and stops at once.
+extern "C" void stop_server_load(int sig) {
+  cancel_server_statements();
+  if (g_server_writing) return;
+  const char* parts[] = {"heapq: interrupted; this load added ", g_added[0] ? g_added : "nothing",
+                         g_added[0] ? " to the store, nothing more\n" : " to the store\n"};
+  for (const char* p : parts)
+    if (::write(STDERR_FILENO, p, std::strlen(p)) < 0) break;
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 // Removes the unfinished store on Ctrl-C, kill or a closed terminal; restores the handlers
 // when the load is over. The signals wait from construction until watch() names the file, so
 // that none comes between its creation and the handler knowing it.
@@ -69,6 +95,13 @@ class InterruptGuard {
   }
   void watch(const std::string& temp) {
     std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
+    unblock();
+  }
+  void watch_server() {
+    struct sigaction action {};
+    action.sa_handler = stop_server_load;
+    sigfillset(&action.sa_mask);
+    for (int sig : kSignals) sigaction(sig, &action, nullptr);
     unblock();
   }
   ~InterruptGuard() {
@@ -111,13 +144,15 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
       std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n",
                    escape_controls(stale).c_str());
     };
-  if (status_line)
-    hooks.writing = [](const std::string& store, bool on) {
-      if (on)
-        std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(store).c_str());
-      else
-        std::fprintf(stderr, "\r\033[K");
-    };
+  hooks.writing = [status_line](const std::string& store, bool on) {
+    g_server_writing = on;
+    if (status_line && on)
+      std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(store).c_str());
+    else if (status_line)
+      std::fprintf(stderr, "\r\033[K");
+  };
+  hooks.added = [](const LoadAnswer::Dump& dump) { append_added(dump.id); };
+  if (is_server_url(options.output)) guard.watch_server();
   HEAPQ_ASSIGN_OR_RETURN(LoadAnswer load,
                          answer_load(args.positional(), options, input_options(global), hooks));
   return render::Answer(std::move(load));

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "heapq/store.h"
 #include "render/text/help.h"
 #include "render/text/terminal_text.h"
 
@@ -110,6 +112,12 @@ size_t help_width(const ParsedArgs& args) {
 
 }  // namespace
 
+extern "C" void cancel_and_reraise(int sig) {
+  heapq::cancel_server_statements();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 int run_heapq(const std::vector<std::string>& args) {
   // The command is the first positional argument; global options may come before or after it.
   const Command* command = nullptr;
@@ -177,6 +185,14 @@ int run_heapq(const std::vector<std::string>& args) {
   if (command->draws && !picture && global->format != OutputFormat::kText)
     return report_error(
         usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));
+  // A server's notices are a stranger's text: escaped, and silent with --quiet.
+  if (!global->quiet)
+    heapq::set_server_notices(
+        [](const std::string& line) { std::fprintf(stderr, "heapq: %s\n", line.c_str()); });
+  // Stopped, heapq leaves no statement running on a server (its connection's end alone would
+  // not stop a query that has sent nothing yet).
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    if (std::signal(sig, cancel_and_reraise) == SIG_IGN) std::signal(sig, SIG_IGN);
   return command->run(*global, *parsed);
 }
 

@@ -241,7 +241,7 @@ class TestServerStore < Test::Unit::TestCase
     with_password = url.sub("heapq@", "heapq:#{secret}@") + "&password=#{secret}"
     dump = leaky_dump(20)
     outputs = [heapq("load", "--to", with_password, dump), heapq("stats", "#{with_password}#1"),
-               heapq("stats", "#{with_password}#9"), heapq("sql", with_password, "SELEC"),
+               heapq("stats", "#{with_password}#9"), heapq("sql", with_password, "SELECT FROM WHERE"),
                heapq("stats", with_password.sub(PG_DIR, "#{PG_DIR}/nowhere"))]
     outputs.each { |out, err, _code| assert_not_match(/#{secret}/, out + err) }
     assert_match(/\*\*\*/, outputs[0][0])

@@ -8,7 +8,7 @@
 namespace heapq {
 
 // Exit statuses of the heapq command, shared by everything that can fail.
-enum class ExitCode : int { kOk = 0, kUsage = 1, kBadInput = 2, kIo = 3 };
+enum class ExitCode : int { kOk = 0, kUsage = 1, kBadInput = 2, kIo = 3, kInterrupted = 130 };
 
 struct Error {
   ExitCode code;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ struct StoreRef {
   std::string file;
   int64_t dump = 0;
 };
+// In a server's URL, '#' after the user and password always selects a dump: what follows must
+// be its number, else the dump is kNotADumpNumber, which read_store refuses.
+inline constexpr int64_t kNotADumpNumber = -2;
 StoreRef parse_store_ref(const std::string& path);
 
 // What `heapq load` records of a dump beside its rows (dumps.host, app, labels).
@@ -85,6 +89,13 @@ bool is_server_url(std::string_view input);
 // The URL with its password (user:PASSWORD@, password=PASSWORD) replaced by "***": what
 // messages and answers show of a server.
 std::string redact_url(std::string_view url);
+// Cancels the statement that each of the process's connections to a server is running, and
+// marks them interrupted: a load then commits nothing more. Safe in a signal handler.
+void cancel_server_statements() noexcept;
+bool server_statements_cancelled() noexcept;
+// Where the NOTICE and WARNING messages of servers go, each a line naming its server, control
+// characters escaped; nowhere by default.
+void set_server_notices(std::function<void(const std::string&)> print);
 // A store to read: a server's URL, or a file that starts with SQLite's header.
 bool is_store(const StoreRef& ref);
 

@@ -31,22 +31,43 @@ Result<std::string> store_path(const std::vector<std::string>& dumps,
   return out;
 }
 
+// What a load into a server stopped by a signal leaves: the dumps it added, none of the rest.
+Error interrupted(const LoadAnswer& a, const std::string& path) {
+  std::string added;
+  for (const LoadAnswer::Dump& d : a.dumps)
+    added += (added.empty() ? "#" : ", #") + std::to_string(d.id) + " (" + d.path + ")";
+  return {ExitCode::kInterrupted,
+          "interrupted: " + path + " and any dump after it were not loaded; " +
+              (added.empty() ? "this load added nothing to " + a.store
+                             : "this load added " + added + " to " + a.store)};
+}
+
 // Each dump in a transaction of its own: what was added before a failure stays.
 Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
                                   const StoreLoadOptions& options, const InputOptions& inputs,
                                   const StoreLoadHooks& hooks) {
   if (options.force) return usage_error("--force replaces a store file; a server only adds dumps");
+  if (parse_store_ref(options.output).file != options.output)
+    return usage_error(
+        "--to takes a server's URL without #N: a load adds dumps, numbered by the "
+        "store");
   HEAPQ_ASSIGN_OR_RETURN(ServerWriter writer, ServerWriter::connect(options.output));
   LoadAnswer a;
   a.store = writer.name();
   a.server = true;
   for (const std::string& path : dumps) {
+    if (server_statements_cancelled()) return interrupted(a, path);
     HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+    if (server_statements_cancelled()) return interrupted(a, path);
     if (hooks.writing) hooks.writing(a.store, true);
     auto id = writer.add(dump.path, dump.graph, dump.report, options.tags);
+    if (id) {
+      a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
+      if (hooks.added) hooks.added(a.dumps.back());
+    }
     if (hooks.writing) hooks.writing(a.store, false);
+    if (!id && id.error().code == ExitCode::kInterrupted) return interrupted(a, path);
     if (!id) return id.error();
-    a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
   }
   return a;
 }

@@ -1,5 +1,6 @@
 #include "store/dialect.h"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string_view>
@@ -75,6 +76,33 @@ std::string schema_sql(Dialect dialect, SchemaPart part) {
       out += postgres_words(line);
     else
       out += line;
+  }
+  return out;
+}
+
+std::string postgres_statement(std::string_view sql, const std::vector<std::string>& tables) {
+  std::string out;
+  int parameters = 0;
+  std::string_view last_word;  // the word before the one being read
+  for (size_t at = 0; at < sql.size();) {
+    if (sql[at] == '?') {
+      out += "$" + std::to_string(++parameters);
+      ++at;
+      continue;
+    }
+    if (!is_word_char(sql[at]) || (at > 0 && sql[at - 1] == '.')) {
+      out += sql[at++];
+      continue;
+    }
+    size_t end = at;
+    while (end < sql.size() && is_word_char(sql[end])) ++end;
+    const std::string_view word = sql.substr(at, end - at);
+    if ((last_word == "FROM" || last_word == "JOIN") &&
+        std::find(tables.begin(), tables.end(), word) != tables.end())
+      out += "heapq.";
+    out += word;
+    last_word = word;
+    at = end;
   }
   return out;
 }

@@ -2,16 +2,26 @@
 
 #include <arpa/inet.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "heapq/store.h"
+#include "heapq/utf8.h"
 
 namespace heapq {
+
+namespace {
+std::atomic<bool> g_cancelled{false};
+}  // namespace
+
 namespace store {
 
 namespace {
 
 constexpr size_t kCopyBuffer = 1 << 20;
+// heapq's bounds on waiting, where the URL, the role or the database sets none.
+constexpr const char* kLockTimeout = "1min";
+constexpr const char* kStatementTimeout = "30min";
 
 uint64_t big_endian(const char* p, size_t n) {
   uint64_t v = 0;
@@ -35,29 +45,6 @@ std::string message_of(std::string_view m) {
 
 }  // namespace store
 
-std::string redact_url(std::string_view url) {
-  std::string out(url);
-  // user:PASSWORD@host: the authority ends at the first '/', '?' or '#' after "//".
-  if (const size_t scheme = out.find("://"); scheme != std::string::npos) {
-    const size_t start = scheme + 3;
-    const size_t end = out.find_first_of("/?#", start);
-    const size_t at = out.rfind('@', end == std::string::npos ? out.size() : end);
-    if (at != std::string::npos && at >= start) {
-      const size_t colon = out.find(':', start);
-      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
-    }
-  }
-  // password=VALUE in the query (or a key/value string): up to the next '&' or space.
-  for (size_t at = 0; (at = out.find("password=", at)) != std::string::npos;) {
-    const bool key = at == 0 || out[at - 1] == '?' || out[at - 1] == '&' || out[at - 1] == ' ';
-    at += 9;
-    if (!key) continue;
-    const size_t end = out.find_first_of("& #", at);
-    out.replace(at, (end == std::string::npos ? out.size() : end) - at, "***");
-  }
-  return out;
-}
-
 namespace store {
 
 int64_t pg_int(const PGresult* r, int row, int col) {
@@ -75,26 +62,106 @@ std::string_view pg_bytes(const PGresult* r, int row, int col) {
   return {PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col))};
 }
 
+namespace {
+
+// Connections whose statements cancel_server_statements() cancels: libpq's PGcancel of each,
+// in slots a signal handler reads without locking.
+constexpr int kCancelSlots = 64;
+std::atomic<PGcancel*> g_cancels[kCancelSlots];
+std::atomic<int> g_cancelling{0};  // handlers inside cancel_server_statements
+
+std::function<void(const std::string&)>& notice_printer() {
+  static std::function<void(const std::string&)> print;
+  return print;
+}
+
+void print_notice(void* arg, const char* message) {
+  const auto& print = notice_printer();
+  if (!print) return;
+  std::string_view m(message);
+  while (!m.empty() && m.back() == '\n') m.remove_suffix(1);
+  print(static_cast<const std::string*>(arg)->c_str() + std::string(": the server says: ") +
+        escape_controls(m));
+}
+
+}  // namespace
+
+PgConnection::CancelSlot::CancelSlot(PGconn* conn) {
+  PGcancel* cancel = PQgetCancel(conn);
+  for (int i = 0; cancel && i < kCancelSlots; ++i) {
+    PGcancel* empty = nullptr;
+    if (g_cancels[i].compare_exchange_strong(empty, cancel)) {
+      index_ = i;
+      return;
+    }
+  }
+  PQfreeCancel(cancel);  // more connections than slots: this one is not cancelled on a signal
+}
+
+PgConnection::CancelSlot& PgConnection::CancelSlot::operator=(CancelSlot&& o) noexcept {
+  if (this != &o) {
+    this->~CancelSlot();
+    index_ = std::exchange(o.index_, -1);
+  }
+  return *this;
+}
+
+PgConnection::CancelSlot::~CancelSlot() {
+  if (index_ < 0) return;
+  PGcancel* cancel = g_cancels[index_].exchange(nullptr);
+  while (g_cancelling.load() != 0) {
+  }  // a handler may still be using it
+  PQfreeCancel(cancel);
+  index_ = -1;
+}
+
+// heapq's connections: functions and operators are PostgreSQL's own (pg_catalog alone in the
+// search path: one a stranger adds to schema heapq never stands in for a built-in, whatever
+// its argument types), every table is named heapq.NAME; no wait is unbounded unless the URL,
+// the role or the database sets it longer; the server's notices escaped.
+Status PgConnection::setup() {
+  notices_ = std::make_unique<NoticeSource>(NoticeSource{url_.redacted()});
+  PQsetNoticeProcessor(conn_.get(), print_notice, &notices_->name);
+  cancel_ = CancelSlot(conn_.get());
+  // JIT compiling heapq's queries costs more than it saves (a second for a group-by that runs
+  // in a tenth): off for heapq's own work.
+  HEAPQ_RETURN_IF_ERROR(exec("SET search_path = pg_catalog; SET jit = off"));
+  for (const auto& [setting, bound] : {std::pair{"lock_timeout", kLockTimeout},
+                                       std::pair{"statement_timeout", kStatementTimeout}}) {
+    HEAPQ_ASSIGN_OR_RETURN(PgResult r, query(std::string("SHOW ") + setting));
+    if (PQntuples(r.get()) == 1 && pg_bytes(r.get(), 0, 0) == "0")
+      HEAPQ_RETURN_IF_ERROR(exec(std::string("SET ") + setting + " = '" + bound + "'"));
+  }
+  return Ok{};
+}
+
 Result<PgConnection> PgConnection::connect(const std::string& url) {
   PgConnection c;
-  c.name_ = redact_url(url);
+  c.url_ = UrlSecrets(url);
   const char* keys[] = {"dbname", "fallback_application_name", "client_encoding", nullptr};
   const char* values[] = {url.c_str(), "heapq", "UTF8", nullptr};
   c.conn_.reset(PQconnectdbParams(keys, values, 1));
-  if (!c.conn_) return io_error(c.name_ + ": cannot connect: out of memory");
+  if (!c.conn_) return io_error(c.name() + ": cannot connect: out of memory");
   if (PQstatus(c.conn_.get()) != CONNECTION_OK)
-    return io_error(c.name_ +
-                    ": cannot connect to the server: " + message_of(PQerrorMessage(c.conn_.get())));
-  // JIT compiling heapq's queries costs more than it saves (a second for a group-by that runs
-  // in a tenth): off for heapq's own work.
-  if (Status s = c.exec("SET search_path = heapq; SET jit = off"); !s) return s.error();
+    return io_error(c.name() + ": cannot connect to the server: " +
+                    c.url_.scrub(message_of(PQerrorMessage(c.conn_.get()))));
+  HEAPQ_RETURN_IF_ERROR(c.setup());
   return c;
 }
 
+std::string PgConnection::table(std::string_view name) const {
+  std::string out = "heapq.";
+  if (char* quoted = PQescapeIdentifier(conn_.get(), name.data(), name.size())) {
+    out += quoted;
+    PQfreemem(quoted);
+  }
+  return out;
+}
+
 Error PgConnection::error(std::string_view what) const {
-  std::string message = name_ + ": ";
+  std::string message = name() + ": ";
   if (!what.empty()) message += std::string(what) + ": ";
-  message += message_of(conn_ ? PQerrorMessage(conn_.get()) : "not connected");
+  message += url_.scrub(message_of(conn_ ? PQerrorMessage(conn_.get()) : "not connected"));
   if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK)
     return io_error(message + " (the connection to the server is lost)");
   return bad_input(message);
@@ -103,16 +170,25 @@ Error PgConnection::error(std::string_view what) const {
 Error PgConnection::error_of(const PGresult* r) const {
   if (!r) return error();
   if (!conn_ || PQstatus(conn_.get()) != CONNECTION_OK) return error();
-  // Class 08 (connection exception) and 57P (the server shutting down or ending the session):
-  // the connection is gone though libpq has not seen its end yet.
-  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-  if (state &&
-      (std::string_view(state).starts_with("08") || std::string_view(state).starts_with("57P")))
-    return io_error(name_ + ": " + message_of(PQresultErrorMessage(r)) +
-                    " (the connection to the server is lost)");
+  const char* field = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  const std::string_view state = field ? field : "";
   // The primary message alone: libpq's whole text spans lines ("LINE 1: ...", a caret).
   const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-  return bad_input(name_ + ": " + message_of(primary ? primary : PQresultErrorMessage(r)));
+  const std::string message =
+      name() + ": " + url_.scrub(message_of(primary ? primary : PQresultErrorMessage(r)));
+  // Class 08 (connection exception) and 57P (the server shutting down or ending the session):
+  // the connection is gone though libpq has not seen its end yet.
+  if (state.starts_with("08") || state.starts_with("57P"))
+    return io_error(message + " (the connection to the server is lost)");
+  // A statement cancelled (by a signal, or by its time running out) or a lock not had in
+  // time: the server's state, not the store's content.
+  if (state == "57014" && server_statements_cancelled())
+    return {ExitCode::kInterrupted, message + " (interrupted)"};
+  if (state == "57014" || state == "55P03")
+    return io_error(message +
+                    " (statement_timeout and lock_timeout bound heapq's waits: "
+                    "options=-c%20statement_timeout=2h in the URL allows more)");
+  return bad_input(message);
 }
 
 Status PgConnection::exec(const std::string& sql) {
@@ -183,7 +259,7 @@ Result<bool> PgCursor::next() {
 
 Result<std::unique_ptr<PgCopy>> PgCopy::begin(PgConnection& db, const std::string& table,
                                               int columns, std::string then) {
-  PgResult r(PQexec(db.get(), ("COPY " + table + " FROM STDIN (FORMAT binary)").c_str()));
+  PgResult r(PQexec(db.get(), ("COPY " + db.table(table) + " FROM STDIN (FORMAT binary)").c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) return db.error_of(r.get());
   std::unique_ptr<PgCopy> c(new PgCopy(db, columns, std::move(then)));
   c->buffer_.reserve(kCopyBuffer + 4096);
@@ -213,14 +289,20 @@ void PgCopy::add_null() {
   field_length(-1);
 }
 
+std::string server_text(std::string_view s) {
+  std::string text;
+  text.reserve(s.size());
+  for (char c : s) c ? text += c : text += "\u2400";
+  return text;
+}
+
 void PgCopy::add_text(std::string_view s) {
   if (s.find('\0') == std::string_view::npos) {
     field_length(static_cast<int32_t>(s.size()));
     buffer_.append(s);
     return;
   }
-  std::string text;
-  for (char c : s) c ? text += c : text += "\u2400";
+  const std::string text = server_text(s);
   field_length(static_cast<int32_t>(text.size()));
   buffer_.append(text);
 }
@@ -270,4 +352,24 @@ Status PgCopy::finish() {
 }
 
 }  // namespace store
+
+void cancel_server_statements() noexcept {
+  g_cancelled = true;
+  ++store::g_cancelling;
+  for (auto& slot : store::g_cancels)
+    if (PGcancel* cancel = slot.load()) {
+      char error[256];
+      PQcancel(cancel, error, sizeof error);
+    }
+  --store::g_cancelling;
+}
+
+bool server_statements_cancelled() noexcept {
+  return g_cancelled;
+}
+
+void set_server_notices(std::function<void(const std::string&)> print) {
+  store::notice_printer() = std::move(print);
+}
+
 }  // namespace heapq

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heapq/result.h"
+#include "store/server_url.h"
 #include "store/table_rows.h"
 
 namespace heapq::store {
@@ -27,6 +28,10 @@ using PgResult = std::unique_ptr<PGresult, PgResultFree>;
 int64_t pg_int(const PGresult* r, int row, int col);
 std::string_view pg_bytes(const PGresult* r, int row, int col);
 
+// Text as the server keeps it: PostgreSQL's text holds no NUL character, written U+2400 (SYMBOL
+// FOR NULL) instead, by COPY and parameters alike.
+std::string server_text(std::string_view s);
+
 class PgConnection {
  public:
   PgConnection() = default;
@@ -38,7 +43,9 @@ class PgConnection {
 
   PGconn* get() const { return conn_.get(); }
   // The URL without its password, for messages.
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return url_.redacted(); }
+  // heapq.NAME, NAME quoted by libpq: a table of the store, by a name heapq chose.
+  std::string table(std::string_view name) const;
 
   // Runs statements that return no rows we need (one or several, no parameters).
   Status exec(const std::string& sql);
@@ -54,8 +61,28 @@ class PgConnection {
   struct Close {
     void operator()(PGconn* c) const { PQfinish(c); }
   };
+  // Where the connection's statements are cancelled from (cancel_server_statements).
+  class CancelSlot {
+   public:
+    CancelSlot() = default;
+    explicit CancelSlot(PGconn* conn);
+    CancelSlot(CancelSlot&& o) noexcept : index_(std::exchange(o.index_, -1)) {}
+    CancelSlot& operator=(CancelSlot&& o) noexcept;
+    ~CancelSlot();
+
+   private:
+    int index_ = -1;
+  };
+  // What a notice of the server is printed with (its processor's argument: it does not move).
+  struct NoticeSource {
+    std::string name;
+  };
+  Status setup();
+
   std::unique_ptr<PGconn, Close> conn_;
-  std::string name_;
+  UrlSecrets url_{""};
+  std::unique_ptr<NoticeSource> notices_;
+  CancelSlot cancel_;
 };
 
 // A query's rows one at a time (libpq's single-row mode): a result of any size is never held

@@ -3,8 +3,11 @@
 #include <string>
 
 #include "heapq/store.h"
+#include "store/dialect.h"
 #include "store/hardening.h"
 #include "store/pg_db.h"
+#include "store/server_objects.h"
+#include "store/server_schema.h"
 #include "store/sqlite_db.h"
 
 namespace heapq::store {
@@ -102,23 +105,13 @@ class PgRowCursor final : public RowCursor {
   PgCursor c_;
 };
 
-// SQL written with SQLite's ? for its parameters, in PostgreSQL's spelling ($1, $2, ...). heapq's
-// own queries have no ? anywhere else.
-std::string numbered_parameters(std::string_view sql) {
-  std::string out;
-  int n = 0;
-  for (char c : sql) c == '?' ? out += "$" + std::to_string(++n) : out += c;
-  return out;
-}
-
 class PgSource final : public RowSource {
  public:
   static Result<std::unique_ptr<RowSource>> open(const std::string& url) {
     auto db = PgConnection::connect(url);
     if (!db) return db.error();
-    // One snapshot for every query of the dump's reading.
-    if (Status s = db->exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); !s)
-      return s.error();
+    // One snapshot for every query of the dump's reading, the store checked in it.
+    if (Status s = begin_store_transaction(*db, false); !s) return s.error();
     return std::unique_ptr<RowSource>(new PgSource(url, std::move(*db)));
   }
   const std::string& name() const override { return db_.name(); }
@@ -128,14 +121,14 @@ class PgSource final : public RowSource {
     for (const Param& p : params)
       text.emplace_back(std::holds_alternative<int64_t>(p) ? std::to_string(std::get<int64_t>(p))
                                                            : std::get<std::string>(p));
-    auto c = PgCursor::open(db_, numbered_parameters(sql), text);
+    auto c = PgCursor::open(db_, postgres_statement(sql, server_objects().tables), text);
     if (!c) return c.error();
     return std::unique_ptr<RowCursor>(new PgRowCursor(std::move(*c)));
   }
   // A chunk at a time: at most one chunk (64 MiB) held beside the arrays.
   Result<bool> read_column(std::string_view table, int64_t dump, std::string_view column,
                            const std::function<char*(size_t)>& buffer) override {
-    const std::string t(table);
+    const std::string t = db_.table(table);
     auto sizes = db_.query(
         "SELECT chunk, length(data) FROM " + t + " WHERE dump_id = $1 AND name = $2 ORDER BY chunk",
         {std::to_string(dump), std::string(column)});

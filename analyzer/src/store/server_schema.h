@@ -8,11 +8,14 @@ namespace heapq::store {
 // The schema version this heapq reads and writes (store_info.version; SQLite's user_version).
 inline constexpr int64_t kStoreSchemaVersion = 6;
 
-// Makes the schema heapq and its tables where there is none (one load at a time makes it), or
-// checks the version of the one there.
+// Makes the schema heapq and its tables where there is none (one load at a time makes it), then
+// checks it as begin_store_transaction does.
 Status make_server_schema(PgConnection& db);
 
-// Refuses (exit status 2) a database without heapq's store, or with a store of another version.
-Status check_server_schema(PgConnection& db);
+// Begins the transaction heapq works in on a store (read-only unless `write`; with one snapshot
+// for every statement when read-only), and in it refuses (exit status 2) a database without
+// heapq's store, with a store of another version, or with anything in schema heapq that heapq
+// does not make (server_objects.h).
+Status begin_store_transaction(PgConnection& db, bool write);
 
 }  // namespace heapq::store

@@ -1,6 +1,9 @@
 // heapq sql on a PostgreSQL server: read-only unless asked otherwise, rows streamed to the sink.
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "heapq/store.h"
@@ -37,6 +40,74 @@ SqlValue column_value(const PGresult* r, int col) {
     if (end && *end == '\0') return d;
   }
   return std::string(text);
+}
+
+// The words of SQL text, upper-cased, and its other characters one by one; comments skipped.
+// Enough to read what kind of statement it is: the server parses it.
+class Words {
+ public:
+  explicit Words(std::string_view sql) : sql_(sql) {}
+  std::string next() {
+    skip_blanks();
+    if (at_ >= sql_.size()) return {};
+    if (!std::isalpha(static_cast<unsigned char>(sql_[at_])) && sql_[at_] != '_')
+      return std::string(1, sql_[at_++]);
+    std::string word;
+    while (at_ < sql_.size() && (std::isalnum(static_cast<unsigned char>(sql_[at_])) ||
+                                 sql_[at_] == '_' || sql_[at_] == '$'))
+      word += static_cast<char>(std::toupper(static_cast<unsigned char>(sql_[at_++])));
+    return word;
+  }
+
+ private:
+  void skip_blanks() {
+    for (;;) {
+      while (at_ < sql_.size() && std::isspace(static_cast<unsigned char>(sql_[at_]))) ++at_;
+      if (sql_.substr(at_, 2) == "--") {
+        at_ = std::min(sql_.find('\n', at_), sql_.size());
+      } else if (sql_.substr(at_, 2) == "/*") {
+        int depth = 0;  // PostgreSQL's comments nest
+        do {
+          if (sql_.substr(at_, 2) == "/*")
+            ++depth, at_ += 2;
+          else if (sql_.substr(at_, 2) == "*/")
+            --depth, at_ += 2;
+          else
+            ++at_;
+        } while (depth > 0 && at_ < sql_.size());
+      } else {
+        return;
+      }
+    }
+  }
+  std::string_view sql_;
+  size_t at_ = 0;
+};
+
+// Why `sql` is not one statement that only reads, or nothing: heapq sql without --write runs
+// SELECT, WITH, VALUES, TABLE, SHOW and EXPLAIN without ANALYZE (the transaction it runs in is
+// read-only as well; COPY and the like do not ask it).
+std::optional<std::string> not_a_read(std::string_view sql) {
+  Words words(sql);
+  std::string first = words.next();
+  while (first == "(") first = words.next();
+  if (first == "SELECT" || first == "WITH" || first == "VALUES" || first == "TABLE" ||
+      first == "SHOW")
+    return std::nullopt;
+  if (first == "EXPLAIN") {
+    std::string option = words.next();
+    int depth = option == "(" ? 1 : 0;
+    while (depth > 0 || option == "ANALYZE" || option == "ANALYSE" || option == "VERBOSE") {
+      if (option == "ANALYZE" || option == "ANALYSE")
+        return "EXPLAIN ANALYZE runs the statement it explains";
+      option = words.next();
+      if (option.empty()) break;
+      depth += option == "(" ? 1 : option == ")" ? -1 : 0;
+    }
+    return std::nullopt;
+  }
+  if (first.empty()) return "no statement";
+  return first + " is not a statement that only reads (SELECT, WITH, VALUES, TABLE, SHOW, EXPLAIN)";
 }
 
 std::string sqlstate(const PGresult* r) {
@@ -94,20 +165,23 @@ Status stream_results(PgConnection& db, SqlSink& sink, bool write) {
 Status run_server_sql(const std::string& url, std::string_view sql, bool write, SqlSink& sink) {
   auto db = PgConnection::connect(url);
   if (!db) return db.error();
-  HEAPQ_RETURN_IF_ERROR(store::check_server_schema(*db));
+  if (!write)
+    if (auto refusal = not_a_read(sql))
+      return usage_error(db->name() + ": read-only: " + *refusal + "; pass --write to run it");
+  // Read-only by the server itself too: one statement (the extended protocol takes no more, so
+  // none can end the transaction and start another), in a transaction that has taken its
+  // snapshot (no SET TRANSACTION can make it writable any more). The user's statement names
+  // heapq's tables bare: the schema is searched after pg_catalog.
+  HEAPQ_RETURN_IF_ERROR(store::begin_store_transaction(*db, write));
+  HEAPQ_RETURN_IF_ERROR(db->exec("SET search_path = pg_catalog, heapq"));
+  const std::string text(sql);
   if (!write) {
-    // Read-only by the server itself: one statement (the extended protocol takes no more, so
-    // none can end the transaction and start another), in a transaction that has taken its
-    // snapshot (no SET TRANSACTION can make it writable any more).
-    HEAPQ_RETURN_IF_ERROR(db->exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1"));
-    if (!PQsendQueryParams(db->get(), std::string(sql).c_str(), 0, nullptr, nullptr, nullptr,
-                           nullptr, 0))
+    if (!PQsendQueryParams(db->get(), text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0))
       return db->error();
     HEAPQ_RETURN_IF_ERROR(stream_results(*db, sink, false));
     return db->exec("ROLLBACK");
   }
-  HEAPQ_RETURN_IF_ERROR(db->exec("BEGIN"));
-  if (!PQsendQuery(db->get(), std::string(sql).c_str())) return db->error();
+  if (!PQsendQuery(db->get(), text.c_str())) return db->error();
   HEAPQ_RETURN_IF_ERROR(stream_results(*db, sink, true));
   return db->exec("COMMIT");
 }

@@ -15,6 +15,7 @@
 #include "heapq/store.h"
 #include "store/dump_rows.h"
 #include "store/pg_db.h"
+#include "store/server_objects.h"
 #include "store/server_schema.h"
 
 namespace heapq {
@@ -37,27 +38,15 @@ std::string load_lock(const char* fn, int64_t dump) {
          std::to_string(dump % 2147483647) + ")";
 }
 
-// The partitioned tables and the statements that give one of their partitions, named by
-// `{}`, the indexes and keys the partitioned table has (which ATTACH then adopts instead of
-// building them under its lock).
-Result<std::map<std::string, std::string>> partitioned_tables(PgConnection& db) {
-  auto r = db.query(
-      "SELECT t.relname,"
-      " coalesce(string_agg(CASE WHEN i.indisprimary THEN 'ALTER TABLE {} ADD PRIMARY KEY ('"
-      "   WHEN i.indisunique THEN 'ALTER TABLE {} ADD UNIQUE (' ELSE 'CREATE INDEX ON {} (' END"
-      "   || (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.n)"
-      "       FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)"
-      "       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) || ')', '; '),"
-      "   '')"
-      " FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace"
-      " LEFT JOIN pg_index i ON i.indrelid = t.oid"
-      // Names that need no quoting: heapq's own (they go into statements and a pattern).
-      " WHERE n.nspname = 'heapq' AND t.relkind = 'p' AND t.relname ~ '^[a-z_][a-z0-9_]*$'"
-      " GROUP BY t.relname");
-  if (!r) return r.error();
+// Each partitioned table and the statements that give a partition of it, named by `{}`, the
+// keys and indexes the table has (which ATTACH then adopts instead of building them under its
+// lock): heapq's own, not read from the server.
+std::map<std::string, std::string> partitioned_tables() {
   std::map<std::string, std::string> tables;
-  for (int i = 0; i < PQntuples(r->get()); ++i)
-    tables.emplace(store::pg_bytes(r->get(), i, 0), store::pg_bytes(r->get(), i, 1));
+  for (const store::ServerObjects::Partitioned& p : store::server_objects().partitioned) {
+    std::string& statements = tables[p.name];
+    for (const std::string& key : p.keys) statements += (statements.empty() ? "" : "; ") + key;
+  }
   return tables;
 }
 
@@ -71,6 +60,21 @@ std::string with_table(std::string_view statements, const std::string& table) {
     at = mark + 2;
   }
 }
+
+// Whether anything hangs on the gems table that would run as the load (its rows are added
+// outside the dump's transaction, under a lock that keeps it so).
+constexpr const char* kGemsUntouched =
+    "SELECT (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'heapq.gems'::regclass"
+    "   AND NOT tgisinternal)"
+    " + (SELECT count(*) FROM pg_rewrite WHERE ev_class = 'heapq.gems'::regclass)"
+    " + (SELECT count(*) FROM pg_policy WHERE polrelid = 'heapq.gems'::regclass)"
+    " + (SELECT count(*) FROM pg_class WHERE oid = 'heapq.gems'::regclass"
+    "   AND (relkind <> 'r' OR relrowsecurity))"
+    " + (SELECT count(*) FROM pg_attrdef WHERE adrelid = 'heapq.gems'::regclass)"
+    " + (SELECT count(*) FROM pg_constraint WHERE conrelid = 'heapq.gems'::regclass"
+    "   AND contype NOT IN ('p', 'u'))"
+    " + (SELECT count(*) FROM pg_index WHERE indrelid = 'heapq.gems'::regclass"
+    "   AND (indexprs IS NOT NULL OR indpred IS NOT NULL))";
 
 }  // namespace
 
@@ -88,15 +92,15 @@ class ServerWriter::Impl final {
         const std::string id = std::to_string(w_.dump);
         into += "_d" + id;
         // The CHECK lets ATTACH PARTITION trust the rows without reading them again.
-        Status s = db_.exec("CREATE TABLE " + into + " (LIKE " + p->first +
+        Status s = db_.exec("CREATE TABLE " + db_.table(into) + " (LIKE " + db_.table(p->first) +
                             " INCLUDING DEFAULTS INCLUDING STORAGE, CHECK (dump_id = " + id + "))");
         if (!s) return s.error();
         made.push_back(p->first);
-        then = with_table(p->second, into);
+        then = with_table(p->second, db_.table(into));
       } else if (!w_.adding) {
         // Any other table (the dumps row) is written in the transaction that attaches the
-        // partitions.
-        if (Status s = w_.db.exec("BEGIN"); !s) return s.error();
+        // partitions, which checks the store again, its tables locked.
+        if (Status s = store::begin_store_transaction(w_.db, true); !s) return s.error();
         w_.adding = true;
       }
       auto copy = PgCopy::begin(db_, into, columns, std::move(then));
@@ -127,24 +131,38 @@ class ServerWriter::Impl final {
   Lane side{*this, more};
 
   Result<int64_t> gem_id(std::string_view name, std::string_view version) {
-    const std::vector<std::optional<std::string>> params = {std::string(name),
-                                                            std::string(version)};
-    auto added = gems.query(
-        "INSERT INTO gems (name, version) VALUES ($1, $2) ON CONFLICT (name, version) DO NOTHING",
-        params);
-    if (!added) return added.error();
-    auto found = gems.query("SELECT id FROM gems WHERE name = $1 AND version = $2", params);
-    if (!found) return found.error();
-    if (PQntuples(found->get()) != 1) return gems.error("gems");
-    return store::pg_int(found->get(), 0, 0);
+    const std::vector<std::optional<std::string>> params = {store::server_text(name),
+                                                            store::server_text(version)};
+    HEAPQ_RETURN_IF_ERROR(gems.exec("BEGIN; LOCK TABLE ONLY heapq.gems IN ROW EXCLUSIVE MODE"));
+    Result<int64_t> id = add_gem(params);
+    if (Status s = gems.exec(id ? "COMMIT" : "ROLLBACK"); id && !s) return s.error();
+    return id;
   }
 
-  // Drops `tables` of `id` (partitions never attached).
-  Status drop(int64_t id, const std::vector<std::string>& tables) {
+  Result<int64_t> add_gem(const std::vector<std::optional<std::string>>& params) {
+    HEAPQ_ASSIGN_OR_RETURN(store::PgResult untouched, gems.query(kGemsUntouched));
+    if (store::pg_int(untouched.get(), 0, 0) != 0)
+      return bad_input(gems.name() +
+                       ": heapq.gems has a trigger, rule, policy, default or check that heapq "
+                       "does not make: the store is refused");
+    HEAPQ_RETURN_IF_ERROR(
+        gems.query("INSERT INTO heapq.gems (name, version) VALUES ($1, $2) "
+                   "ON CONFLICT (name, version) DO NOTHING",
+                   params));
+    HEAPQ_ASSIGN_OR_RETURN(
+        store::PgResult found,
+        gems.query("SELECT id FROM heapq.gems WHERE name = $1 AND version = $2", params));
+    if (PQntuples(found.get()) != 1) return gems.error("gems");
+    return store::pg_int(found.get(), 0, 0);
+  }
+
+  // Drops the tables of dump `id` (partitions never attached) that are there.
+  Status drop(int64_t id) {
     std::string sql;
-    for (const std::string& t : tables)
-      sql += (sql.empty() ? "DROP TABLE IF EXISTS " : ", ") + t + "_d" + std::to_string(id);
-    return sql.empty() ? Status(Ok{}) : db.exec(sql);
+    for (const auto& [table, _] : partitioned)
+      sql += (sql.empty() ? "DROP TABLE IF EXISTS " : ", ") +
+             db.table(table + "_d" + std::to_string(id));
+    return db.exec(sql);
   }
 
   // Drops the tables of loads that died before adding their dump.
@@ -152,26 +170,19 @@ class ServerWriter::Impl final {
     std::string names;
     for (const auto& [table, _] : partitioned) names += (names.empty() ? "" : "|") + table;
     auto r = db.query(
-        "SELECT m[2]::bigint, string_agg(m[1], ',') FROM ("
-        " SELECT regexp_match(c.relname, '^(" +
-        names +
-        ")_d([0-9]{1,18})$') AS m FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = 'heapq' AND c.relkind = 'r' AND NOT c.relispartition) t"
-        " WHERE m IS NOT NULL AND m[2]::bigint NOT IN (SELECT id FROM dumps) GROUP BY m[2]");
+        "SELECT DISTINCT substring(c.relname FROM '_d([0-9]{1,18})$')::bigint"
+        " FROM pg_class c WHERE c.relnamespace = 'heapq'::regnamespace AND c.relkind = 'r'"
+        " AND NOT c.relispartition AND c.relname ~ ('^(' || $1 || ')_d[0-9]{1,18}$')"
+        " AND substring(c.relname FROM '_d([0-9]{1,18})$')::bigint NOT IN"
+        " (SELECT id FROM heapq.dumps)",
+        {names});
     if (!r) return r.error();
     for (int i = 0; i < PQntuples(r->get()); ++i) {
       const int64_t id = store::pg_int(r->get(), i, 0);
       auto mine = db.query(load_lock("pg_try_advisory_lock", id));
       if (!mine) return mine.error();
       if (!store::pg_int(mine->get(), 0, 0)) continue;  // its load is still at work
-      std::vector<std::string> tables;
-      const std::string_view list = store::pg_bytes(r->get(), i, 1);  // objects,refs,...
-      for (size_t at = 0; at <= list.size();) {
-        const size_t comma = std::min(list.find(',', at), list.size());
-        tables.emplace_back(list.substr(at, comma - at));
-        at = comma + 1;
-      }
-      Status s = drop(id, tables);
+      Status s = drop(id);
       if (Status u = db.exec(load_lock("pg_advisory_unlock", id)); s && !u) s = u;
       if (!s) return s;
     }
@@ -200,7 +211,7 @@ Result<ServerWriter> ServerWriter::connect(const std::string& url) {
   for (PgConnection* c : {&impl->db, &impl->more})
     HEAPQ_RETURN_IF_ERROR(
         c->exec("SET maintenance_work_mem = '256MB'; SET max_parallel_maintenance_workers = 0"));
-  HEAPQ_ASSIGN_OR_RETURN(impl->partitioned, partitioned_tables(impl->db));
+  impl->partitioned = partitioned_tables();
   HEAPQ_RETURN_IF_ERROR(impl->drop_abandoned());
   return ServerWriter(std::move(impl));
 }
@@ -217,21 +228,26 @@ Result<int64_t> ServerWriter::add(const std::string& source, const HeapGraph& g,
   w.main.made.clear();
   w.side.made.clear();
   Status s = store::write_dump_rows(w.main, w.dump, source, g, report, tags);
-  if (s && !w.adding) s = w.db.exec("BEGIN");
+  if (s && !w.adding) {
+    s = store::begin_store_transaction(w.db, true);
+    w.adding = s.ok();
+  }
   // Each ATTACH waits for other loads' attaching, which is quick: the partitions come with
   // their indexes.
   const std::string id = std::to_string(w.dump);
   for (const auto* lane : {&w.main, &w.side})
     for (const std::string& table : lane->made) {
       if (!s) break;
-      s = w.db.exec("ALTER TABLE " + table + " ATTACH PARTITION " + table + "_d" + id +
-                    " FOR VALUES IN (" + id + ")");
+      s = w.db.exec("ALTER TABLE " + w.db.table(table) + " ATTACH PARTITION " +
+                    w.db.table(table + "_d" + id) + " FOR VALUES IN (" + id + ")");
     }
+  // Interrupted (a signal cancelled what ran): nothing of the dump is committed.
+  if (s && server_statements_cancelled())
+    s = Error{ExitCode::kInterrupted, w.db.name() + ": interrupted"};
   if (s) s = w.db.exec("COMMIT");
   if (!s) {
     if (w.adding) (void)w.db.exec("ROLLBACK");
-    (void)w.drop(w.dump, w.main.made);
-    (void)w.drop(w.dump, w.side.made);
+    (void)w.drop(w.dump);
   }
   (void)w.db.exec(load_lock("pg_advisory_unlock", w.dump));
   if (!s) return s.error();

@@ -106,7 +106,13 @@ class CollectingSink : public SqlSink {
 }  // namespace
 
 Status run_sql(const std::string& path, std::string_view sql, bool write, SqlSink& sink) {
-  if (is_server_url(path)) return run_server_sql(path, sql, write, sink);
+  if (is_server_url(path)) {
+    if (parse_store_ref(path).file != path)
+      return usage_error(redact_url(path) +
+                         ": heapq sql queries the whole store: give the URL without #N "
+                         "(WHERE dump_id = N chooses a dump)");
+    return run_server_sql(path, sql, write, sink);
+  }
   if (struct stat st; ::stat(path.c_str(), &st) != 0)
     return io_error(path + ": cannot open: " + std::strerror(errno));
   if (!is_sqlite_file(path))

@@ -345,7 +345,29 @@ Status StoreReader::read_stacks_and_blocks() {
                   });
 }
 
+namespace {
+
+// A server's URL: '#' after the URL's user and password is heapq's, and a dump's number must
+// follow it (a '#' of the URL itself is written %23 there, as in any URL).
+StoreRef parse_server_ref(const std::string& url) {
+  size_t from = url.find("://") + 3;
+  if (const size_t stop = url.find_first_of("@/", from);
+      stop != std::string::npos && url[stop] == '@')
+    from = stop + 1;
+  const size_t hash = url.rfind('#');
+  if (hash == std::string::npos || hash < from) return {url, 0};
+  const std::string number = url.substr(hash + 1);
+  if (number.empty() || number.size() > 9 ||
+      number.find_first_not_of("0123456789") != std::string::npos)
+    return {url.substr(0, hash), kNotADumpNumber};
+  const int64_t n = std::stoll(number);
+  return {url.substr(0, hash), n == 0 ? -1 : n};
+}
+
+}  // namespace
+
 StoreRef parse_store_ref(const std::string& path) {
+  if (is_server_url(path)) return parse_server_ref(path);
   const size_t hash = path.rfind('#');
   std::error_code ec;
   if (hash == std::string::npos || hash + 1 == path.size() || std::filesystem::exists(path, ec))
@@ -419,9 +441,10 @@ Result<std::vector<StoredDump>> list_file_dumps(const std::string& path) {
 Result<std::vector<StoredDump>> list_server_dumps(const std::string& url) {
   auto db = store::PgConnection::connect(url);
   if (!db) return db.error();
-  if (Status s = store::check_server_schema(*db); !s) return s.error();
+  if (Status s = store::begin_store_transaction(*db, false); !s) return s.error();
   auto rows = db->query(
-      "SELECT id, path, pid, dumped_at, gc_count, host, started_at, app FROM dumps ORDER BY id");
+      "SELECT id, path, pid, dumped_at, gc_count, host, started_at, app FROM heapq.dumps "
+      "ORDER BY id");
   if (!rows) return rows.error();
   std::vector<StoredDump> out;
   const PGresult* r = rows->get();
@@ -459,6 +482,9 @@ Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& 
   if (!dumps) return dumps.error();
   const std::string name = is_server_url(path) ? redact_url(path) : path;
   if (dumps->empty()) return bad_input(name + ": the store holds no dump");
+  if (dump == kNotADumpNumber)
+    return usage_error(name + ": what follows '#' is not a dump's number (#1, #2, ... up to " +
+                       "999999999; a '#' of the URL itself is written %23)");
   if (dump < 0)
     return usage_error(name + "#0: dumps are numbered from 1 (" + name + " alone reads the last)");
   const StoredDump* found = find_stored_dump(*dumps, dump);

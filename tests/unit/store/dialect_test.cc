@@ -38,5 +38,19 @@ TEST(StoreDialect, PostgresReplacesTheListedWords) {
   EXPECT_EQ(after.find("BEGIN DELETE"), std::string::npos);
 }
 
+TEST(StoreDialect, PostgresStatementsNameTheSchemasTablesAndNumberParameters) {
+  const std::vector<std::string> tables = {"objects", "dumps", "strings"};
+  EXPECT_EQ(
+      postgres_statement("SELECT objects - unreachable_objects FROM dumps WHERE id = ?", tables),
+      "SELECT objects - unreachable_objects FROM heapq.dumps WHERE id = $1");
+  EXPECT_EQ(postgres_statement("SELECT o.id FROM objects o LEFT JOIN strings s ON s.id = ? AND "
+                               "o.dump_id = ? JOIN pg_class c ON true",
+                               tables),
+            "SELECT o.id FROM heapq.objects o LEFT JOIN heapq.strings s ON s.id = $1 AND "
+            "o.dump_id = $2 JOIN pg_class c ON true");
+  EXPECT_EQ(postgres_statement("SELECT max(id) FROM heapq.objects", tables),
+            "SELECT max(id) FROM heapq.objects");
+}
+
 }  // namespace
 }  // namespace heapq::store
