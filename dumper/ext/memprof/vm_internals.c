@@ -18,7 +18,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -257,42 +256,54 @@ static uint32_t id_serial(ID id) {
   return id <= tLAST_OP_ID ? (uint32_t)id : (uint32_t)(id >> RUBY_ID_SCOPE_SHIFT);
 }
 
-/* Reads len bytes at addr through the pipe in pieces it can hold. */
-static int probe_read_all(const int fds[2], const void* addr, void* out, size_t len) {
-  for (size_t at = 0; at < len; at += 4096) {
-    const size_t n = len - at < 4096 ? len - at : 4096;
-    if (!probe_read(fds, (const char*)addr + at, (char*)out + at, n)) return 0;
+/* Looks key up in an id table through the pipe, as id_table.c's hash_table_index does:
+   from key & (capa - 1), one slot further each step, past slots marked collided. Every slot of
+   a chain is one the header counts in `used`, so no more are read, whatever the table's size. */
+static int probe_id_table_lookup(const int fds[2], const struct memprof_id_table* table,
+                                 uint32_t key, VALUE* val) {
+  const int mask = table->capa - 1;
+  int at = (int)(key & (uint32_t)mask);
+  for (int step = 1; step <= table->used; step++) {
+    struct memprof_id_item item;
+    if (!probe_read(fds, table->items + at, &item, sizeof item)) return 0;
+    if (item.key == key) {
+      *val = item.val;
+      return 1;
+    }
+    if (!item.collision) return 0;
+    at = (at + step) & mask;
   }
-  return 1;
+  return 0;
 }
 
-/* Whether table is the table of global variables: an id table whose entry for $; is the
-   variable io.c defines over rb_fs. Every word is read through the pipe first; a table of
-   more than 65,536 slots (a megabyte of items to copy) is taken for something else. */
-static int is_global_table(const int fds[2], const void* table, ID probe) {
+/* Whether a global variable's entry for id sits in table under id, with a variable a global
+   can have: what the program cannot change, since an alias re-points an entry's variable but
+   never its name, and no entry is ever removed. */
+static int holds_global_entry(const int fds[2], const struct memprof_id_table* table, ID id) {
+  VALUE at;
+  struct memprof_global_entry entry;
+  struct memprof_global_variable var;
+  return probe_id_table_lookup(fds, table, id_serial(id), &at) &&
+         probe_read(fds, (const void*)at, &entry, sizeof entry) && entry.id == id &&
+         probe_read(fds, entry.var, &var, sizeof var) && var.counter > 0 &&
+         (var.marker == rb_gvar_var_marker || var.marker == rb_gvar_val_marker ||
+          var.marker == rb_gvar_undef_marker);
+}
+
+/* Whether table is the table of global variables: an id table, by its header (a power-of-two
+   capacity, counts within it), holding the entries of globals every Ruby defines at boot.
+   The header is read through the pipe first; a chain of slots is bounded by its `used`. */
+static int is_global_table(const int fds[2], const void* table, const ID probes[], int n) {
   struct memprof_id_table copy;
   if (table == NULL || ((uintptr_t)table % sizeof(void*)) != 0 ||
-      !probe_read(fds, table, &copy, sizeof copy) || copy.capa <= 0 || copy.capa > (1 << 16) ||
-      (copy.capa & (copy.capa - 1)) != 0 || copy.num <= 0 || copy.num > copy.capa ||
-      copy.used < copy.num || copy.used > copy.capa || copy.items == NULL ||
-      ((uintptr_t)copy.items % sizeof(void*)) != 0)
+      !probe_read(fds, table, &copy, sizeof copy) || copy.capa <= 0 ||
+      (copy.capa & (copy.capa - 1)) != 0 || copy.num < n || copy.num > copy.used ||
+      copy.used > copy.capa || copy.items == NULL || ((uintptr_t)copy.items % sizeof(void*)) != 0)
     return 0;
-  const size_t bytes = (size_t)copy.capa * sizeof(struct memprof_id_item);
-  struct memprof_id_item* items = malloc(bytes);
-  if (items == NULL) return 0;
-  int found = 0;
-  if (probe_read_all(fds, copy.items, items, bytes)) {
-    for (int i = 0; i < copy.capa && !found; i++) {
-      if (items[i].key != id_serial(probe)) continue;
-      struct memprof_global_entry entry;
-      struct memprof_global_variable var;
-      found = probe_read(fds, (const void*)items[i].val, &entry, sizeof entry) &&
-              entry.id == probe && probe_read(fds, entry.var, &var, sizeof var) &&
-              var.data == &rb_fs && var.marker == rb_gvar_var_marker;
-    }
+  for (int i = 0; i < n; i++) {
+    if (!holds_global_entry(fds, &copy, probes[i])) return 0;
   }
-  free(items);
-  return found;
+  return 1;
 }
 
 /* Whether value, an object C code registered, is the symbol table's Array of names: the
@@ -353,10 +364,11 @@ static int scan_writable_i(struct dl_phdr_info* info, size_t size, void* data) {
   return 1; /* found: stop */
 }
 
+enum { MEMPROF_GLOBAL_PROBES = 4 };
 struct vm_tables_scan {
   int fds[2];
-  ID probe;                   /* $; */
-  VALUE next_to_symbol_names; /* the word after the one that holds symbol_names */
+  ID probes[MEMPROF_GLOBAL_PROBES]; /* globals Ruby defines at boot */
+  VALUE next_to_symbol_names;       /* the word after the one that holds symbol_names */
 };
 static void find_vm_tables_i(void* data, const VALUE* word, const VALUE* end) {
   struct vm_tables_scan* scan = (struct vm_tables_scan*)data;
@@ -364,7 +376,8 @@ static void find_vm_tables_i(void* data, const VALUE* word, const VALUE* end) {
   if (value == 0 || (value % sizeof(VALUE)) != 0) return;
   if (symbol_names != 0 && value == symbol_names && word + 1 < end)
     scan->next_to_symbol_names = word[1];
-  if (global_table == NULL && is_global_table(scan->fds, (const void*)value, scan->probe))
+  if (global_table == NULL &&
+      is_global_table(scan->fds, (const void*)value, scan->probes, MEMPROF_GLOBAL_PROBES))
     global_table = (const struct memprof_id_table*)value;
 }
 
@@ -380,7 +393,10 @@ void memprof_find_vm_tables(void) {
     search.probe_name = rb_id2str(search.probe);
     memprof_vm_registered_each(find_symbol_names_i, &search);
     symbol_names = search.found;
-    struct vm_tables_scan state = {{fds[0], fds[1]}, rb_intern("$;"), 0};
+    struct vm_tables_scan state = {
+        {fds[0], fds[1]},
+        {rb_intern("$;"), rb_intern("$,"), rb_intern("$stdout"), rb_intern("$0")},
+        0};
     struct writable_scan scan = {&rb_fs, find_vm_tables_i, &state};
     dl_iterate_phdr(scan_writable_i, &scan);
     /* ruby_global_symbols keeps the Hash of dynamic Symbols' names next to the Array: a
