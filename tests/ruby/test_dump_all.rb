@@ -36,7 +36,7 @@ class TestDumpAll < Test::Unit::TestCase
     assert_equal(1, meta["version"])
     assert_equal(RUBY_VERSION, meta["ruby_version"])
     assert_equal(Process.pid, meta["pid"])
-    assert_match(/\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\z/, meta["time"])
+    assert_match(/\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00\z/, meta["time"])
     assert_equal(Socket.gethostname, meta["host"])
     # The process's start, to the second (Linux counts it in clock ticks after boot).
     started = Time.iso8601(meta["started"])
@@ -60,6 +60,21 @@ class TestDumpAll < Test::Unit::TestCase
       end
     end
     assert_empty(problems.first(3))
+  end
+
+  # META's time is when the walk started, to the microsecond: dumps a second apart or less
+  # are told apart, and the interval between them measured.
+  def test_meta_time_is_within_the_call_to_the_microsecond
+    times = Array.new(2) do
+      before = Time.now.floor(6)
+      meta = dump_heap.first
+      [before, Time.iso8601(meta["time"]), Time.now]
+    end
+    times.each do |before, time, after|
+      assert_operator(before, :<=, time)
+      assert_operator(time, :<=, after)
+    end
+    assert_operator(times[0][1], :<, times[1][1])
   end
 
   def test_live_object_count_matches_count_objects
