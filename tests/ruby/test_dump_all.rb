@@ -77,6 +77,15 @@ class TestDumpAll < Test::Unit::TestCase
     assert_operator(times[0][1], :<, times[1][1])
   end
 
+  # META counts GC compactions, read before the walk: heapq knows when addresses may have moved
+  # between two dumps.
+  def test_meta_counts_compactions
+    before = dump_heap.first["compact_count"]
+    assert_equal(GC.stat(:compact_count), before)
+    GC.verify_compaction_references
+    assert_equal(before + 1, dump_heap.first["compact_count"])
+  end
+
   def test_live_object_count_matches_count_objects
     Dir.mktmpdir("memprof-test") do |dir|
       path = File.join(dir, "heap.jsonl")

@@ -73,6 +73,9 @@ HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTr
 // extension's) would run the program's code in the middle of the dump (see dumper/README.md).
 void HeapDumper::Prepare(VALUE only) {
   constants_.Build(only);
+  // Compactions move objects: heapq then knows that an address may have changed owner.
+  static const VALUE compact_count = ID2SYM(rb_intern("compact_count"));
+  compact_count_ = static_cast<int64_t>(rb_gc_stat(compact_count));
   if (only == Qundef) memprof_find_vm_tables();
 }
 
@@ -183,6 +186,10 @@ void HeapDumper::WriteMeta() {
   sink_.String(when);
   sink_.Key("gc_count");
   sink_.Unsigned(rb_gc_count());
+  if (compact_count_ >= 0) {
+    sink_.Key("compact_count");
+    sink_.Unsigned(static_cast<uint64_t>(compact_count_));
+  }
   sink_.Key("strings");
   if (options_.string_limit < 0) {
     sink_.Bool(false);

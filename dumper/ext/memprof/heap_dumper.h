@@ -88,6 +88,7 @@ class HeapDumper {
   RootList roots_;
   ReachableSet reachable_;
   bool reachable_only_ = false;  // the walk skips what reachable_ lacks
+  int64_t compact_count_ = -1;   // GC.stat(:compact_count) before the walk; -1: unknown
 };
 
 }  // namespace memprof
