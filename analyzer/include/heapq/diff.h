@@ -26,6 +26,7 @@ class DumpDiff {
  public:
   DumpDiff(const HeapGraph& before, const HeapGraph& after);
   MatchMethod match() const { return match_; }
+  bool by_address() const { return by_address_; }  // ObjectMatcher::by_address
   uint64_t born() const { return born_; }
   uint64_t freed() const { return freed_; }
   // Rows that changed (in count or bytes, or with objects born or freed), the largest growth
@@ -36,6 +37,7 @@ class DumpDiff {
   const HeapGraph& before_;
   const HeapGraph& after_;
   MatchMethod match_;
+  bool by_address_ = true;
   std::vector<bool> born_in_after_;
   uint64_t born_ = 0, freed_ = 0;
 };

@@ -29,11 +29,15 @@ class ObjectMatcher {
   // Whether object o of `after` is one that `before` has (false: born since). Calls in id order
   // go fastest: each asks ahead for what later ones read.
   bool existed_before(ObjectId o) const;
+  // Whether some objects are matched by their address (all but kSeq, and objects without seq):
+  // after a GC compaction, one that moved is taken for born.
+  bool by_address() const { return by_address_; }
 
  private:
   const HeapGraph& before_;
   const HeapGraph& after_;
   MatchMethod method_;
+  bool by_address_ = true;
   std::vector<uint64_t> before_seqs_;  // sorted, with kSeq
   // before_'s objects by address: the matcher's own, freed with it, rather than one the graph
   // would keep for as long as it lives.

@@ -71,6 +71,7 @@ struct LeakOptions {
 struct LeakReport {
   std::vector<Leak> leaks;  // most likely first
   MatchMethod match = MatchMethod::kAddress;
+  bool by_address = true;       // ObjectMatcher::by_address, first dump to last
   uint64_t born = 0;            // objects of the last dump born after the first dump
   uint64_t groups_growing = 0;  // groups still growing (more in the last dump than the one before)
   uint64_t groups = 0;          // groups that gained min_growth objects, in all the leaks

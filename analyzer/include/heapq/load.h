@@ -47,11 +47,12 @@ struct LineIssue {
 
 // Which process a dump is of and when it was taken, where the dump says (memprof's META).
 struct DumpOrigin {
-  uint64_t pid = 0;       // 0: unknown
-  std::string time;       // ISO 8601 as written; empty: unknown
-  int64_t gc_count = -1;  // GC.count when the dump was taken; -1: unknown
-  std::string host;       // the machine's name; empty: unknown
-  std::string started;    // when the process started, ISO 8601; empty: unknown
+  uint64_t pid = 0;            // 0: unknown
+  std::string time;            // ISO 8601 as written; empty: unknown
+  int64_t gc_count = -1;       // GC.count when the dump was taken; -1: unknown
+  std::string host;            // the machine's name; empty: unknown
+  std::string started;         // when the process started, ISO 8601; empty: unknown
+  int64_t compact_count = -1;  // GC compactions so far (memprof); -1: unknown
 };
 
 // What a load met on its way; nothing in here stopped it.

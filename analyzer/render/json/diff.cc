@@ -66,6 +66,10 @@ std::string json(const DiffAnswer& a) {
   w.Uint64(a.born);
   json_key(w, "freed");
   w.Uint64(a.freed);
+  json_key(w, "warnings");
+  w.StartArray();
+  for (const std::string& warning : a.warnings) json_string(w, warning);
+  w.EndArray();
   rows_json(w, "by_class", a.by_class, GroupTable::By::kClass);
   rows_json(w, "by_site", a.by_site, GroupTable::By::kClassAndSite);
   if (a.by == GroupTable::By::kGem) rows_json(w, "by_gem", a.by_gem, GroupTable::By::kGem);

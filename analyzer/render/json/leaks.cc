@@ -36,6 +36,10 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
     json_string(w, match_method_name(a.match));
     json_key(w, "born");
     w.Uint64(a.born);
+    json_key(w, "warnings");
+    w.StartArray();
+    for (const std::string& warning : a.warnings) json_string(w, warning);
+    w.EndArray();
     json_key(w, "groups");
     w.Uint64(a.groups);
     json_key(w, "groups_growing");

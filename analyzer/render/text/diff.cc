@@ -40,6 +40,7 @@ std::string text(const DiffAnswer& a, const TextOptions& options) {
     text +=
         "(no allocation tracing: objects matched by address and class; a reused address\n"
         "passes for the old object)\n";
+  for (const std::string& w : a.warnings) text += "Warning: " + w + ".\n";
   std::vector<std::string> header = a.by == GroupTable::By::kGem ? std::vector<std::string>{"gem"}
                                     : a.by == GroupTable::By::kClass
                                         ? std::vector<std::string>{"class"}

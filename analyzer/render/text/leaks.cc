@@ -55,6 +55,7 @@ std::string heading(const LeaksAnswer& a) {
           "to see which line leaks.\n";
       break;
   }
+  for (const std::string& w : a.warnings) out += "Warning: " + w + ".\n";
   if (a.leaks.empty())
     out += "No leak: no group of objects born after the first dump gained " +
            std::to_string(a.min_growth) + " or more (--min-growth).\n";

@@ -11,6 +11,7 @@ DumpDiff::DumpDiff(const HeapGraph& before, const HeapGraph& after)
     : before_(before), after_(after) {
   const ObjectMatcher matcher(before, after);
   match_ = matcher.method();
+  by_address_ = matcher.by_address();
   born_in_after_.assign(after.object_count(), false);
   for (uint32_t i = 0; i < after.object_count(); ++i)
     if (!matcher.existed_before(ObjectId(i))) {

@@ -39,7 +39,7 @@ const char* match_method_name(MatchMethod m) {
 
 ObjectMatcher::ObjectMatcher(const HeapGraph& before, const HeapGraph& after)
     : before_(before), after_(after) {
-  bool by_address = true;  // some objects of after are matched by address
+  bool& by_address = by_address_;
   if (before.has_seq() && after.has_seq()) {
     method_ = MatchMethod::kSeq;
     for (uint32_t i = 0; i < before.object_count(); ++i)

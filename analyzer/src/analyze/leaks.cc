@@ -202,6 +202,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   {
     const ObjectMatcher matcher(first, last);
     report.match = matcher.method();
+    report.by_address = matcher.by_address();
     for (uint32_t i = 0; i < n; ++i) {
       if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) {
         born_group[i] = GroupTable::kNoGroup;

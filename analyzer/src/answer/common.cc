@@ -1,11 +1,23 @@
 #include "heapq/answer/common.h"
 
 #include "heapq/sites.h"
+#include "heapq/wording.h"
 
 namespace heapq {
 
 InputSummary summarize(const LoadedDump& dump) {
   return {dump.path, dump.name, dump.report, load_warnings(dump)};
+}
+
+std::optional<std::string> compaction_warning(const DumpOrigin& before, const DumpOrigin& after,
+                                              bool by_address) {
+  if (!by_address || before.compact_count < 0 || after.compact_count <= before.compact_count)
+    return std::nullopt;
+  const auto runs = static_cast<uint64_t>(after.compact_count - before.compact_count);
+  return "GC compaction ran " + counted(runs, "time", "times") +
+         " between the dumps: objects without an allocation seq are matched by address, and "
+         "one that moved counts as a new object, so the counts of objects born (and freed) may "
+         "be too high";
 }
 
 std::string site_location(std::string_view file, uint32_t line) {

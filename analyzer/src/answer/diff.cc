@@ -52,6 +52,8 @@ Result<DiffAnswer> diff_answer(const LoadedDump& before, const LoadedDump& after
   a.match = diff.match();
   a.born = diff.born();
   a.freed = diff.freed();
+  if (auto w = compaction_warning(before.report.origin, after.report.origin, diff.by_address()))
+    a.warnings.push_back(std::move(*w));
   a.objects_before = before.graph.object_count();
   a.objects_after = after.graph.object_count();
   a.by_class = rows(diff, GroupTable::By::kClass, options.top);

@@ -70,6 +70,10 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport&
   a.profiler_bytes = report.profiler_bytes;
   a.match = report.match;
   a.born = report.born;
+  if (a.several)
+    if (auto w = compaction_warning(dumps.front().report.origin, dumps.back().report.origin,
+                                    report.by_address))
+      a.warnings.push_back(std::move(*w));
   a.groups = report.groups;
   a.groups_growing = report.groups_growing;
   a.found = report.found;

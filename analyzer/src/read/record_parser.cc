@@ -43,15 +43,16 @@ enum class Field : uint8_t {
   kStruct,
   kSeq,
   kBlock,
-  kPid,      // META
-  kTime,     // META
-  kHost,     // META
-  kStarted,  // META
-  kGcCount,  // META
-  kId,       // FRAME, STACK
-  kFrames,   // STACK
-  kStack,    // an object's allocation stack
-  kValue,    // STRING (kept with LoadOptions::values)
+  kPid,           // META
+  kTime,          // META
+  kHost,          // META
+  kStarted,       // META
+  kGcCount,       // META
+  kCompactCount,  // META
+  kId,            // FRAME, STACK
+  kFrames,        // STACK
+  kStack,         // an object's allocation stack
+  kValue,         // STRING (kept with LoadOptions::values)
   kBytesize,
   kFrozen,
   kFstring,
@@ -154,6 +155,9 @@ Field classify(const char* s, size_t n) {
           break;
       }
       break;
+    case 13:
+      if (s[0] == 'c') HEAPQ_KEY("compact_count", Field::kCompactCount);
+      break;
     case 15:
       if (s[0] == 'r' && s[2] == 'f') HEAPQ_KEY("reference_names", Field::kReferenceNames);
       if (s[0] == 'r' && s[2] == 'a') HEAPQ_KEY("real_class_name", Field::kRealClassName);
@@ -213,6 +217,7 @@ struct Record {
   uint64_t pid = 0;  // META
   std::string_view time, host, started;
   int64_t gc_count = -1;
+  int64_t compact_count = -1;
   bool singleton = false;
   uint64_t superclass = 0;
   int64_t records = -1;
@@ -473,6 +478,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kGcCount:
         rec_.gc_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
         break;
+      case Field::kCompactCount:
+        rec_.compact_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
+        break;
       case Field::kBytesize:
         rec_.bytesize = v;
         break;
@@ -562,6 +570,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         return "started";
       case Field::kGcCount:
         return "gc_count";
+      case Field::kCompactCount:
+        return "compact_count";
       case Field::kId:
         return "id";
       case Field::kFrames:
@@ -668,8 +678,12 @@ bool RecordHandler::commit() {
     ++out_.shapes;
   } else if (t == "META") {
     if (rec_.format == "memprof") out_.memprof_meta = true;
-    out_.origin = DumpOrigin{rec_.pid, std::string(rec_.time), rec_.gc_count,
-                             std::string(rec_.host), std::string(rec_.started)};
+    out_.origin = DumpOrigin{rec_.pid,
+                             std::string(rec_.time),
+                             rec_.gc_count,
+                             std::string(rec_.host),
+                             std::string(rec_.started),
+                             rec_.compact_count};
   } else if (t == "END") {
     out_.end_records = rec_.records;
   } else if (t == "FRAME" || t == "STACK") {

@@ -49,6 +49,18 @@ TEST(DiffRender, JsonMatchesTheSchema) {
   EXPECT_NE(gem.find(R"("line": 32)"), std::string::npos) << gem;
 }
 
+// What makes born and freed unsure is said in every format.
+TEST(DiffRender, WarningsInTextAndJson) {
+  DiffAnswer a = answer(GroupTable::By::kClass);
+  a.warnings = {"GC compaction ran 2 times between the dumps"};
+  const std::string json = render::json(a);
+  expect_valid(json, "diff.schema.json");
+  EXPECT_NE(json.find(R"("warnings")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("GC compaction ran 2 times between the dumps")"), std::string::npos);
+  EXPECT_NE(render::text(a, {200}).find("Warning: GC compaction ran 2 times between the dumps.\n"),
+            std::string::npos);
+}
+
 TEST(DiffRender, Text) {
   // Too wide for 80 columns: the site column gives up the start of its cells.
   EXPECT_EQ(

@@ -71,6 +71,11 @@ bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>
 // "rack-2.2.3/lib/rack/lint.rb:12 in call, from the app's line app/cart.rb:8 in add".
 std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app);
 
+// Said when objects were matched by address (by_address) across dumps between which GC
+// compaction ran (memprof's META compact_count): a moved object then counts as born and freed.
+std::optional<std::string> compaction_warning(const DumpOrigin& before, const DumpOrigin& after,
+                                              bool by_address);
+
 ObjectRef object_ref(const HeapGraph& g, ObjectId o);
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s);
 PathRef path_ref(const HeapGraph& g, const RetentionPath& path);

@@ -18,6 +18,7 @@ struct DiffAnswer {
   MatchMethod match = MatchMethod::kAddress;
   uint64_t born = 0, freed = 0;
   uint64_t objects_before = 0, objects_after = 0;
+  std::vector<std::string> warnings;  // what makes born and freed unsure
   struct Row {
     DiffRow change;           // its group's class, site (by gem: the gem) and counts
     std::string gem_name;     // by gem: the gem's name and version apart

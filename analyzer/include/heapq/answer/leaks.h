@@ -24,9 +24,10 @@ struct LeaksAnswer {
   uint64_t found = 0;    // leaks found, before --top
   // Several dumps.
   MatchMethod match = MatchMethod::kAddress;
-  uint64_t born = 0;            // objects of the last dump born after the first
-  uint64_t groups = 0;          // groups (class, site) that gained --min-growth, in all leaks
-  uint64_t groups_growing = 0;  // of them, still growing at the last dump
+  uint64_t born = 0;                  // objects of the last dump born after the first
+  std::vector<std::string> warnings;  // what makes born unsure
+  uint64_t groups = 0;                // groups (class, site) that gained --min-growth, in all leaks
+  uint64_t groups_growing = 0;        // of them, still growing at the last dump
   uint64_t min_growth = 0;
   // One dump.
   uint64_t threshold_percent = 0;
