@@ -4,6 +4,7 @@
 #include <bit>
 #include <functional>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "heapq/keyed_hash.h"
@@ -27,15 +28,15 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   StringReport r;
   for (uint32_t o = 0; o < g.object_count(); ++o)
     r.strings += g.type(ObjectId(o)) == ObjectType::kString;
-  // A value is its bytes; a cut one, its hash and length (cut values never equal whole ones: a
-  // value is cut only when longer than the limit that cut it). Each copy finds its value's first
-  // copy in an open-addressing table of copies' indexes: a few bytes a copy, most values being
-  // unique; groups are made for the values held twice or more only.
+  // Copies of one value agree on all the dump says of it: the bytes written, the byte size (a
+  // binary "\xFF\xFE" is written as the UTF-8 "\u00ff\u00fe") and, for a cut one, the hash
+  // of the whole. Each copy finds its value's first copy in an open-addressing table of copies'
+  // indexes: a few bytes a copy, most values being unique; groups are made for the values held
+  // twice or more only.
   const std::span<const StringValue> values = g.string_values();
   const uint32_t m = static_cast<uint32_t>(values.size());
   auto same = [&](const StringValue& a, const StringValue& b) {
-    if (a.hash || b.hash) return a.hash == b.hash && a.bytesize == b.bytesize;
-    return a.value == b.value;
+    return a.hash == b.hash && a.bytesize == b.bytesize && a.value == b.value;
   };
   auto hash_of = [](const StringValue& v) -> uint64_t {
     return v.hash ? address_hash(v.hash ^ v.bytesize * 0x9e3779b97f4a7c15ull)
@@ -75,7 +76,8 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
     group_at[i] = static_cast<uint32_t>(groups.size());
     Group& fresh = groups.emplace_back();
     fresh.value = values[i].value;
-    fresh.bytesize = std::max<uint64_t>(values[i].bytesize, values[i].value.size());
+    // As the dump says (the binary "\xFF\xFE" is 2 bytes, written in 4), else as written.
+    fresh.bytesize = values[i].bytesize ? values[i].bytesize : values[i].value.size();
     fresh.hash = values[i].hash;
     fresh.cut = values[i].value.size() < values[i].bytesize;
   }
@@ -114,8 +116,8 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   auto more_wasted = [&](uint32_t a, uint32_t b) {
     if (wasted(a) != wasted(b)) return wasted(a) > wasted(b);
     if (groups[a].count != groups[b].count) return groups[a].count > groups[b].count;
-    if (groups[a].value != groups[b].value) return groups[a].value < groups[b].value;
-    return groups[a].hash < groups[b].hash;
+    return std::tie(groups[a].value, groups[a].bytesize, groups[a].hash) <
+           std::tie(groups[b].value, groups[b].bytesize, groups[b].hash);
   };
   const size_t shown = std::min(top, order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(shown), order.end(),

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_dumps.h"
 
 namespace heapq {
@@ -87,6 +89,42 @@ TEST(DuplicateStrings, CutValuesAreToldApartByTheirHash) {
   EXPECT_EQ(r.duplicates[0].bytesize, 2000u);
   EXPECT_EQ(r.duplicates[0].hash, 0xdeadbeefu);
   EXPECT_FALSE(r.duplicates[1].cut);
+}
+
+TEST(DuplicateStrings, CopiesAgreeOnEverythingTheDumpSays) {
+  // Two different beginnings of 2,000-byte values with one (forged) hash are two values.
+  auto cut = [](uint64_t address, const char* value) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  R"({"address":"0x%llx", "type":"STRING", "bytesize":2000, "value":"%s", )"
+                  R"("value_hash":"00000000deadbeef", "memsize":2041})"
+                  "\n",
+                  (unsigned long long)address, value);
+    return std::string(buf);
+  };
+  // memprof writes the binary "\xFF\xFE" (2 bytes) as the UTF-8 "\u00ff\u00fe" (4 bytes):
+  // its bytesize tells it from the UTF-8 string of those two characters.
+  auto binary = [](uint64_t address) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  R"({"address":"0x%llx", "type":"STRING", "bytesize":2, )"
+                  R"("value":"\u00ff\u00fe", "memsize":40})"
+                  "\n",
+                  (unsigned long long)address);
+    return std::string(buf);
+  };
+  const HeapGraph g = load_values(cut(0x100, "abc") + cut(0x110, "abd") + binary(0x200) +
+                                  binary(0x210) + string_record(0x300, "\u00ff\u00fe", 40) +
+                                  string_record(0x310, "\u00ff\u00fe", 40));
+  const StringReport r = compute_duplicate_strings(g, 10, 3);
+  EXPECT_EQ(r.distinct, 4u) << "two cut values, the binary one, the UTF-8 one";
+  ASSERT_EQ(r.duplicates.size(), 2u);
+  for (const DuplicateString& d : r.duplicates) {
+    EXPECT_EQ(d.count, 2u);
+    EXPECT_EQ(d.value, "\u00ff\u00fe");
+  }
+  EXPECT_EQ(std::min(r.duplicates[0].bytesize, r.duplicates[1].bytesize), 2u);
+  EXPECT_EQ(std::max(r.duplicates[0].bytesize, r.duplicates[1].bytesize), 4u);
 }
 
 TEST(DuplicateStrings, ValuesAreKeptOnlyWhenAsked) {
