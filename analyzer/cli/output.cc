@@ -52,7 +52,7 @@ Status write_file(const std::string& path, std::string_view contents, bool quiet
     // Beside the file, created exclusively, then renamed over it: rename(2) replaces a symlink
     // at `path` itself, never the file it points to.
     auto temp = create_temp_beside(path);
-    if (!temp) return io_error("cannot write " + escape_controls(temp.error().message));
+    if (!temp) return io_error("cannot write " + temp.error().message);
     written = write_whole(temp->fd, contents) && std::rename(temp->path.c_str(), path.c_str()) == 0;
     if (!written) {
       const int error = errno;
@@ -60,8 +60,7 @@ Status write_file(const std::string& path, std::string_view contents, bool quiet
       errno = error;
     }
   }
-  if (!written)
-    return io_error("cannot write " + escape_controls(path) + ": " + std::strerror(errno));
+  if (!written) return io_error("cannot write " + path + ": " + std::strerror(errno));
   if (!quiet) std::fprintf(stderr, "heapq: wrote %s\n", escape_controls(path).c_str());
   return Ok{};
 }

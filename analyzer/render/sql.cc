@@ -35,7 +35,8 @@ class TextSink : public SqlRenderer {
   Status finish() override { return flush(); }
   Status columns(const std::vector<std::string>& names) override {
     if (Status s = flush(); !s) return s;
-    names_ = names;
+    names_.clear();
+    for (const std::string& name : names) names_.push_back(escape_controls(name));
     right_.assign(names.size(), true);
     rows_.clear();
     open_ = true;
@@ -49,7 +50,7 @@ class TextSink : public SqlRenderer {
       const bool null = std::holds_alternative<std::monostate>(v);
       // A column is right-aligned when all its values are numbers (NULLs aside).
       if (!null && !numeric(v) && c < right_.size()) right_[c] = false;
-      cells.push_back(null ? "NULL" : cell_text(v));
+      cells.push_back(null ? "NULL" : escape_controls(cell_text(v)));
     }
     rows_.push_back(std::move(cells));
     return Ok{};
@@ -138,7 +139,7 @@ class JsonSink : public StreamingSink {
 };
 
 // RFC 4180: fields with a comma or a quote are quoted, quotes doubled. Control characters are
-// escaped as in text output (\n, \e, \xhh, ...): CSV is data, yet often read on a terminal,
+// escaped as in text output (\n, \e, \xhh, \\, ...): CSV is data, yet often read on a terminal,
 // which a dump's strings must not drive.
 std::string csv_field(const std::string& raw) {
   const std::string s = escape_controls(raw);

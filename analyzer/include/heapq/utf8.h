@@ -30,9 +30,14 @@ bool control_character(uint32_t cp);
 
 // How escape_controls writes what it escapes.
 enum class ControlEscapes {
-  // For a terminal: \n \t \r \e, \xhh below U+0080, \uhhhh above, and \xhh for each byte
-  // that is not UTF-8.
+  // For a terminal: \n \t \r \e, \xhh below U+0080, \uhhhh above, \xhh for each byte that
+  // is not UTF-8, and \\ for a backslash, so that no string reads as another's escape (a NUL
+  // and the four characters "\x00"). A string is escaped so once, not again.
   kTerminal,
+  // For text made of pieces escaped already (kTerminal): controls and bytes as kTerminal writes
+  // them, backslashes left as they are (they start the pieces' escapes). A second look that no
+  // control character gets through; what it escapes was not escaped before.
+  kTerminalEscaped,
   // For the picture formats, whose text must be UTF-8: \xHH below U+0100, \uhhhh above, and
   // U+FFFD for each byte that is not UTF-8.
   kPicture,

@@ -10,7 +10,8 @@ namespace heapq::render {
 namespace {
 
 // A frame as one field of a line: no control characters (a newline would end the line), and
-// no ';' (it would split the frame in two).
+// no ';' (it would split the frame in two): both escaped as terminal text escapes them, a
+// backslash included, so that no frame reads as another.
 void append_frame(std::string& out, std::string_view frame) {
   for (char c : escape_controls(frame)) {
     if (c == ';')

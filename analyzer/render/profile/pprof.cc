@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "heapq/keyed_hash.h"
+#include "heapq/utf8.h"
 #include "render/profile/protobuf.h"
 #include "render/render.h"
 
@@ -26,11 +27,13 @@ enum ProfileField : uint32_t {
   kDefaultSampleType = 14,
 };
 
+// The profile's strings, each escaped as terminal text is: pprof's viewers print names as they
+// are, and a name's control bytes would drive the terminal.
 class Strings {
  public:
   Strings() { index(""); }  // string_table[0] is ""
   int64_t index(const std::string& s) {
-    auto [it, added] = ids_.try_emplace(s, static_cast<int64_t>(table_.size()));
+    auto [it, added] = ids_.try_emplace(escape_controls(s), static_cast<int64_t>(table_.size()));
     if (added) table_.push_back(&it->first);
     return it->second;
   }

@@ -44,7 +44,7 @@ std::string path_text(const PathRef& path) {
 }
 
 std::string finish_text(std::string_view text, size_t width) {
-  return fit_lines(escape_controls_keep_lines(text), width);
+  return fit_lines(escape_stray_controls(text, true), width);
 }
 
 std::string process_text(const FleetAnswer::Process& p, bool started) {

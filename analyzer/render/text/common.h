@@ -38,8 +38,9 @@ std::string rate_text(double per_hour);
 std::string bytes_rate_text(double per_hour);
 std::string percent_text(double share);
 
-// A renderer's text as the terminal gets it: control characters of dump strings escaped (lines
-// kept), each line made to fit width columns (0: no limit).
+// A renderer's text as the terminal gets it: its dump strings escaped already (name_text,
+// escape_controls), any control character left escaped all the same (lines kept), each line made
+// to fit width columns (0: no limit).
 std::string finish_text(std::string_view text, size_t width);
 
 }  // namespace heapq::render

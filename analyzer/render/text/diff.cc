@@ -4,6 +4,7 @@
 #include "render/render.h"
 #include "render/text/common.h"
 #include "render/text/table.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::render {
 
@@ -32,8 +33,8 @@ std::vector<std::string> row_labels(GroupTable::By by, const GroupTable::Group& 
 }  // namespace
 
 std::string text(const DiffAnswer& a, const TextOptions& options) {
-  std::string text = a.before.path + " -> " + a.input.path + ":\n" +
-                     counted(a.objects_after, "object", "objects") + " (" +
+  std::string text = escape_controls(a.before.path) + " -> " + escape_controls(a.input.path) +
+                     ":\n" + counted(a.objects_after, "object", "objects") + " (" +
                      signed_count(static_cast<int64_t>(a.objects_after - a.objects_before)) +
                      "), " + format_count(a.born) + " born, " + format_count(a.freed) + " freed\n";
   if (a.match == MatchMethod::kAddress)
@@ -56,7 +57,9 @@ std::string text(const DiffAnswer& a, const TextOptions& options) {
   TextTable table(header, numeric);
   for (const DiffAnswer::Row& row : rows.rows) {
     const DiffRow& r = row.change;
-    std::vector<std::string> cells = row_labels(a.by, r.group);
+    std::vector<std::string> cells;
+    for (const std::string& label : row_labels(a.by, r.group))
+      cells.push_back(escape_controls(label));
     for (std::string cell :
          {format_count(r.after_count), signed_count(r.count_change()), format_bytes(r.after_bytes),
           signed_bytes(r.bytes_change()), format_count(r.born), format_count(r.freed)})

@@ -3,6 +3,7 @@
 #include "heapq/wording.h"
 #include "render/render.h"
 #include "render/text/common.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::render {
 
@@ -39,8 +40,9 @@ std::string tree_text(const DominatorsAnswer& a) {
 
 std::string text(const DominatorsAnswer& a, const TextOptions& options) {
   if (a.tree) return finish_text(tree_text(a), options.width);
-  std::string out = a.input.name + ": " + format_bytes(a.reachable_bytes) + " in " +
-                    counted(a.reachable_count, "object", "objects") + " reachable from the roots";
+  std::string out = escape_controls(a.input.name) + ": " + format_bytes(a.reachable_bytes) +
+                    " in " + counted(a.reachable_count, "object", "objects") +
+                    " reachable from the roots";
   if (a.unreachable_count)
     out += "; " + counted(a.unreachable_count, "unreachable object", "unreachable objects") + " (" +
            format_bytes(a.unreachable_bytes) + ", garbage not yet swept) left out";

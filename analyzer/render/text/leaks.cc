@@ -5,6 +5,7 @@
 #include "render/render.h"
 #include "render/text/common.h"
 #include "render/text/table.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::render {
 
@@ -19,7 +20,7 @@ std::string growth_text(const std::vector<uint64_t>& growth) {
 std::string heading(const LeaksAnswer& a) {
   if (!a.several) {
     std::string out =
-        a.input.path + ": " + format_bytes(a.heap_bytes) + " reachable" +
+        escape_controls(a.input.path) + ": " + format_bytes(a.heap_bytes) + " reachable" +
         (a.profiler_bytes ? " (and " + format_bytes(a.profiler_bytes) + " of profiler overhead)"
                           : "") +
         ".\nWhere memory accumulates: objects retaining " + std::to_string(a.threshold_percent) +
@@ -32,9 +33,10 @@ std::string heading(const LeaksAnswer& a) {
              "% of the heap; the biggest accumulation points all the same:\n";
     return out;
   }
-  std::string out = format_count(a.inputs.size()) + " dumps, " + a.inputs.front().path + " to " +
-                    a.input.path + ":\n" + counted(a.born, "object", "objects") + " of the last " +
-                    (a.born == 1 ? "was" : "were") + " born after the first.\n" +
+  std::string out = format_count(a.inputs.size()) + " dumps, " +
+                    escape_controls(a.inputs.front().path) + " to " +
+                    escape_controls(a.input.path) + ":\n" + counted(a.born, "object", "objects") +
+                    " of the last " + (a.born == 1 ? "was" : "were") + " born after the first.\n" +
                     counted(a.groups, "group", "groups") + " (class, allocation site) gained " +
                     std::to_string(a.min_growth) + " or more" +
                     (a.groups ? ", " + format_count(a.groups_growing) + " still growing" : "") +
@@ -90,7 +92,7 @@ std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
   for (size_t i = 0; i < leak.holds.size() && i < kHeldRows; ++i) {
     const LeaksAnswer::Held& h = leak.holds[i];
     std::vector<std::string> row = {format_count(h.count), format_bytes(h.bytes)};
-    row.push_back(h.cls);
+    row.push_back(escape_controls(h.cls));
     if (sites) row.push_back(h.site ? library_site_text(*h.site) : "(no allocation site)");
     table.add(std::move(row));
     // memprof's allocation stacks: the application's line when a gem's or Ruby's made them,

@@ -35,7 +35,7 @@ std::string text(const LoadAnswer& a, const TextOptions& options) {
                          counted(d.references, "reference", "references"),
                      options.width) +
            "\n";
-  if (!a.server) out += a.store + ": " + format_bytes(a.bytes) + "\n";
+  if (!a.server) out += escape_controls(a.store) + ": " + format_bytes(a.bytes) + "\n";
   return finish_text(out, options.width);
 }
 

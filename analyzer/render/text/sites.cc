@@ -4,6 +4,7 @@
 #include "render/render.h"
 #include "render/text/common.h"
 #include "render/text/table.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::render {
 
@@ -57,12 +58,12 @@ std::vector<std::string> header(SiteGrouping by) {
 std::string text(const SitesAnswer& a, const TextOptions& options) {
   std::string out;
   if (a.objects_with_site == 0)
-    out += "No object in " + a.input.name +
+    out += "No object in " + escape_controls(a.input.name) +
            " has an allocation site: dump a process that traces\n"
            "allocations (ObjectSpace.trace_object_allocations_start, or Memprof.start).\n\n";
   if (a.by == SiteGrouping::kApp &&
       std::none_of(a.rows.begin(), a.rows.end(), [](const SitesAnswer::Row& r) { return r.file; }))
-    out += "No object in " + a.input.name +
+    out += "No object in " + escape_controls(a.input.name) +
            " has an app line: it takes a memprof dump of a process that\n"
            "tracks allocation stacks (Memprof.start, MEMPROF_STACK; not 0).\n\n";
   const bool retained = !a.rows.empty() && a.rows[0].retained_bytes;
@@ -80,7 +81,7 @@ std::string text(const SitesAnswer& a, const TextOptions& options) {
   for (const SitesAnswer::Row& r : a.rows) {
     std::vector<std::string> row = {format_count(r.count), format_bytes(r.bytes)};
     if (retained) row.push_back(format_bytes(r.retained_bytes.value_or(0)));
-    for (std::string& l : label(a.by, r)) row.push_back(std::move(l));
+    for (const std::string& l : label(a.by, r)) row.push_back(escape_controls(l));
     table.add(std::move(row));
   }
   out += table.render(options.width);

@@ -2,22 +2,25 @@
 #include "render/render.h"
 #include "render/text/common.h"
 #include "render/text/table.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::render {
 
 std::string text(const StatsAnswer& a, const TextOptions& options) {
-  std::string out = a.input.name + ": " + counted(a.objects, "object", "objects") + ", " +
-                    format_bytes(a.bytes) + " (" + counted(a.bytes, "byte", "bytes") + ")\n\n";
+  std::string out = escape_controls(a.input.name) + ": " + counted(a.objects, "object", "objects") +
+                    ", " + format_bytes(a.bytes) + " (" + counted(a.bytes, "byte", "bytes") +
+                    ")\n\n";
   TextTable types({"type", "count", "bytes"}, {false, true, true});
   for (const StatsAnswer::TypeRow& t : a.by_type)
-    types.add({t.type, format_count(t.count), format_bytes(t.bytes)});
+    types.add({escape_controls(t.type), format_count(t.count), format_bytes(t.bytes)});
   out += types.render(options.width) + "\n";
   const bool retained = !a.by_class.empty() && a.by_class[0].retained_bytes;
   TextTable classes(retained ? std::vector<std::string>{"class", "count", "bytes", "retained"}
                              : std::vector<std::string>{"class", "count", "bytes"},
                     {false, true, true, true});
   for (const StatsAnswer::ClassRow& c : a.by_class) {
-    std::vector<std::string> row = {c.cls, format_count(c.count), format_bytes(c.bytes)};
+    std::vector<std::string> row = {escape_controls(c.cls), format_count(c.count),
+                                    format_bytes(c.bytes)};
     if (retained) row.push_back(format_bytes(c.retained_bytes.value_or(0)));
     classes.add(std::move(row));
   }

@@ -45,8 +45,8 @@ std::string sites_text(const StringsAnswer::Row& r) {
 }  // namespace
 
 std::string text(const StringsAnswer& a, const TextOptions& options) {
-  std::string out = a.input.name + ": " + counted(a.strings, "string", "strings") + ", " +
-                    format_count(a.with_value) + " with their value: " +
+  std::string out = escape_controls(a.input.name) + ": " + counted(a.strings, "string", "strings") +
+                    ", " + format_count(a.with_value) + " with their value: " +
                     counted(a.distinct, "distinct value", "distinct values") + ".\n";
   if (a.duplicated == 0)
     return finish_text(out + "No value is held by two strings or more.\n", options.width);

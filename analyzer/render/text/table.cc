@@ -14,14 +14,15 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
 
 void TextTable::add(std::vector<std::string> row) {
   for (size_t i = 0; i < row.size(); ++i) {
-    row[i] = escape_controls(row[i]);
+    row[i] = escape_stray_controls(row[i]);
     if (i < width_.size()) width_[i] = std::max(width_[i], display_width(row[i]));
   }
   rows_.push_back(std::move(row));
 }
 
 void TextTable::note(size_t column, std::string label, std::string text) {
-  notes_.push_back({rows_.size() - 1, column, escape_controls(label), escape_controls(text)});
+  notes_.push_back(
+      {rows_.size() - 1, column, escape_stray_controls(label), escape_stray_controls(text)});
 }
 
 namespace {

@@ -6,10 +6,11 @@
 
 namespace heapq::render {
 
-// Columns are left-aligned unless marked numeric (right-aligned). Cells are escaped for the
-// terminal. A table wider than the output narrows its widest text columns, down to
-// kMinTextWidth, cutting their cells in the middle ("/srv/app/…/cart.rb:12"); one that does not
-// fit even so is shown a row at a time, a column a line.
+// Columns are left-aligned unless marked numeric (right-aligned). Cells are terminal text: their
+// dump strings escaped by the caller (escape_controls, name_text). A table wider than the output
+// narrows its widest text columns, down to kMinTextWidth, cutting their cells in the middle
+// ("/srv/app/…/cart.rb:12"); one that does not fit even so is shown a row at a time, a column a
+// line.
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> numeric);

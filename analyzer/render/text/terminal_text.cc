@@ -117,8 +117,8 @@ std::string fit_lines(std::string_view text, size_t width) {
   return out;
 }
 
-std::string escape_controls_keep_lines(std::string_view text) {
-  return escape_controls(text, ControlEscapes::kTerminal, true);
+std::string escape_stray_controls(std::string_view text, bool keep_lines) {
+  return escape_controls(text, ControlEscapes::kTerminalEscaped, keep_lines);
 }
 
 size_t display_width(std::string_view s) {

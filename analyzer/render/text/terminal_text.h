@@ -12,12 +12,14 @@
 namespace heapq::render {
 
 // s with every control character (C0, DEL, C1), bidirectional override and byte that is not
-// UTF-8 written as a visible escape (\n, \t, \e, \xHH, \u202e), the rest as it is: the one
-// escaper heapq has, shared with the pictures.
+// UTF-8 written as a visible escape (\n, \t, \e, \xHH, \u202e), and each backslash as \\,
+// the rest as it is: the one escaper heapq has, shared with the pictures. Each dump string
+// goes through it once, where it is put in the text.
 using heapq::escape_controls;
 
-// The same for a block of text made of lines: its newlines are kept.
-std::string escape_controls_keep_lines(std::string_view text);
+// Text whose dump strings are escaped already (name_text, escape_controls): any control
+// character still in it escaped all the same, its backslashes left; keep_lines leaves newlines.
+std::string escape_stray_controls(std::string_view text, bool keep_lines = false);
 
 // Columns a string takes on a terminal: one per code point (what heapq's tables hold).
 size_t display_width(std::string_view s);

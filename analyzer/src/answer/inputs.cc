@@ -13,7 +13,6 @@
 #include "heapq/byte_source.h"
 #include "heapq/retainers.h"
 #include "heapq/store.h"
-#include "heapq/utf8.h"
 #include "heapq/wording.h"
 
 namespace heapq {
@@ -391,8 +390,7 @@ Status refuse_output_over_inputs(const std::string& output,
     struct stat in;
     if (input == "-" || ::stat(parse_store_ref(input).file.c_str(), &in) != 0) continue;
     if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-      return usage_error(escape_controls(output) + " is also an input (" + escape_controls(input) +
-                         "); write the output elsewhere");
+      return usage_error(output + " is also an input (" + input + "); write the output elsewhere");
   }
   return Ok{};
 }

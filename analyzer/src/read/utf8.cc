@@ -78,7 +78,7 @@ bool control_character(uint32_t cp) {
 namespace {
 
 void append_escape(std::string& out, uint32_t cp, ControlEscapes style) {
-  if (style == ControlEscapes::kTerminal) {
+  if (style != ControlEscapes::kPicture) {
     switch (cp) {
       case '\n':
         out += "\\n";
@@ -122,7 +122,9 @@ std::string escape_controls(std::string_view s, ControlEscapes style, bool keep_
       continue;
     }
     const uint32_t cp = utf8_code_point(s, i, n);
-    if (control_character(cp) && !(keep_newlines && cp == '\n'))
+    if (cp == '\\' && style == ControlEscapes::kTerminal)
+      out += "\\\\";
+    else if (control_character(cp) && !(keep_newlines && cp == '\n'))
       append_escape(out, cp, style);
     else
       out.append(s.data() + i, n);

@@ -109,5 +109,37 @@ TEST_F(CliEscaping, SqlCsvEscapesDumpStrings) {
   EXPECT_EQ(csv.out, "name,n\r\nEvil\\e[31m" + std::string(150, 'A') + ",1\r\na\\nb.rb,1\r\n");
 }
 
+// The escape character is escaped in turn: a class named A<NUL>B and one named with the four
+// characters "\x00" in its middle print apart, in lines and in tables alike.
+TEST_F(CliEscaping, EscapesReadBackToOneName) {
+  const std::string dump = (dir_ / "backslashes.json").string();
+  std::ofstream(dump)
+      << R"({"type":"ROOT", "root":"vm", "references":["0x500", "0x600"]})"
+         "\n"
+      << R"({"address":"0x100", "type":"CLASS", "name":"A\u0000B", "references":[], "memsize":500})"
+         "\n"
+      << R"({"address":"0x200", "type":"CLASS", "name":"A\\x00B", "references":[], "memsize":500})"
+         "\n"
+      << R"({"address":"0x500", "type":"OBJECT", "class":"0x100", "references":[], "memsize":40})"
+         "\n"
+      << R"({"address":"0x600", "type":"OBJECT", "class":"0x200", "references":[], "memsize":40})"
+         "\n";
+  auto stats = run_cli({"--quiet", "stats", dump});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.out.find("\nA\\x00B "), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("\nA\\\\x00B "), std::string::npos) << stats.out;
+  auto dominators = run_cli({"--quiet", "dominators", dump});
+  ASSERT_EQ(dominators.status, 0) << dominators.err;
+  EXPECT_NE(dominators.out.find(": A\\x00B 0x500"), std::string::npos) << dominators.out;
+  EXPECT_NE(dominators.out.find(": A\\\\x00B 0x600"), std::string::npos) << dominators.out;
+
+  // An error names a path once escaped, not twice.
+  auto error = run_cli({"--quiet", "--format", "folded", "sites", "-o",
+                        (dir_ / "no\\such" / "out.folded").string(), dump});
+  EXPECT_EQ(error.status, 3);
+  EXPECT_NE(error.err.find("no\\\\such"), std::string::npos) << error.err;
+  EXPECT_EQ(error.err.find("no\\\\\\\\such"), std::string::npos) << error.err;
+}
+
 }  // namespace
 }  // namespace heapq

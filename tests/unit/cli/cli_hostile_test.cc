@@ -137,7 +137,10 @@ TEST(TerminalText, EscapesControlsAndCutsCells) {
                             "txt"),
             "\\u202etxt");                               // right-to-left override
   EXPECT_EQ(escape_controls("\xff\xc3"), "\\xff\\xc3");  // not UTF-8
-  EXPECT_EQ(render::escape_controls_keep_lines("a\x1b[2J\nb\n"), "a\\e[2J\nb\n");
+  EXPECT_EQ(escape_controls("A\\x00B"), "A\\\\x00B");    // the escape character escaped in turn
+  // Text made of escaped pieces: what is left is escaped, the pieces' backslashes kept.
+  EXPECT_EQ(render::escape_stray_controls("a\x1b[2J\nb\\x00\n", true), "a\\e[2J\nb\\x00\n");
+  EXPECT_EQ(render::escape_stray_controls("a\nb"), "a\\nb");
   EXPECT_EQ(render::fit_width("abcdefghij", 5), "\u2026ghij");
   EXPECT_EQ(render::fit_width("abcdefghijklmnopqrstuvwxyz", 21), "abcde\u2026lmnopqrstuvwxyz");
   EXPECT_EQ(render::fit_width("abc", 5), "abc");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -170,6 +171,29 @@ TEST(PprofRender, DecodesAsProfileProto) {
   EXPECT_EQ(labels, (std::map<std::string, std::string>{{"class", "Order"}, {"type", "OBJECT"}}));
 }
 
+TEST(PprofRender, NoStringHoldsAControlByte) {
+  // pprof's viewers print names as they are: ESC would drive the terminal; and a name that
+  // holds the escape's text as written stays another name.
+  ProfileAnswer a = two_samples();
+  a.input.path = "dump\x1b]0;title\x07.json";
+  a.frames[1].name = "Evil\x1b[31m";
+  a.frames[2].name = "Evil\\e[31m";
+  a.frames[2].file = "a\nb.rb";
+  a.label_sets[1][0].second = "Order\r";
+  Result<std::string> out = pprof(a);
+  ASSERT_TRUE(out.ok());
+  const std::vector<std::string> strings = decode(gunzip(*out)).all_bytes(6);
+  for (const std::string& s : strings)
+    for (unsigned char c : s) EXPECT_FALSE(c < 0x20 || c == 0x7f) << "in \"" << s << '"';
+  auto has = [&](const std::string& s) {
+    return std::find(strings.begin(), strings.end(), s) != strings.end();
+  };
+  EXPECT_TRUE(has("Evil\\e[31m"));
+  EXPECT_TRUE(has("Evil\\\\e[31m"));
+  EXPECT_TRUE(has("a\\nb.rb"));
+  EXPECT_TRUE(has("Order\\r"));
+}
+
 TEST(PprofRender, RefusesValuesThatDoNotFitTheSamples) {
   ProfileAnswer a = two_samples();
   a.values.pop_back();
@@ -190,6 +214,16 @@ TEST(FoldedRender, FramesCannotSplitOrEndALine) {
   EXPECT_EQ(out,
             "ROOT(vm);Hash via [\"a\\x3bb\"]\\n\\e[31m 4096\n"
             "build (app.rb:7);Evil\\x3bClass 80\n");
+}
+
+TEST(FoldedRender, EscapesAreNotTakenForWhatTheyStandFor) {
+  // A frame holding ';' and one holding its escape as written are two frames, not one.
+  ProfileAnswer a = two_samples();
+  a.frames[1].name = "semi;colon";
+  a.label_sets[1][0].second = "semi\\x3bcolon";
+  EXPECT_EQ(folded(a),
+            "ROOT(vm);semi\\x3bcolon 4096\n"
+            "build (app.rb:7);semi\\\\x3bcolon 80\n");
 }
 
 TEST(FoldedRender, LeavesOutSamplesWithoutBytes) {
