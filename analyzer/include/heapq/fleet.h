@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heapq/answer/fleet.h"
+#include "heapq/load.h"
 #include "heapq/result.h"
 
 namespace heapq {
@@ -14,9 +15,9 @@ namespace heapq {
 // One dump as the store's dumps table has it.
 struct FleetDump {
   int64_t id = 0;
-  std::string host, started, time, app;  // empty: unknown
-  uint64_t pid = 0;                      // 0: unknown (ObjectSpace dumps)
-  uint64_t objects = 0, bytes = 0;       // what the roots reach
+  DumpOrigin origin;  // its META (pid 0: ObjectSpace's); time: when taken, else when loaded
+  std::string app;    // empty: none
+  uint64_t objects = 0, bytes = 0;  // what the roots reach
 };
 
 // The objects the roots reach in one dump, of one class at one allocation site.
@@ -37,8 +38,10 @@ struct FleetData {
 // (schemas/store.sql): one query per dump.
 Result<FleetData> read_fleet(const std::string& store, const FleetOptions& options);
 
-// Processes are (host, pid, start); each one's dumps in time order. A group (class, site) grows
-// in a process when its count never falls from one dump to the next and ends higher.
+// Processes are (host, pid, start); each one's dumps in the order they were written
+// (written_order). A group (class, site) grows in a process when its count never falls from one
+// dump to the next and ends higher; its rate is over the time from the first dump to the last,
+// none when that is unknown or nil.
 FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options);
 
 }  // namespace heapq

@@ -106,9 +106,4 @@ Status refuse_output_over_inputs(const std::string& output, const std::vector<st
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);
 
-// Seconds since 1970 of an ISO 8601 time with a UTC offset as memprof writes it
-// ("2026-11-24T10:00:00+00:00"; "Z" is UTC; a fraction of a second is ignored); none when the
-// text is not one.
-std::optional<int64_t> epoch_seconds(std::string_view time);
-
 }  // namespace heapq

@@ -153,21 +153,21 @@ viz::Section fleet_section(const FleetAnswer& f) {
   for (const FleetAnswer::Group& g : f.groups) {
     std::string fastest, hosts;
     for (const FleetAnswer::Worst& w : g.worst)
-      fastest += (fastest.empty() ? "" : "; ") + process_text(w.process) + " " +
-                 rate_text(w.per_hour) + "/h";
+      fastest += (fastest.empty() ? "" : "; ") + worst_text(w);
     for (const std::string& h : g.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
     if (g.more_hosts) hosts += " and " + counted(g.more_hosts, "more", "more");
-    groups.rows.push_back({{g.class_name, {}},
-                           {g.site ? library_site_text(*g.site) : "(no allocation site)", {}},
-                           {format_count(g.growing_in) + " of " + format_count(g.seen_in),
-                            static_cast<double>(g.growing_in)},
-                           {rate_text(g.objects_per_hour), g.objects_per_hour},
-                           {bytes_rate_text(g.bytes_per_hour), g.bytes_per_hour},
-                           number(g.count, format_count(g.count)),
-                           number(g.bytes, format_bytes(g.bytes)),
-                           {percent_text(g.share), g.share},
-                           {fastest, {}},
-                           {hosts, {}}});
+    groups.rows.push_back(
+        {{g.class_name, {}},
+         {g.site ? library_site_text(*g.site) : "(no allocation site)", {}},
+         {format_count(g.growing_in) + " of " + format_count(g.seen_in),
+          static_cast<double>(g.growing_in)},
+         {g.objects_per_hour ? rate_text(*g.objects_per_hour) : "no rate", g.objects_per_hour},
+         {g.bytes_per_hour ? bytes_rate_text(*g.bytes_per_hour) : "no rate", g.bytes_per_hour},
+         number(g.count, format_count(g.count)),
+         number(g.bytes, format_bytes(g.bytes)),
+         {percent_text(g.share), g.share},
+         {fastest, {}},
+         {hosts, {}}});
   }
   if (!groups.rows.empty()) section.tables.push_back(std::move(groups));
   viz::Table heaps{"The processes' heaps (what the roots reach)",

@@ -18,6 +18,13 @@ void process_json(JsonWriter& w, const FleetAnswer::Process& p) {
   w.EndObject();
 }
 
+void double_or_null(JsonWriter& w, const std::optional<double>& x) {
+  if (x)
+    w.Double(*x);
+  else
+    w.Null();
+}
+
 }  // namespace
 
 std::string json(const FleetAnswer& a) {
@@ -57,10 +64,12 @@ std::string json(const FleetAnswer& a) {
       json_key(w, key);
       w.Uint64(n);
     }
+    json_key(w, "processes_rated");
+    w.Uint64(g.rated_in);
     json_key(w, "objects_per_hour");
-    w.Double(g.objects_per_hour);
+    double_or_null(w, g.objects_per_hour);
     json_key(w, "bytes_per_hour");
-    w.Double(g.bytes_per_hour);
+    double_or_null(w, g.bytes_per_hour);
     json_key(w, "share");
     w.Double(g.share);
     json_key(w, "worst");
@@ -71,8 +80,10 @@ std::string json(const FleetAnswer& a) {
       process_json(w, x.process);
       json_key(w, "growth");
       w.Int64(x.growth);
+      json_key(w, "seconds");
+      double_or_null(w, x.seconds);
       json_key(w, "objects_per_hour");
-      w.Double(x.per_hour);
+      double_or_null(w, x.per_hour);
       w.EndObject();
     }
     w.EndArray();

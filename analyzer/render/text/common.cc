@@ -64,6 +64,12 @@ std::string bytes_rate_text(double per_hour) {
          format_bytes(static_cast<uint64_t>(std::llround(std::fabs(per_hour))));
 }
 
+std::string worst_text(const FleetAnswer::Worst& w) {
+  return process_text(w.process) + " " +
+         (w.per_hour ? rate_text(*w.per_hour) + "/h"
+                     : rate_text(static_cast<double>(w.growth)) + " (no interval)");
+}
+
 std::string percent_text(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);

@@ -37,6 +37,12 @@ std::string process_text(const FleetAnswer::Process& p, bool started = false);
 std::string rate_text(double per_hour);
 std::string bytes_rate_text(double per_hour);
 std::string percent_text(double share);
+// A fastest process: "web-1 pid 12 +400/h", or without an interval "web-1 pid 12 +400 (no
+// interval)".
+std::string worst_text(const FleetAnswer::Worst& w);
+// Why a group that grows has no rate.
+constexpr const char* kNoRate =
+    "no rate (no time between the first and last dumps: taken in one second, or without a time)";
 
 // A renderer's text as the terminal gets it: its dump strings escaped already (name_text,
 // escape_controls), any control character left escaped all the same (lines kept), each line made

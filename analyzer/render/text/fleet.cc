@@ -26,15 +26,20 @@ std::string text(const FleetAnswer& a, const TextOptions& options) {
       const FleetAnswer::Group& g = a.groups[i];
       out += std::to_string(i + 1) + ". " + name_text(g.class_name) + " allocated at " +
              (g.site ? library_site_text(*g.site) : std::string("(no allocation site)")) + "\n";
+      std::string rate = kNoRate;
+      if (g.objects_per_hour && g.bytes_per_hour)
+        rate = rate_text(*g.objects_per_hour) + " objects (" + bytes_rate_text(*g.bytes_per_hour) +
+               ") an hour each" +
+               (g.rated_in < g.growing_in
+                    ? " of the " + format_count(g.rated_in) + " whose dumps span some time"
+                    : "");
       out += "   grows in " + format_count(g.growing_in) + " of " + format_count(g.seen_in) +
-             (g.seen_in == 1 ? " process" : " processes") + ": " + rate_text(g.objects_per_hour) +
-             " objects (" + bytes_rate_text(g.bytes_per_hour) + ") an hour each; " +
+             (g.seen_in == 1 ? " process" : " processes") + ": " + rate + "; " +
              format_count(g.count) + " objects, " + format_bytes(g.bytes) + ", " +
              percent_text(g.share) + " of the heaps\n";
       std::string worst;
       for (const FleetAnswer::Worst& x : g.worst)
-        worst += (worst.empty() ? "" : "; ") + process_text(x.process) + " " +
-                 rate_text(x.per_hour) + "/h";
+        worst += (worst.empty() ? "" : "; ") + worst_text(x);
       out += "   fastest: " + worst + "\n";
       std::string hosts;
       for (const std::string& h : g.hosts) hosts += (hosts.empty() ? "" : ", ") + name_text(h);

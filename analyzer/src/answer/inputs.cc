@@ -4,13 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <charconv>
-#include <chrono>
 #include <map>
 #include <optional>
 #include <tuple>
 
 #include "heapq/byte_source.h"
+#include "heapq/dump_order.h"
 #include "heapq/retainers.h"
 #include "heapq/store.h"
 #include "heapq/wording.h"
@@ -94,42 +93,12 @@ Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>&
   return out;
 }
 
-std::optional<int64_t> epoch_seconds(std::string_view t) {
-  auto field = [&](size_t at, size_t digits) -> std::optional<int> {
-    int v = 0;
-    if (at + digits > t.size()) return std::nullopt;
-    auto [end, ec] = std::from_chars(t.data() + at, t.data() + at + digits, v);
-    if (ec != std::errc() || end != t.data() + at + digits) return std::nullopt;
-    return v;
-  };
-  auto y = field(0, 4), mo = field(5, 2), d = field(8, 2), h = field(11, 2), mi = field(14, 2),
-       sec = field(17, 2);
-  if (!y || !mo || !d || !h || !mi || !sec || t[4] != '-' || t[7] != '-' ||
-      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':')
-    return std::nullopt;
-  const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(unsigned(*mo)),
-                                         std::chrono::day(unsigned(*d))};
-  if (!date.ok() || *h > 23 || *mi > 59 || *sec > 60) return std::nullopt;
-  size_t at = 19;
-  while (at < t.size() && (t[at] == '.' || (t[at] >= '0' && t[at] <= '9'))) ++at;
-  int64_t offset = 0;
-  if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
-    auto oh = field(at + 1, 2), om = field(at + 4, 2);
-    if (!oh || !om || at + 6 != t.size() || t[at + 3] != ':') return std::nullopt;
-    offset = (t[at] == '-' ? -1 : 1) * (*oh * 3600 + *om * 60);
-  } else if (!(at + 1 == t.size() && t[at] == 'Z')) {
-    return std::nullopt;
-  }
-  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
-  return days * 86400 + *h * 3600 + *mi * 60 + *sec - offset;
-}
-
 Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_given) {
   if (as_given || dumps.empty()) return Ok{};
   const char* const kHint = " (--as-given compares them all the same)";
   const LoadedDump& last = *dumps.back();
   const DumpOrigin& b = last.report.origin;
-  const std::optional<int64_t> tb = epoch_seconds(b.time);
+  const std::optional<int64_t> tb = epoch_microseconds(b.time);
   for (size_t j = 0; j + 1 < dumps.size(); ++j) {
     const DumpOrigin& a = dumps[j]->report.origin;
     if (a.pid != 0 && b.pid != 0 && a.pid != b.pid)
@@ -141,7 +110,7 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
           kHint);
     // Oldest first: by time, else by GC count. Every earlier dump, not only the one before: a
     // dump that says nothing may stand between two that do.
-    const std::optional<int64_t> ta = epoch_seconds(a.time);
+    const std::optional<int64_t> ta = epoch_microseconds(a.time);
     std::string why;
     if (ta && tb && *tb < *ta)
       why = "at " + b.time.substr(0, 40) + ", the other at " + a.time.substr(0, 40);
@@ -267,21 +236,13 @@ Error several_processes(const std::vector<Peeked>& processes) {
 // One process's dumps in the order their META records say they were written (time, then GC
 // count), when every one says, told through options.note when that is not the order given.
 void order_by_time(Peeked& p, const InputOptions& options) {
-  std::vector<std::tuple<int64_t, int64_t, size_t>> when;  // time, GC count, index
-  for (size_t i = 0; i < p.paths.size(); ++i) {
-    const std::optional<int64_t> t =
-        p.origins[i] ? epoch_seconds(p.origins[i]->time) : std::nullopt;
-    if (!t) return;  // a dump that does not say: the order given stands
-    when.emplace_back(*t, p.origins[i]->gc_count, i);
-  }
-  std::stable_sort(when.begin(), when.end(), [](const auto& a, const auto& b) {
-    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
-  });
+  std::vector<const DumpOrigin*> origins;
+  for (const std::optional<DumpOrigin>& o : p.origins) origins.push_back(o ? &*o : nullptr);
   bool moved = false;
   std::vector<std::string> sorted;
-  for (size_t i = 0; i < when.size(); ++i) {
-    moved = moved || std::get<2>(when[i]) != i;
-    sorted.push_back(p.paths[std::get<2>(when[i])]);
+  for (size_t i : written_order(origins)) {
+    moved = moved || i != sorted.size();
+    sorted.push_back(p.paths[i]);
   }
   if (!moved) return;
   p.paths = std::move(sorted);

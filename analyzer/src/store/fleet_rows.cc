@@ -3,8 +3,8 @@
 #include <map>
 #include <tuple>
 
+#include "heapq/dump_order.h"
 #include "heapq/fleet.h"
-#include "heapq/inputs.h"
 #include "heapq/store.h"
 #include "store/row_source.h"
 
@@ -17,15 +17,16 @@ Result<FleetData> read_fleet(const std::string& store, const FleetOptions& optio
   if (!db) return db.error();
   std::optional<int64_t> since;
   if (!options.since.empty()) {
-    since = epoch_seconds(options.since);
+    since = epoch_microseconds(options.since);
     if (!since)
-      return usage_error("--since takes an ISO 8601 time (2026-11-24T10:00:00Z or +00:00), not \"" +
-                         options.since + "\"");
+      return usage_error(
+          "--since takes an ISO 8601 time (2026-11-24T10:00:00Z, +00:00, or 10:00:00.5Z), not \"" +
+          options.since + "\"");
   }
   FleetData data;
   auto dumps = (*db)->query(
       "SELECT id, host, pid, started_at, coalesce(dumped_at, loaded_at), app,"
-      " objects - unreachable_objects, reachable_bytes FROM dumps ORDER BY id",
+      " objects - unreachable_objects, reachable_bytes, gc_count FROM dumps ORDER BY id",
       {});
   if (!dumps) return dumps.error();
   for (;;) {
@@ -35,25 +36,27 @@ Result<FleetData> read_fleet(const std::string& store, const FleetOptions& optio
     const store::RowCursor& r = **dumps;
     FleetDump d;
     d.id = r.int64(0);
-    d.host = std::string(r.text(1));
-    d.pid = r.is_null(2) || r.int64(2) < 0 ? 0 : static_cast<uint64_t>(r.int64(2));
-    d.started = std::string(r.text(3));
-    d.time = std::string(r.text(4));
+    d.origin.host = std::string(r.text(1));
+    d.origin.pid = r.is_null(2) || r.int64(2) < 0 ? 0 : static_cast<uint64_t>(r.int64(2));
+    d.origin.started = std::string(r.text(3));
+    d.origin.time = std::string(r.text(4));
     d.app = std::string(r.text(5));
     d.objects = static_cast<uint64_t>(std::max<int64_t>(0, r.int64(6)));
     d.bytes = static_cast<uint64_t>(std::max<int64_t>(0, r.int64(7)));
+    d.origin.gc_count = r.is_null(8) ? -1 : std::max<int64_t>(-1, r.int64(8));
     if (!options.app.empty() && d.app != options.app) continue;
     // When it was taken (its META), else loaded.
-    if (since && epoch_seconds(d.time).value_or(INT64_MIN) < *since) continue;
+    if (since && epoch_microseconds(d.origin.time).value_or(INT64_MIN) < *since) continue;
     data.dumps.push_back(std::move(d));
   }
   dumps->reset();
   // Only processes of two dumps or more can grow: the others' dumps need no counting.
   std::map<std::tuple<std::string, uint64_t, std::string>, int> dumps_of;
-  for (const FleetDump& d : data.dumps) ++dumps_of[{d.host, d.pid, d.started}];
+  for (const FleetDump& d : data.dumps) ++dumps_of[{d.origin.host, d.origin.pid, d.origin.started}];
   for (const FleetDump& d : data.dumps) {
     std::vector<FleetCount>& counts = data.counts.emplace_back();
-    if (d.pid == 0 || dumps_of[{d.host, d.pid, d.started}] < 2) continue;
+    if (d.origin.pid == 0 || dumps_of[{d.origin.host, d.origin.pid, d.origin.started}] < 2)
+      continue;
     auto rows = (*db)->query(
         "SELECT cn.value, sf.value, s.line, sm.value, count(*), CAST(sum(o.memsize) AS BIGINT) "
         "FROM objects o"

@@ -9,18 +9,19 @@
 namespace heapq {
 namespace {
 
-// A dump of process `pid` on `host` taken `minute` minutes past ten, holding `leaked` objects
-// of the leak and `churn` objects of a class that comes and goes.
+// A dump of process `pid` on `host` taken `minute` minutes past ten (or at `time`), holding
+// `leaked` objects of the leak and `churn` objects of a class that comes and goes.
 void add_dump(FleetData& data, const std::string& host, uint64_t pid, int minute, uint64_t leaked,
-              uint64_t churn) {
+              uint64_t churn, const std::string& time = "", int64_t gc_count = -1) {
   FleetDump d;
   d.id = static_cast<int64_t>(data.dumps.size()) + 1;
-  d.host = host;
-  d.pid = pid;
-  d.started = "2026-11-24T09:00:00+00:00";
-  char time[40];
-  std::snprintf(time, sizeof time, "2026-11-24T%02d:%02d:00+00:00", 10 + minute / 60, minute % 60);
-  d.time = time;
+  d.origin.host = host;
+  d.origin.pid = pid;
+  d.origin.started = "2026-11-24T09:00:00+00:00";
+  char at[40];
+  std::snprintf(at, sizeof at, "2026-11-24T%02d:%02d:00+00:00", 10 + minute / 60, minute % 60);
+  d.origin.time = time.empty() ? at : time;
+  d.origin.gc_count = gc_count;
   d.app = "shop";
   d.objects = 1000 + leaked + churn;
   d.bytes = 100000 + 40 * leaked + 40 * churn;
@@ -58,8 +59,9 @@ TEST(Fleet, NamesWhatGrowsInEveryProcess) {
   EXPECT_EQ(page.growing_in, 2u);
   EXPECT_EQ(page.seen_in, 2u);
   // web-1: +200 in 30 minutes, 400 an hour; web-2: +600 in an hour.
-  EXPECT_DOUBLE_EQ(page.objects_per_hour, 500.0);
-  EXPECT_DOUBLE_EQ(page.bytes_per_hour, 500.0 * 40);
+  EXPECT_DOUBLE_EQ(page.objects_per_hour.value_or(0), 500.0);
+  EXPECT_DOUBLE_EQ(page.bytes_per_hour.value_or(0), 500.0 * 40);
+  EXPECT_EQ(page.rated_in, 2u);
   EXPECT_EQ(page.count, 1000u);
   EXPECT_EQ(page.bytes, 40000u);
   const double last_bytes = (100000 + 40 * 300 + 40 * 50) + (100000 + 40 * 700 + 40 * 90);
@@ -91,6 +93,57 @@ TEST(Fleet, NothingGrowsWhereCountsFall) {
   EXPECT_TRUE(a.groups.empty());
   EXPECT_NE(render::text(a, {80}).find("Nothing grows"), std::string::npos);
   expect_valid(render::json(a), "fleet.schema.json");
+}
+
+TEST(Fleet, NoRateWithoutAnInterval) {
+  FleetData data;
+  // web-1: three dumps of one second; web-2: a dump that says no time.
+  const std::string second = "2026-11-24T10:00:00+00:00";
+  add_dump(data, "web-1", 100, 0, 100, 10, second, 5);
+  add_dump(data, "web-1", 100, 0, 300, 10, second, 6);
+  add_dump(data, "web-1", 100, 0, 500, 10, second, 7);
+  add_dump(data, "web-2", 100, 0, 100, 10);
+  add_dump(data, "web-2", 100, 0, 200, 10, "yesterday");
+  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  ASSERT_EQ(a.groups.size(), 1u);
+  const FleetAnswer::Group& page = a.groups[0];
+  EXPECT_EQ(page.growing_in, 2u);
+  EXPECT_EQ(page.rated_in, 0u);
+  EXPECT_FALSE(page.objects_per_hour) << "not 400 objects in a second floored in";
+  EXPECT_FALSE(page.bytes_per_hour);
+  ASSERT_EQ(page.worst.size(), 2u);
+  EXPECT_EQ(page.worst[0].growth, 400) << "most growth first, without rates";
+  EXPECT_EQ(page.worst[0].seconds, 0.0);
+  EXPECT_FALSE(page.worst[0].per_hour);
+  EXPECT_FALSE(page.worst[1].seconds);
+  const std::string text = render::text(a, {0});
+  EXPECT_NE(text.find("grows in 2 of 2 processes: no rate"), std::string::npos) << text;
+  EXPECT_NE(text.find("web-1 pid 100 +400 (no interval)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("an hour"), std::string::npos) << text;
+  expect_valid(render::json(a), "fleet.schema.json");
+}
+
+TEST(Fleet, TimesKeepTheirFractionAndDumpsOfOneSecondTheirGcOrder) {
+  FleetData data;
+  // Loaded newest first: taken in the order their times (to the microsecond) and GC counts say.
+  add_dump(data, "web-1", 100, 0, 400, 10, "2026-11-24T10:00:00.750Z", 9);
+  add_dump(data, "web-1", 100, 0, 250, 10, "2026-11-24T10:00:00.250000Z", 8);
+  add_dump(data, "web-1", 100, 0, 100, 10, "2026-11-24T10:00:00.250000Z", 7);
+  add_dump(data, "web-2", 100, 0, 100, 10, "2026-11-24T10:00:00Z", 3);
+  add_dump(data, "web-2", 100, 0, 300, 10, "2026-11-24T10:00:02Z", 2);  // time wins over GC
+  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  ASSERT_EQ(a.groups.size(), 1u);
+  const FleetAnswer::Group& page = a.groups[0];
+  EXPECT_EQ(page.growing_in, 2u);
+  ASSERT_EQ(page.worst.size(), 2u);
+  EXPECT_EQ(page.worst[0].process.host, "web-1");
+  EXPECT_DOUBLE_EQ(page.worst[0].seconds.value_or(-1), 0.5);
+  EXPECT_DOUBLE_EQ(page.worst[0].per_hour.value_or(0), 300 * 7200.0);
+  EXPECT_DOUBLE_EQ(page.worst[1].per_hour.value_or(0), 200 * 1800.0);
+  EXPECT_DOUBLE_EQ(page.objects_per_hour.value_or(0), (300 * 7200.0 + 200 * 1800.0) / 2);
+  EXPECT_EQ(a.heaps[0].heap.front().objects, 1000u + 100 + 10);
+  EXPECT_EQ(a.first_time, "2026-11-24T10:00:00Z");
+  EXPECT_EQ(a.last_time, "2026-11-24T10:00:02Z");
 }
 
 TEST(Fleet, TopCutsTheList) {

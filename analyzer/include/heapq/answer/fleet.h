@@ -31,15 +31,18 @@ struct FleetAnswer {
   };
   struct Worst {
     Process process;
-    int64_t growth = 0;   // objects, first dump to last
-    double per_hour = 0;  // objects
+    int64_t growth = 0;              // objects, first dump to last
+    std::optional<double> seconds;   // from the first dump to the last; none: a dump says no time
+    std::optional<double> per_hour;  // objects; none without an interval (seconds none or 0)
   };
   struct Group {
     std::string class_name;
-    std::optional<SiteRef> site;                      // none: allocated without tracing
-    uint64_t growing_in = 0;                          // processes it grows in
-    uint64_t seen_in = 0;                             // processes of two dumps or more that hold it
-    double objects_per_hour = 0, bytes_per_hour = 0;  // the mean over the processes it grows in
+    std::optional<SiteRef> site;  // none: allocated without tracing
+    uint64_t growing_in = 0;      // processes it grows in
+    uint64_t seen_in = 0;         // processes of two dumps or more that hold it
+    // The mean over the processes it grows in that have a rate (rated_in); none: no such one.
+    std::optional<double> objects_per_hour, bytes_per_hour;
+    uint64_t rated_in = 0;
     uint64_t count = 0, bytes = 0;   // in the last dump of each process it grows in, summed
     double share = 0;                // bytes over those dumps' reachable bytes
     std::vector<Worst> worst;        // the fastest-growing processes, at most 3
