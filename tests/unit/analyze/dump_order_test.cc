@@ -1,0 +1,39 @@
+// When dumps were written, as their META records say.
+#include "heapq/dump_order.h"
+
+#include <gtest/gtest.h>
+
+namespace heapq {
+namespace {
+
+TEST(DumpOrder, TimesToTheMicrosecond) {
+  const int64_t ten = *epoch_microseconds("2026-11-27T10:00:00Z");
+  EXPECT_EQ(epoch_microseconds("2026-11-27T10:00:00+00:00"), ten);
+  EXPECT_EQ(epoch_microseconds("2026-11-27T11:00:00+01:00"), ten);
+  EXPECT_EQ(epoch_microseconds("2026-11-27T10:00:00.123456Z"), ten + 123456);
+  EXPECT_EQ(epoch_microseconds("2026-11-27T10:00:00.5+00:00"), ten + 500000);
+  EXPECT_EQ(epoch_microseconds("2026-11-27T10:00:00.1234569Z"), ten + 123456)
+      << "past the microsecond";
+  for (const char* bad : {"2026-11-27T10:00:00.Z", "2026-11-27T10:00:00..5Z",
+                          "2026-11-27T10:00:00.5", "2026-11-27T10:00:00.5x", "yesterday", ""})
+    EXPECT_FALSE(epoch_microseconds(bad)) << bad;
+}
+
+TEST(DumpOrder, ByTimeThenGcCountThenAsGiven) {
+  auto origin = [](const char* time, int64_t gc) {
+    DumpOrigin o;
+    o.time = time;
+    o.gc_count = gc;
+    return o;
+  };
+  const DumpOrigin a = origin("2026-11-27T10:00:01Z", 1), b = origin("2026-11-27T10:00:00.5Z", 9),
+                   c = origin("2026-11-27T10:00:00.5Z", 3), d = origin("2026-11-27T10:00:00.5Z", 3);
+  EXPECT_EQ(written_order({&a, &b, &c, &d}), (std::vector<size_t>{2, 3, 1, 0}));
+  // One that says no time: all as given.
+  const DumpOrigin none;
+  EXPECT_EQ(written_order({&a, &none, &c}), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(written_order({&a, nullptr, &c}), (std::vector<size_t>{0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace heapq
