@@ -12,9 +12,10 @@ namespace heapq::cli {
 bool emit(std::string_view text);
 
 // Writes a file whole: to a temporary file created exclusively beside it (heapq/temp_file.h),
-// renamed to `path` once complete, so that a reader never finds half of it there and a link
-// planted in a shared directory is never followed (a device or FIFO, such as /dev/stdout, is
-// written in place). Says "heapq: wrote PATH" on stderr unless quiet.
+// renamed over it once complete, so that a reader never finds half of it there; a link is
+// followed to its file, never replaced. A device, a FIFO or one of heapq's own descriptors
+// (-, /dev/stdout) is written in place (resolve_output). Says "heapq: wrote PATH" on stderr
+// unless quiet.
 Status write_file(const std::string& path, std::string_view contents, bool quiet);
 
 }  // namespace heapq::cli

@@ -1,4 +1,5 @@
 // Files heapq writes: never through a link planted beside them, never over one of its inputs.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -6,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "heapq/store.h"
 #include "heapq/temp_file.h"
@@ -104,6 +106,91 @@ TEST_F(OutputSafety, AnOutputThatIsAnInputIsRefused) {
   EXPECT_EQ(run_cli({"--quiet", "viz", "-o", (dir_ / "out.dot").string(), store, "String"}).status,
             0);
   EXPECT_EQ(run_cli({"--quiet", "viz", "-o", "/dev/null", dump_, "String"}).status, 0);
+}
+
+bool is_link(const std::filesystem::path& p) {
+  return std::filesystem::is_symlink(std::filesystem::symlink_status(p));
+}
+
+// /dev/stdout is a link to /proc/self/fd/1: the output goes to the descriptor, and no link on
+// the way is replaced. (The machine's own /dev/stdout is left alone: links of the test's own
+// stand for it.)
+TEST_F(OutputSafety, AnOutputThatIsOneOfHeapqsDescriptorsIsWrittenThroughIt) {
+  auto direct = run_cli({"--quiet", "viz", "-o", "/proc/self/fd/1", dump_, "String"});
+  EXPECT_EQ(direct.status, 0) << direct.err;
+  EXPECT_NE(direct.out.find("digraph"), std::string::npos);
+
+  const auto stdout_link = dir_ / "stdout";
+  std::filesystem::create_symlink("/proc/self/fd/1", stdout_link);
+  auto linked = run_cli({"--quiet", "viz", "-o", stdout_link.string(), dump_, "String"});
+  EXPECT_EQ(linked.status, 0) << linked.err;
+  EXPECT_NE(linked.out.find("digraph"), std::string::npos);
+  EXPECT_TRUE(is_link(stdout_link));
+  EXPECT_EQ(std::filesystem::read_symlink(stdout_link), "/proc/self/fd/1");
+
+  // A shell's `>> log`: appended to, as the descriptor is open, not replaced.
+  const auto log = dir_ / "log";
+  std::ofstream(log) << "kept\n";
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  struct stat before, after;
+  ASSERT_EQ(::fstat(fd, &before), 0);
+  auto appended =
+      run_cli({"--quiet", "viz", "-o", "/dev/fd/" + std::to_string(fd), dump_, "String"});
+  ::close(fd);
+  EXPECT_EQ(appended.status, 0) << appended.err;
+  const std::string text = read_file(log);
+  EXPECT_TRUE(text.starts_with("kept\ndigraph")) << text.substr(0, 40);
+  ASSERT_EQ(::stat(log.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "the file was replaced";
+}
+
+TEST_F(OutputSafety, ALinkIsFollowedToItsFileNeverReplaced) {
+  const auto target = dir_ / "target.dot", link = dir_ / "link.dot", chain = dir_ / "chain.dot";
+  std::ofstream(target) << "old";
+  std::filesystem::create_symlink("target.dot", link);
+  std::filesystem::create_symlink(link, chain);
+  for (const auto& out : {link, chain}) {
+    std::ofstream(target) << "old";
+    ASSERT_EQ(run_cli({"--quiet", "viz", "-o", out.string(), dump_, "String"}).status, 0) << out;
+    EXPECT_TRUE(is_link(out)) << out;
+    EXPECT_NE(read_file(target).find("digraph"), std::string::npos) << out;
+  }
+  EXPECT_TRUE(is_link(link));
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+
+  // A link to a device or a FIFO: written in place through it.
+  const auto null_link = dir_ / "null";
+  std::filesystem::create_symlink("/dev/null", null_link);
+  EXPECT_EQ(run_cli({"--quiet", "viz", "-o", null_link.string(), dump_, "String"}).status, 0);
+  EXPECT_TRUE(is_link(null_link));
+  const auto fifo = dir_ / "fifo", fifo_link = dir_ / "fifo-link";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_symlink(fifo, fifo_link);
+  std::string piped;
+  std::thread reader([&] { piped = read_file(fifo); });
+  EXPECT_EQ(run_cli({"--quiet", "viz", "-o", fifo_link.string(), dump_, "String"}).status, 0);
+  reader.join();
+  EXPECT_NE(piped.find("digraph"), std::string::npos);
+  EXPECT_TRUE(is_link(fifo_link));
+}
+
+// What the kernel's protected_symlinks refuses to follow, heapq refuses too: a link another
+// user made in a sticky, world-writable directory such as /tmp.
+TEST_F(OutputSafety, ALinkAnotherUserPlantedInASharedDirectoryIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making a link of another user takes root";
+  const auto shared = dir_ / "shared";
+  std::filesystem::create_directory(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  const auto planted = shared / "out.dot";
+  std::filesystem::create_symlink(victim_, planted);
+  ASSERT_EQ(::lchown(planted.c_str(), 4242, 4242), 0);
+  auto viz = run_cli({"--quiet", "viz", "-o", planted.string(), dump_, "String"});
+  EXPECT_EQ(viz.status, 3);
+  EXPECT_NE(viz.err.find("not followed"), std::string::npos) << viz.err;
+  EXPECT_EQ(read_file(victim_), "keep me");
+  EXPECT_TRUE(is_link(planted));
 }
 
 }  // namespace
