@@ -37,4 +37,68 @@ class TestInputSources < Test::Unit::TestCase
     assert_equal(expected, stats_json(fifo))
     writer.join
   end
+
+  # leaks, diff and report read each input's first line (a META record) before the input
+  # itself: a pipe is read once, the bytes read for that line kept, gzip'd or not.
+  def test_commands_of_several_dumps_read_each_pipe_once
+    first, _, last = three_dumps("memo_cache")
+    %w[leaks diff].each do |command|
+      expected, err, code = heapq("--format", "json", command, first, last)
+      assert_equal(0, code, err)
+      [false, true].each do |gzip|
+        bytes = [first, last].map { |dump| File.binread(dump) }
+        bytes.map! { |b| Zlib.gzip(b) } if gzip
+        out, err, code = over_pipes(bytes) { |paths, fds| heapq_with_fds(fds, "--format", "json", command, *paths) }
+        assert_equal(0, code, "#{command}, gzip #{gzip}: #{err}")
+        assert_equal([command, gzip, ""], [command, gzip, err])
+        assert_equal(without_inputs(JSON.parse(expected)), without_inputs(JSON.parse(out)), "#{command}, gzip #{gzip}")
+      end
+    end
+    out, err, code = over_pipes([first, last].map { |dump| Zlib.gzip(File.binread(dump)) }) do |paths, fds|
+      heapq_with_fds(fds, "--quiet", "report", "-o", File.join(@tmp, "report.html"), *paths)
+    end
+    assert_equal([0, ""], [code, err], out)
+  end
+
+  private
+
+  # Runs the block with /dev/fd/N paths of pipes that carry each of contents, and the pipes'
+  # read ends, for heapq to inherit.
+  def over_pipes(contents)
+    pipes = contents.map { IO.pipe }
+    writers = pipes.zip(contents).map do |(_, w), bytes|
+      Thread.new do
+        w.write(bytes)
+      rescue Errno::EPIPE
+        nil
+      ensure
+        w.close
+      end
+    end
+    yield pipes.map { |r, _| "/dev/fd/#{r.fileno}" }, pipes.map(&:first)
+  ensure
+    pipes.each { |r, _| r.close unless r.closed? }
+    writers&.each(&:join)
+  end
+
+  # heapq with the pipes' read ends open in it (and closed here, so that a writer sees heapq
+  # go).
+  def heapq_with_fds(fds, *args)
+    Open3.popen3(HEAPQ, *args, fds.to_h { |r| [r, r] }) do |stdin, stdout, stderr, thread|
+      fds.each(&:close)
+      stdin.close
+      out = Thread.new { stdout.read }
+      err = stderr.read
+      [out.value, err, thread.value.exitstatus]
+    end
+  end
+
+  # An answer without the names of its inputs (paths here, /dev/fd/N there).
+  def without_inputs(json)
+    case json
+    when Hash then json.reject { |k, _| %w[input inputs path paths name names dumps].include?(k) }.transform_values { |v| without_inputs(v) }
+    when Array then json.map { |v| without_inputs(v) }
+    else json
+    end
+  end
 end

@@ -27,6 +27,15 @@ class ByteSource {
 // Opens a path ("-" is stdin); gzip is recognized by its magic bytes, not by the file name.
 Result<std::unique_ptr<ByteSource>> open_input(const std::string& path);
 
+// The first line of an input's content (decompressed; at most about max_bytes of it), and a
+// source that reads the input from its start all the same: the bytes read to find the line
+// are kept and handed out again, never asked of the input twice, so that a pipe loses none.
+struct PeekedInput {
+  std::string first_line;
+  std::unique_ptr<ByteSource> source;
+};
+Result<PeekedInput> peek_first_line(const std::string& path, size_t max_bytes);
+
 // A source over bytes in memory (gzip detected likewise), for tests and embedders.
 std::unique_ptr<ByteSource> memory_input(std::string bytes, std::string name = "<memory>");
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <tuple>
 
@@ -127,12 +128,42 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
 
 namespace {
 
+// Inputs that are not regular files (a pipe, a FIFO) with the bytes read to peek at their
+// META: opened again, they would have lost those. load_input takes them from here.
+std::mutex peeked_mutex;
+std::map<std::string, std::unique_ptr<ByteSource>> peeked_inputs;
+
+void keep_if_read_once(const std::string& path, std::unique_ptr<ByteSource> source) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return;
+  std::lock_guard lock(peeked_mutex);
+  peeked_inputs.try_emplace(path, std::move(source));
+}
+
+bool already_peeked(const std::string& path) {
+  std::lock_guard lock(peeked_mutex);
+  return peeked_inputs.contains(path);
+}
+
+// The input, opened once: as peek_origin left it, or now.
+Result<std::unique_ptr<ByteSource>> open_once(const std::string& path) {
+  {
+    std::lock_guard lock(peeked_mutex);
+    if (auto it = peeked_inputs.find(path); it != peeked_inputs.end()) {
+      std::unique_ptr<ByteSource> source = std::move(it->second);
+      peeked_inputs.erase(it);
+      return source;
+    }
+  }
+  return open_input(path);
+}
+
 // The META record a dump file opens with (memprof's: pid, time), read before the dump is, or
 // what a store's dumps table says of a dump (STORE#N; `stored` keeps each store's list, read
 // once): none for stdin or a file that does not open with one.
 std::optional<DumpOrigin> peek_origin(const std::string& path,
                                       std::map<std::string, std::vector<StoredDump>>& stored) {
-  if (path == "-") return std::nullopt;
+  if (path == "-" || already_peeked(path)) return std::nullopt;  // read once, never twice
   if (const StoreRef ref = parse_store_ref(path); is_store(ref)) {
     auto it = stored.find(ref.file);
     if (it == stored.end()) {
@@ -142,16 +173,10 @@ std::optional<DumpOrigin> peek_origin(const std::string& path,
     const StoredDump* found = find_stored_dump(it->second, ref.dump);
     return found ? std::optional<DumpOrigin>(found->origin) : std::nullopt;
   }
-  auto input = open_input(path);
-  if (!input) return std::nullopt;
-  std::string line;
-  char buf[4096];
-  while (line.size() < (64 << 10) && line.find('\n') == std::string::npos) {
-    auto n = (*input)->read(buf, sizeof buf);
-    if (!n || *n == 0) break;
-    line.append(buf, *n);
-  }
-  line.resize(std::min(line.find('\n'), line.size()));
+  auto peeked = peek_first_line(path, 64 << 10);
+  if (!peeked) return std::nullopt;
+  const std::string& line = peeked->first_line;
+  keep_if_read_once(path, std::move(peeked->source));
   rapidjson::Document meta;
   meta.Parse(line.data(), line.size());
   if (meta.HasParseError() || !meta.IsObject()) return std::nullopt;
@@ -323,7 +348,7 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
     if (dump && options.loaded) options.loaded(*dump);
     return dump;
   }
-  auto input = open_input(path);
+  auto input = open_once(path);
   if (!input) return input.error();
   LoadOptions load;
   load.strict = options.strict;

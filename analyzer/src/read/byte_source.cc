@@ -89,6 +89,25 @@ class PeekedSource final : public ByteSource {
   size_t pos_ = 0;
 };
 
+// Keeps a copy of what it reads from the inner source, for a PeekedSource to hand out again.
+class RecordingSource final : public ByteSource {
+ public:
+  RecordingSource(ByteSource& inner, std::string& kept) : inner_(inner), kept_(kept) {}
+
+  Result<size_t> read(char* buf, size_t n) override {
+    auto got = inner_.read(buf, n);
+    if (got) kept_.append(buf, *got);
+    return got;
+  }
+  const std::string& name() const override { return inner_.name(); }
+  uint64_t consumed() const override { return inner_.consumed(); }
+  uint64_t total() const override { return inner_.total(); }
+
+ private:
+  ByteSource& inner_;
+  std::string& kept_;
+};
+
 bool gzip_magic(const char* p) {
   return static_cast<unsigned char>(p[0]) == 0x1f && static_cast<unsigned char>(p[1]) == 0x8b;
 }
@@ -193,13 +212,12 @@ Result<std::unique_ptr<ByteSource>> sniff(std::unique_ptr<ByteSource> raw) {
   return src;
 }
 
-}  // namespace
-
-Result<std::unique_ptr<ByteSource>> open_input(const std::string& path) {
+// The input's bytes as they are (gzip not yet recognized).
+Result<std::unique_ptr<ByteSource>> open_raw(const std::string& path) {
   if (path == "-") {
     struct stat st;
     uint64_t total = ::fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0;
-    return sniff(std::make_unique<FdSource>(0, false, "<stdin>", total));
+    return std::unique_ptr<ByteSource>(std::make_unique<FdSource>(0, false, "<stdin>", total));
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
@@ -210,7 +228,33 @@ Result<std::unique_ptr<ByteSource>> open_input(const std::string& path) {
   }
   uint64_t total = S_ISREG(st.st_mode) ? st.st_size : 0;
   posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return sniff(std::make_unique<FdSource>(fd, true, path, total));
+  return std::unique_ptr<ByteSource>(std::make_unique<FdSource>(fd, true, path, total));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> open_input(const std::string& path) {
+  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> raw, open_raw(path));
+  return sniff(std::move(raw));
+}
+
+Result<PeekedInput> peek_first_line(const std::string& path, size_t max_bytes) {
+  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> raw, open_raw(path));
+  std::string kept, line;
+  {
+    HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> content,
+                           sniff(std::make_unique<RecordingSource>(*raw, kept)));
+    char buf[4096];
+    while (line.size() < max_bytes && line.find('\n') == std::string::npos) {
+      HEAPQ_ASSIGN_OR_RETURN(const size_t n, content->read(buf, sizeof buf));
+      if (n == 0) break;
+      line.append(buf, n);
+    }
+  }
+  line.resize(std::min(line.find('\n'), line.size()));
+  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> again,
+                         sniff(std::make_unique<PeekedSource>(std::move(raw), std::move(kept))));
+  return PeekedInput{std::move(line), std::move(again)};
 }
 
 std::unique_ptr<ByteSource> memory_input(std::string bytes, std::string name) {
