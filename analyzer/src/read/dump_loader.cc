@@ -10,9 +10,11 @@
 // Line numbers are chunk-relative while parsing and made absolute as chunks are added.
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "heapq/load.h"
@@ -38,6 +40,40 @@ void merge_issues(const ParsedChunk& c, uint64_t first_line, LoadReport& r) {
     if (r.first_repaired_strings.size() < LoadReport::kIssuesKept)
       r.first_repaired_strings.push_back({first_line + i.line, i.message});
 }
+
+// A chunk's text. It grows by realloc, which moves a big block's pages (mremap) instead of
+// copying them into a new one: a line near --max-line costs about that much memory, not twice.
+class TextBuffer {
+ public:
+  TextBuffer() = default;
+  TextBuffer(const TextBuffer&) = delete;
+  TextBuffer& operator=(const TextBuffer&) = delete;
+  ~TextBuffer() { std::free(data_); }
+
+  char* data() { return data_; }
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  // Bytes beyond the old size are left as they are (unset).
+  void resize(size_t n) {
+    if (n > capacity_) {
+      char* grown = static_cast<char*>(std::realloc(data_, n));
+      if (!grown) throw std::bad_alloc();
+      data_ = grown;
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  size_t capacity() const { return capacity_; }
+  void release() {
+    std::free(data_);
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+};
 
 class ChunkedLoad {
  public:
@@ -74,7 +110,7 @@ class ChunkedLoad {
 
  private:
   void work() {
-    std::vector<char> text;
+    TextBuffer text;
     for (;;) {
       auto chunk = std::make_unique<ParsedChunk>();
       size_t index = 0, len = 0;
@@ -100,8 +136,7 @@ class ChunkedLoad {
       parse_chunk(text.data(), len, options_.strict, *chunk);
       // A line far longer than a read (one Hash of millions of entries) grew the buffer to
       // its size: let it go, rather than hold it written and resident to the end of the load.
-      if (text.capacity() > 4 * std::max<size_t>(options_.chunk_bytes, 1))
-        std::vector<char>().swap(text);
+      if (text.capacity() > 4 * std::max<size_t>(options_.chunk_bytes, 1)) text.release();
       {
         std::lock_guard lock(mutex_);
         if (options_.strict && (chunk->bad_lines || chunk->repaired_strings)) {
@@ -165,7 +200,7 @@ class ChunkedLoad {
   // Under the lock: text = the carried-over partial line + input up to the last newline.
   // Lines that do not start like a record and outgrow a read are skipped unread, and counted
   // in the chunk as bad lines that precede its text.
-  bool fill(std::vector<char>& text, size_t& len, ParsedChunk& chunk, size_t index) {
+  bool fill(TextBuffer& text, size_t& len, ParsedChunk& chunk, size_t index) {
     const size_t step = std::max<size_t>(options_.chunk_bytes, 1);
     size_t have = carry_.size();
     text.resize(have + step + 1);
@@ -209,7 +244,7 @@ class ChunkedLoad {
 
   // Whether text[from, have) holds a newline: then len ends after the last one, and what
   // follows it is carried over to the next chunk.
-  bool ends_a_line(const std::vector<char>& text, const char* from, size_t have, size_t& len) {
+  bool ends_a_line(const TextBuffer& text, const char* from, size_t have, size_t& len) {
     const void* nl = memrchr(from, '\n', text.data() + have - from);
     if (!nl) return false;
     len = static_cast<const char*>(nl) - text.data() + 1;
@@ -225,7 +260,7 @@ class ChunkedLoad {
 
   // Reads on to the end of the unfinished line in text, keeping only what follows it (have
   // bytes at the start of text), and counts the line as bad.
-  bool skip_line(std::vector<char>& text, size_t& have, ParsedChunk& chunk) {
+  bool skip_line(TextBuffer& text, size_t& have, ParsedChunk& chunk) {
     const size_t step = std::max<size_t>(options_.chunk_bytes, 1);
     ++chunk.lines;
     ++chunk.bad_lines;

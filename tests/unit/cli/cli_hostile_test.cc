@@ -1,10 +1,13 @@
 // The command line on arguments and inputs a careless user or an attacker gives it: every
 // one ends with an exit status and a message, never a crash.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "cli/main_help.h"
 #include "render/text/terminal_text.h"
 #include "test_dumps.h"
 
@@ -186,6 +189,28 @@ TEST_F(CliHostile, DumpStringsCannotDriveTheTerminal) {
       EXPECT_LT(r.out.size(), 4000u);
     }
   }
+}
+
+// heapq stats on path, this process limited to `mib` MiB more address space than it has.
+int run_with_little_memory(const std::string& path, size_t mib, const char* threads,
+                           const char* max_line) {
+  size_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  const rlim_t limit = pages * ::sysconf(_SC_PAGESIZE) + (rlim_t{mib} << 20);
+  struct rlimit as;
+  as.rlim_cur = as.rlim_max = limit;
+  ::setrlimit(RLIMIT_AS, &as);
+  return cli::run_heapq({"--quiet", "--threads", threads, "stats", "--max-line", max_line, path});
+}
+
+// A line over --max-line is refused after about that much memory, not twice it (the buffer
+// copied into a bigger one as it grew): 64 MiB of line in 84 MiB.
+TEST_F(CliHostile, MaxLineCostsAboutItsValue) {
+  const std::string line = (dir_ / "line.json").string();
+  std::ofstream(line) << "{\"address\":\"0x10\", \"value\":\"";
+  std::filesystem::resize_file(line, 100 << 20);
+  EXPECT_EXIT(std::_Exit(run_with_little_memory(line, 84, "1", "64")), ::testing::ExitedWithCode(2),
+              "a line longer than 67108864 bytes");
 }
 
 }  // namespace
