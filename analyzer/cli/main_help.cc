@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <new>
 
 #include "cli/command.h"
 #include "cli/output.h"
@@ -193,7 +194,12 @@ int run_heapq(const std::vector<std::string>& args) {
   // not stop a query that has sent nothing yet).
   for (int sig : {SIGINT, SIGTERM, SIGHUP})
     if (std::signal(sig, cancel_and_reraise) == SIG_IGN) std::signal(sig, SIG_IGN);
-  return command->run(*global, *parsed);
+  // An allocation that failed anywhere (a dump bigger than the memory): said, never an abort.
+  try {
+    return command->run(*global, *parsed);
+  } catch (const std::bad_alloc&) {
+    return report_error(heapq::out_of_memory());
+  }
 }
 
 }  // namespace heapq::cli

@@ -24,6 +24,10 @@ inline Error io_error(std::string message) {
 inline Error usage_error(std::string message) {
   return {ExitCode::kUsage, std::move(message)};
 }
+// What a std::bad_alloc becomes: the machine, not the input, fell short.
+inline Error out_of_memory() {
+  return io_error("out of memory: the machine could not give what this input needs");
+}
 
 // A value or an Error.
 template <typename T>

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -29,17 +31,27 @@ void release(std::vector<T>& v) {
   std::vector<T>().swap(v);
 }
 
-// Runs fn(i) for i in [0, n) on up to `threads` threads.
+// Runs fn(i) for i in [0, n) on up to `threads` threads; an exception (std::bad_alloc) one
+// of them throws is thrown again here, once all are done.
 template <typename Fn>
 void parallel_for(size_t n, unsigned threads, Fn fn) {
   std::atomic<size_t> next{0};
+  std::exception_ptr failed;
+  std::mutex failed_mutex;
   auto work = [&] {
-    for (size_t i; (i = next++) < n;) fn(i);
+    try {
+      for (size_t i; (i = next++) < n;) fn(i);
+    } catch (...) {
+      std::lock_guard lock(failed_mutex);
+      if (!failed) failed = std::current_exception();
+      next = n;
+    }
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < std::min<size_t>(threads, n); ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
 }
 
 // A chunk's references, as its records gave them, until every address is known.

@@ -109,7 +109,18 @@ class ChunkedLoad {
   }
 
  private:
+  // A worker that runs out of memory stops every other (an exception may not leave a thread).
   void work() {
+    try {
+      work_on_chunks();
+    } catch (const std::bad_alloc&) {
+      std::lock_guard lock(mutex_);
+      error_ = out_of_memory();
+      added_.notify_all();
+    }
+  }
+
+  void work_on_chunks() {
     TextBuffer text;
     for (;;) {
       auto chunk = std::make_unique<ParsedChunk>();

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <thread>
 
 #include "heapq/sites.h"
@@ -52,7 +53,13 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
     if (s = count_objects(); !s) return s.error();
     // References on a second connection while this one reads the objects.
     Status refs = Ok{};
-    std::thread edges([&] { refs = references_ ? read_refs() : Ok{}; });
+    std::thread edges([&] {
+      try {
+        refs = references_ ? read_refs() : Ok{};
+      } catch (const std::bad_alloc&) {  // it may not leave the thread
+        refs = out_of_memory();
+      }
+    });
     s = read_objects();
     edges.join();
     if (s) s = refs;

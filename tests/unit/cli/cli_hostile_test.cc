@@ -203,6 +203,17 @@ int run_with_little_memory(const std::string& path, size_t mib, const char* thre
   return cli::run_heapq({"--quiet", "--threads", threads, "stats", "--max-line", max_line, path});
 }
 
+// Memory that runs out is an error like any other: exit 3 and a message, never an abort. The
+// process is limited to a little more address space than it has; one line of a dump (a
+// sparse file: it costs no disk) asks for more.
+TEST_F(CliHostile, OutOfMemoryIsAnErrorNotAnAbort) {
+  const std::string huge = (dir_ / "huge.json").string();
+  std::ofstream(huge) << "{\"address\":\"0x10\", \"value\":\"";
+  std::filesystem::resize_file(huge, uint64_t{1} << 30);
+  EXPECT_EXIT(std::_Exit(run_with_little_memory(huge, 256, "2", "2048")),
+              ::testing::ExitedWithCode(3), "out of memory");
+}
+
 // A line over --max-line is refused after about that much memory, not twice it (the buffer
 // copied into a bigger one as it grew): 64 MiB of line in 84 MiB.
 TEST_F(CliHostile, MaxLineCostsAboutItsValue) {
