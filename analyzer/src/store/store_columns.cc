@@ -100,16 +100,23 @@ Status store::write_class_edges(RowTarget& to, int64_t dump, const HeapGraph& g)
 
 namespace {
 
-// Reads one column's chunks into v; false when the column is missing or not a whole number of
-// elements.
+enum class Column { kMissing, kMisfit, kRead };
+
+// Reads one column's chunks into v, when they hold `count` elements: checked before anything
+// is allocated, so that chunks planted in a store are refused by their sizes, never read in.
 template <typename T>
-Result<bool> read_column(store::RowSource& db, int64_t dump, const char* name, std::vector<T>& v,
-                         const char* table = "graph_columns") {
-  return db.read_column(table, dump, name, [&](size_t bytes) -> char* {
-    if (bytes % sizeof(T)) return nullptr;
-    v.resize(bytes / sizeof(T));
+Result<Column> read_column(store::RowSource& db, int64_t dump, const char* name, std::vector<T>& v,
+                           uint64_t count, const char* table = "graph_columns") {
+  bool misfit = false;
+  auto read = db.read_column(table, dump, name, [&](size_t bytes) -> char* {
+    misfit = bytes % sizeof(T) || bytes / sizeof(T) != count;
+    if (misfit) return nullptr;
+    v.resize(count);
     return reinterpret_cast<char*>(v.data());
   });
+  if (!read) return read.error();
+  if (*read) return v.size() == count ? Column::kRead : Column::kMisfit;
+  return misfit ? Column::kMisfit : Column::kMissing;
 }
 
 }  // namespace
@@ -117,38 +124,40 @@ Result<bool> read_column(store::RowSource& db, int64_t dump, const char* name, s
 Result<bool> StoreReader::read_columns() {
   if (!kLittleEndian) return false;
   bool all = true;
-  auto read = [&](const char* column, auto& v) -> Status {
-    auto r = read_column(db_, dump_, column, v);
+  auto read = [&](const char* column, auto& v, uint64_t count) -> Status {
+    auto r = read_column(db_, dump_, column, v, count);
     if (!r) return r.error();
-    all = all && *r;
+    all = all && *r == Column::kRead;
     return Ok{};
   };
   // The packed columns through a plain array each, as they were written.
   auto read_packed = [&]<typename T>(const char* column, std::vector<T> plain, auto& to) {
-    Status st = read(column, plain);
+    Status st = read(column, plain, objects_);
     to.clear();
     to.reserve(plain.size());
     for (T v : plain) to.push_back(v);
     return st;
   };
   Status s = read_packed("address", std::vector<uint64_t>(), g_.address_);
-  if (s) s = read("type", g_.type_);
+  if (s) s = read("type", g_.type_, objects_);
   if (s) s = read_packed("class", std::vector<ClassId>(), g_.class_of_);
   if (s) s = read_packed("memsize", std::vector<uint64_t>(), g_.memsize_);
   if (s) s = read_packed("site", std::vector<SiteId>(), g_.site_);
   if (s) s = read_packed("generation", std::vector<uint32_t>(), g_.generation_);
-  if (s && references_) s = read("edge_begin", g_.edge_begin_);
-  if (s && references_) s = read("edge_target", g_.edge_target_);
-  if (s && names_ && references_) s = read("edge_name", g_.edge_name_);
+  if (s && references_) s = read("edge_begin", g_.edge_begin_, objects_ + 1);
+  // As many edges as edge_begin says (none when it was not read).
+  const uint64_t edges = g_.edge_begin_.size() == objects_ + 1 ? g_.edge_begin_.back() : 0;
+  if (s && references_) s = read("edge_target", g_.edge_target_, edges);
+  if (s && names_ && references_) s = read("edge_name", g_.edge_name_, edges);
   if (s && !references_) g_.edge_begin_.assign(g_.address_.size() + 1, 0);
   if (!s) return s.error();
   if (all && columns_fit()) {
     // The stacks' numbers, written with the other columns when the dump has stacks.
     std::vector<uint32_t> stack;
-    auto got = read_column(db_, dump_, "stack", stack);
+    auto got = read_column(db_, dump_, "stack", stack, objects_);
     if (!got) return got.error();
-    if (!*got) return true;
-    if (stack.size() == g_.address_.size()) {
+    if (*got == Column::kMissing) return true;
+    if (*got == Column::kRead) {
       g_.stack_ = std::move(stack);
       return true;
     }
@@ -172,9 +181,9 @@ Status StoreReader::read_class_edges(bool edges_from_rows) {
   const size_t n = g_.address_.size();
   std::vector<uint32_t> targets;
   g_.added_class_edge_.assign(n, false);
-  auto got = read_column(db_, dump_, "target", targets, "class_edges");
+  auto got = read_column(db_, dump_, "target", targets, n, "class_edges");
   if (!got) return got.error();
-  if (!*got || targets.size() != n) return damaged_store("class_edges");
+  if (*got != Column::kRead) return damaged_store("class_edges");
   std::vector<uint32_t> begin, target;
   if (edges_from_rows) {
     begin.reserve(n + 1);

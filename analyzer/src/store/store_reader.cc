@@ -44,6 +44,8 @@ Error damaged(const RowSource& db, const std::string& what) {
 
 Result<HeapGraph> StoreReader::read(LoadReport& report) {
   if (Status s = read_report(report); !s) return s.error();
+  if (report.objects >= UINT32_MAX) return damaged(db_, "dumps.objects");  // ids are 32-bit
+  objects_ = report.objects;
   Status s = read_strings();
   if (s) s = read_classes_and_sites();
   if (!s) return s.error();

@@ -60,6 +60,7 @@ class StoreReader {
   const std::string app_root_;
   HeapGraph g_;
   size_t edge_count_ = 0;     // dumps.edges: a hint for reserving, never trusted further
+  uint64_t objects_ = 0;      // dumps.objects: the size every per-object column must have
   int64_t object_count_ = 0;  // 1 + the largest objects.id of the dump
   ClassId no_class_;          // "(no class)", for objects whose class_id is NULL
   ClassId no_class();

@@ -156,5 +156,29 @@ TEST_F(StoreHostile, AStoreCreatedDuringTheLoadIsKept) {
   EXPECT_TRUE(replacing->finish(true).ok());
 }
 
+// graph_columns chunks are sized against the dump's object count before any is read in:
+// columns planted longer than the dump (here, consistently, so that they would make a graph)
+// are refused and the rows read instead.
+TEST_F(StoreHostile, ColumnsLongerThanTheDumpAreRefusedBeforeTheyAreRead) {
+  LoadReport before;
+  auto graph = read_store(store_, 0, before, nullptr, false);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const size_t objects = graph->object_count();
+  for (const auto& [column, bytes] : {std::pair{"address", 8},
+                                      {"type", 1},
+                                      {"class", 4},
+                                      {"memsize", 8},
+                                      {"site", 4},
+                                      {"generation", 4}})
+    edit("INSERT INTO graph_columns VALUES (1, '" + std::string(column) + "', 1, zeroblob(" +
+         std::to_string(bytes * 100000) + "))");
+  LoadReport after;
+  auto planted = read_store(store_, 0, after, nullptr, false);
+  ASSERT_TRUE(planted.ok()) << planted.error().message;
+  EXPECT_EQ(planted->object_count(), objects);
+  expect_answer_or_damaged(false);
+  expect_answer_or_damaged(true);
+}
+
 }  // namespace
 }  // namespace heapq
