@@ -45,6 +45,8 @@ constexpr int kGcFlagCount = sizeof(gc_flag_names) / sizeof(gc_flag_names[0]);
 // {"flag":true,...} for every combination of the known flags, rendered once.
 std::string gc_flags_json[1 << kGcFlagCount];
 
+VALUE sym_compact_count = Qnil;  // a static Symbol: never freed, never moved
+
 }  // namespace
 
 void HeapDumper::Init() {
@@ -52,6 +54,10 @@ void HeapDumper::Init() {
     flag.id = rb_intern2(flag.name.data(), static_cast<long>(flag.name.size()));
   ID ids[8];
   rb_obj_gc_flags(rb_cObject, ids, 8);  // its first call interns Ruby's own IDs
+  // GC.stat's first call interns its keys: done here, when memprof is loaded, so that a dump
+  // adds no Symbol to the program's heap.
+  sym_compact_count = ID2SYM(rb_intern("compact_count"));
+  rb_gc_stat(sym_compact_count);
   for (int mask = 0; mask < (1 << kGcFlagCount); ++mask) {
     std::string& json = gc_flags_json[mask];
     json = "{";
@@ -74,8 +80,7 @@ HeapDumper::HeapDumper(JsonSink& sink, const DumpOptions& options, const AllocTr
 void HeapDumper::Prepare(VALUE only) {
   constants_.Build(only);
   // Compactions move objects: heapq then knows that an address may have changed owner.
-  static const VALUE compact_count = ID2SYM(rb_intern("compact_count"));
-  compact_count_ = static_cast<int64_t>(rb_gc_stat(compact_count));
+  compact_count_ = static_cast<int64_t>(rb_gc_stat(sym_compact_count));
   if (only == Qundef) memprof_find_vm_tables();
 }
 
