@@ -49,8 +49,13 @@ const Command kSqlCommand = {
     "schemas/store.sql; heapq sql STORE \"SELECT sql FROM sqlite_schema\" prints it.\n"
     "Every row carries its dump_id (dumps.id).\n\n"
     "On a server (heapq load --to URL), the same tables and views are in the schema heapq, and\n"
-    "the SQL is PostgreSQL's: read-only, it is one statement, run in a read-only transaction;\n"
-    "--write runs any statements in one transaction. For example:\n"
+    "the SQL is PostgreSQL's: read-only, it is one statement that reads (SELECT, WITH, VALUES,\n"
+    "TABLE, SHOW, EXPLAIN without ANALYZE), run in a read-only transaction; --write runs any\n"
+    "statements in one transaction. Either way the SQL runs with the rights of the role the URL\n"
+    "connects as: a function a SELECT calls (dblink_exec, lo_import, pg_advisory_lock) does what\n"
+    "that role may do. Give analysts a role that may only read (README: Many processes). The\n"
+    "store is checked first: anything in the schema heapq does not make is refused. For\n"
+    "example:\n"
     "  heapq sql app.db \"SELECT class, count(*), sum(memsize) FROM objects_v\n"
     "                    WHERE dump_id = 1 GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
     kOptions,

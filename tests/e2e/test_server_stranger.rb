@@ -246,10 +246,12 @@ class TestServerStranger < Test::Unit::TestCase
     r, w = IO.pipe
     pid = Process.spawn(E2E::HEAPQ, "--quiet", "load", "--to", su, leaky_dump(5), big, big, out: File::NULL, err: w)
     w.close
-    deadline = Time.now + 60
-    until psql(su, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%' AND state = 'active'").to_i.positive? &&
-          psql(su, "SELECT count(*) FROM heapq.dumps").to_i == before + 1
-      flunk("the load never reached its second dump's COPY") if Time.now > deadline
+    outside = "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " \
+              "WHERE n.nspname = 'heapq' AND c.relkind = 'r' AND c.relname ~ '_d[0-9]+$' AND NOT c.relispartition"
+    # The first dump is in, the second's tables are being written.
+    deadline = Time.now + 120
+    until psql(su, "SELECT count(*) FROM heapq.dumps").to_i == before + 1 && psql(su, outside).to_i.positive?
+      flunk("the load never reached its second dump's writing") if Time.now > deadline
       sleep 0.01
     end
     Process.kill(:INT, pid)
@@ -260,8 +262,6 @@ class TestServerStranger < Test::Unit::TestCase
     assert_equal(130, status.exitstatus, err)
     assert_match(/interrupted.*added #\d+/, err)
     assert_equal(before + 1, psql(su, "SELECT count(*) FROM heapq.dumps").to_i)
-    outside = "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " \
-              "WHERE n.nspname = 'heapq' AND c.relkind = 'r' AND c.relname ~ '_d[0-9]+$' AND NOT c.relispartition"
     assert_equal(0, psql(su, outside).to_i, "the dump being written is dropped")
   end
 end

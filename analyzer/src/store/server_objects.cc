@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "heapq/utf8.h"
 #include "store/dialect.h"
 
 namespace heapq::store {
@@ -145,7 +144,7 @@ const char* kind_name(char kind) {
 }
 
 Error refused(const PgConnection& db, const std::string& what) {
-  return bad_input(db.name() + ": schema heapq holds " + escape_controls(what) +
+  return bad_input(db.name() + ": schema heapq holds " + what +
                    ", which heapq does not make: the store is refused, for that would run as "
                    "whoever reads it (its owner may drop it)");
 }
