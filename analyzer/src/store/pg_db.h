@@ -79,10 +79,10 @@ class PgConnection {
   };
   Status setup();
 
-  std::unique_ptr<PGconn, Close> conn_;
-  UrlSecrets url_{""};
+  UrlSecrets url_;
   std::unique_ptr<NoticeSource> notices_;
   CancelSlot cancel_;
+  std::unique_ptr<PGconn, Close> conn_;  // last: finished first, before what its notices use
 };
 
 // A query's rows one at a time (libpq's single-row mode): a result of any size is never held

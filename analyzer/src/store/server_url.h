@@ -11,6 +11,7 @@ namespace heapq::store {
 
 class UrlSecrets {
  public:
+  UrlSecrets() = default;
   explicit UrlSecrets(std::string_view url);
 
   // The URL with each secret replaced by "***".
