@@ -70,16 +70,22 @@ struct StringValue {
 };
 
 // Object ids by address over an address column: an open-addressing table of 4-byte cells, 5.3
-// bytes an object (heap_graph.cc). A graph keeps one, built the first time it looks an address
-// up; one that looks up many addresses once (matching the objects of two dumps) may build its
-// own and free it with the rest of its state. The column is given to each call: it is the one
-// the index was built over, which may have moved since with its graph.
+// bytes an object when full (heap_graph.cc). The graph builder fills a graph's as objects come
+// (a repeated address is found so), and frees it once every reference is resolved; the graph
+// builds it again the first time it looks an address up. One that looks up many addresses once
+// (matching the objects of two dumps) may build its own and free it with the rest of its state.
+// The column is given to each call: it is the one the index was built over, which may have
+// moved since with its graph.
 class AddressIndex {
  public:
   AddressIndex() = default;
+  // Over a whole column; of records that repeat an address, the first is the one found.
   explicit AddressIndex(const AddressColumn& addresses);
-  // Records that repeat an address seen before: the first one is the one found.
-  size_t duplicates() const { return duplicates_; }
+  // Appends to `addresses`, as the next objects, those of `fresh` the index does not have yet;
+  // the positions in `fresh` of the others (an address already indexed or earlier in `fresh`)
+  // go to `repeats`. A full table grows to about `expected` objects (0: unknown).
+  void add_new(AddressColumn& addresses, std::span<const uint64_t> fresh, size_t expected,
+               std::vector<uint32_t>& repeats);
   std::optional<ObjectId> find(const AddressColumn& addresses, uint64_t address) const;
   // Hints for a run of finds: ask for the cell of an address some finds ahead, then for its
   // object's address a few finds later, so that each find waits for memory no more.
@@ -87,9 +93,12 @@ class AddressIndex {
   void prefetch_object(const AddressColumn& addresses, uint64_t address) const;
 
  private:
+  // An empty table with room for `limit` objects, then the column's first `objects` put in.
+  void rebuild(const AddressColumn& addresses, size_t objects, size_t limit);
+
   std::vector<uint32_t> cells_;
-  size_t objects_ = 0;
-  size_t duplicates_ = 0;
+  size_t limit_ = 0;    // the most objects the table holds before it grows (3/4 of the cells)
+  size_t objects_ = 0;  // in the table: ids 0 .. objects_ - 1
 };
 
 class HeapGraph {
@@ -265,9 +274,12 @@ class HeapGraph {
   std::vector<StringValue> string_values_;
   std::deque<std::vector<char>> value_bytes_;  // their bytes, a block a chunk; never repaired
 
-  // Builds the address index now; returns how many records repeat an address seen before
-  // (the first record wins).
-  size_t build_address_index() const;
+  // Builds the address index now, unless built (or filled by the builder) already.
+  void build_address_index() const;
+  // The builder filled the index as objects came: it is built.
+  void address_index_built() {
+    std::call_once(*index_once_, [] {});
+  }
   // Frees the index once the load has resolved every address: most analyses never look an
   // address up, and those that do (matching dumps, an address target) build it again. Only
   // while no other thread uses the graph.

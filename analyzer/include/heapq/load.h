@@ -74,7 +74,8 @@ struct LoadReport {
   uint64_t dangling_references = 0;  // references to addresses the dump does not have
   bool references_read = true;       // false: loaded without references (none counted above)
   uint64_t dangling_classes = 0;     // class fields that point to no class record
-  uint64_t duplicate_addresses = 0;  // records for an address seen before (the first wins)
+  // Of the bad lines, records at an address an earlier record has (the first is the object).
+  uint64_t duplicate_addresses = 0;
 
   std::string damage;        // how the data ended badly (a truncated gzip stream), if it did
   bool missing_end = false;  // a memprof dump without its END record: truncated

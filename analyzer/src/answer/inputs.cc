@@ -77,9 +77,6 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
                               : ": no GC root (ROOT record) references an object of the dump") +
                 ": nothing is reachable, so every object counts as unreachable garbage and retains "
                 "nothing");
-  if (r.duplicate_addresses)
-    w.push_back(p + ": " + counted(r.duplicate_addresses, "record repeats", "records repeat") +
-                " an address seen before (references go to the first)");
   return w;
 }
 

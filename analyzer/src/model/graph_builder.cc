@@ -15,6 +15,7 @@
 
 #include "heapq/keyed_hash.h"
 #include "heapq/sites.h"
+#include "model/chunk_objects.h"
 
 namespace heapq {
 
@@ -135,6 +136,9 @@ class GraphBuilder::Builder {
       first_chunk_ = false;
       reserve_for(c);
     }
+    const uint32_t base = static_cast<uint32_t>(g_.address_.size());
+    report_.duplicate_addresses +=
+        index_chunk_objects(c, g_.address_index_, g_.address_, expected_objects(c));
     std::vector<StringId> strings = remap_strings(c);
     std::vector<ClassId> classes;
     for (const ClassKey& k : c.class_keys) classes.push_back(class_for(k, strings));
@@ -142,10 +146,8 @@ class GraphBuilder::Builder {
     for (const SiteKey& k : c.site_keys)
       sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
 
-    const uint32_t base = static_cast<uint32_t>(g_.address_.size());
     const size_t n = c.object_count();
     add_references(c, strings, base);
-    g_.address_.append(c.address);
     for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
     // Sites and generations only from the first chunk that has any (see drop_empty_fields).
     const bool any_site = std::any_of(c.site_slot.begin(), c.site_slot.end(),
@@ -215,7 +217,7 @@ class GraphBuilder::Builder {
   }
 
   HeapGraph finish() {
-    report_.duplicate_addresses += g_.build_address_index();
+    g_.address_index_built();
     const size_t n = g_.address_.size();
     if (references_) {
       resolve_references();
@@ -251,6 +253,13 @@ class GraphBuilder::Builder {
     g_.site_.reserve(n);
     g_.generation_.reserve(n);
     g_.weak_holder_.reserve(n);
+  }
+
+  // How many objects the input holds at the rate of those read so far; 0: unknown.
+  size_t expected_objects(const ParsedChunk& c) const {
+    if (input_bytes_ == 0 || c.consumed == 0) return 0;
+    return static_cast<size_t>(static_cast<double>(g_.address_.size() + c.object_count()) *
+                               static_cast<double>(input_bytes_) / static_cast<double>(c.consumed));
   }
 
   // Strings of a chunk, as ids of the graph's table.

@@ -22,7 +22,8 @@ class GraphBuilder {
 
   // Takes in one chunk's records, chunks in dump order, as soon as each is parsed: the objects
   // join the graph and the chunk keeps nothing the graph needs, so that it can be freed at
-  // once. Addresses are resolved in finish(), when every object is known.
+  // once. A record at an address an earlier one has becomes a bad line of the chunk (the first
+  // is the object). References are resolved in finish(), when every object is known.
   void add(ParsedChunk& chunk);
 
   // Resolves references and roots (on up to `threads` threads) and names classes. Reads

@@ -11,17 +11,17 @@ namespace {
 
 // The address index: a table of 4-byte cells, each an object id in its low bits and, above
 // them, a few bits of its address's hash (the tag), so that most probes that miss are told by
-// the cell alone and never read the object's address at random. Its size is exactly 4/3 of
-// the objects (a cell is 5.3 bytes an object whatever their count), and an address's first
-// cell is its hash scaled to that size (a multiply: the table need not be a power of two).
+// the cell alone and never read the object's address at random. It has 4/3 as many cells as
+// the objects it may hold (5.3 bytes an object when full), and an address's first cell is its
+// hash scaled to that size (a multiply: the table need not be a power of two).
 struct IndexShape {
   size_t cells;
   unsigned id_bits;  // ids are below 2^id_bits; the cell of all ones is never an id: empty
   uint32_t id_mask;
 
-  explicit IndexShape(size_t objects, size_t table_cells)
+  explicit IndexShape(size_t limit, size_t table_cells)
       : cells(table_cells),
-        id_bits(static_cast<unsigned>(std::bit_width(objects))),
+        id_bits(static_cast<unsigned>(std::bit_width(limit))),
         id_mask(id_bits >= 32 ? UINT32_MAX : (uint32_t{1} << id_bits) - 1) {}
 
   size_t first_cell(uint64_t hash) const {
@@ -37,6 +37,9 @@ struct IndexShape {
 };
 
 constexpr uint32_t kEmptyCell = UINT32_MAX;
+// Inserts start at random cells of a table far bigger than the caches: the cell of an insert
+// this many ahead is asked for meanwhile.
+constexpr size_t kInsertAhead = 16;
 
 // The cell that holds this address's id, or the empty cell where it would go.
 size_t probe(const std::vector<uint32_t>& table, const IndexShape& shape,
@@ -49,52 +52,90 @@ size_t probe(const std::vector<uint32_t>& table, const IndexShape& shape,
   }
 }
 
+// The next size of a full table: about the objects expected, with a little room as that
+// estimate moves, but between a quarter more and four times what it holds (each growth puts
+// every object in again: few of them, the last one late, when the estimate is good); half more
+// when there is no estimate.
+size_t grown_limit(size_t limit, size_t expected) {
+  const size_t grown = expected == 0
+                           ? limit + limit / 2
+                           : std::clamp(expected + expected / 16, limit + limit / 4, 4 * limit);
+  return std::max<size_t>(grown, 1024);
+}
+
 }  // namespace
 
-AddressIndex::AddressIndex(const AddressColumn& addresses) : objects_(addresses.size()) {
-  const size_t n = objects_;
+AddressIndex::AddressIndex(const AddressColumn& addresses) {
+  rebuild(addresses, addresses.size(), addresses.size());
+}
+
+void AddressIndex::rebuild(const AddressColumn& addresses, size_t objects, size_t limit) {
+  // The ids come from the column, not the old table: it goes first.
+  std::vector<uint32_t>().swap(cells_);
+  limit_ = limit;
+  objects_ = objects;
   // At most 3/4 full: linear probing still finds an address in about 2.5 probes, which mostly
   // share a cache line and mostly end at the tag.
-  cells_.assign(std::max<size_t>(16, n + n / 3 + 1), kEmptyCell);
-  const IndexShape shape(n, cells_.size());
-  // Each insert starts at a random cell, far bigger a table than the caches: the cell of an
-  // insert some ahead is asked for meanwhile.
-  constexpr size_t kAhead = 16;
-  for (uint32_t id = 0; id < n; ++id) {
-    if (id + kAhead < n)
-      __builtin_prefetch(&cells_[shape.first_cell(address_hash(addresses[id + kAhead]))]);
+  cells_.assign(std::max<size_t>(16, limit + limit / 3 + 1), kEmptyCell);
+  const IndexShape shape(limit, cells_.size());
+  for (uint32_t id = 0; id < objects; ++id) {
+    if (id + kInsertAhead < objects)
+      __builtin_prefetch(&cells_[shape.first_cell(address_hash(addresses[id + kInsertAhead]))]);
+    // Each id at the first empty cell of its chain: of ids with one address (a store's graph
+    // may have them), the first in id order comes first in the chain, and is the one found.
     const uint64_t hash = address_hash(addresses[id]);
-    uint32_t& c = cells_[probe(cells_, shape, addresses, addresses[id], hash)];
-    if (c == kEmptyCell)
-      c = shape.tag(hash) | id;
-    else
-      ++duplicates_;  // the first record wins
+    size_t cell = shape.first_cell(hash);
+    while (cells_[cell] != kEmptyCell) cell = shape.next(cell);
+    cells_[cell] = shape.tag(hash) | id;
+  }
+}
+
+void AddressIndex::add_new(AddressColumn& addresses, std::span<const uint64_t> fresh,
+                           size_t expected, std::vector<uint32_t>& repeats) {
+  IndexShape shape(limit_, cells_.size());
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    if (objects_ == limit_) {
+      rebuild(addresses, objects_, grown_limit(limit_, expected));
+      shape = IndexShape(limit_, cells_.size());
+    }
+    if (i + kInsertAhead < fresh.size())
+      __builtin_prefetch(&cells_[shape.first_cell(address_hash(fresh[i + kInsertAhead]))]);
+    const uint64_t hash = address_hash(fresh[i]);
+    uint32_t& c = cells_[probe(cells_, shape, addresses, fresh[i], hash)];
+    if (c != kEmptyCell) {
+      repeats.push_back(static_cast<uint32_t>(i));
+      continue;
+    }
+    c = shape.tag(hash) | static_cast<uint32_t>(objects_++);
+    addresses.push_back(fresh[i]);
   }
 }
 
 std::optional<ObjectId> AddressIndex::find(const AddressColumn& addresses, uint64_t address) const {
-  const IndexShape shape(objects_, cells_.size());
+  if (cells_.empty()) return std::nullopt;
+  const IndexShape shape(limit_, cells_.size());
   const uint32_t c = cells_[probe(cells_, shape, addresses, address, address_hash(address))];
   if (c == kEmptyCell) return std::nullopt;
   return ObjectId(c & shape.id_mask);
 }
 
 void AddressIndex::prefetch_cell(uint64_t address) const {
-  const IndexShape shape(objects_, cells_.size());
+  if (cells_.empty()) return;
+  const IndexShape shape(limit_, cells_.size());
   __builtin_prefetch(&cells_[shape.first_cell(address_hash(address))]);
 }
 
 void AddressIndex::prefetch_object(const AddressColumn& addresses, uint64_t address) const {
-  const IndexShape shape(objects_, cells_.size());
+  if (cells_.empty()) return;
+  const IndexShape shape(limit_, cells_.size());
   const uint64_t hash = address_hash(address);
   const uint32_t c = cells_[shape.first_cell(hash)];
   if (c != kEmptyCell && (c & ~shape.id_mask) == shape.tag(hash))
     __builtin_prefetch(addresses.at(c & shape.id_mask));
 }
 
-size_t HeapGraph::build_address_index() const {
+void HeapGraph::build_address_index() const {
   std::call_once(*index_once_, [this] { address_index_ = AddressIndex(address_); });
-  return address_index_.duplicates();
 }
 
 void HeapGraph::drop_address_index() {

@@ -7,7 +7,8 @@
 // Reading is serialized (it is a small part of the work); parsing, the large part, is not.
 // A parsed chunk goes into the graph at once, added by whichever thread is free to, so that
 // a few chunks are in memory at a time (a reader waits while too many wait to be added).
-// Line numbers are chunk-relative while parsing and made absolute as chunks are added.
+// Line numbers are chunk-relative while parsing and made absolute as chunks are added. Records
+// that repeat an address are found as chunks are added (in dump order): bad lines too.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -141,7 +142,8 @@ class ChunkedLoad {
           added_.notify_all();
           return;
         }
-        if (options_.progress) options_.progress(input_.consumed(), input_.total());
+        chunk->consumed = input_.consumed();
+        if (options_.progress) options_.progress(chunk->consumed, input_.total());
       }
       chunk->bytes = len;
       parse_chunk(text.data(), len, options_.strict, *chunk);
@@ -195,6 +197,9 @@ class ChunkedLoad {
 
   // Under add_mutex_, in dump order.
   void add(ParsedChunk& c) {
+    // Strict mode fails at the first problem: the graph needs nothing after it. The builder
+    // finds bad lines too (records that repeat an address).
+    if (!stopped_) builder_.add(c);
     merge_issues(c, report_.lines, report_);
     report_.lines += c.lines;
     report_.shapes += c.shapes;
@@ -203,9 +208,12 @@ class ChunkedLoad {
     memprof_ = memprof_ || c.memprof_meta;
     if (c.end_records) report_.end_records = *c.end_records;
     if (c.origin) report_.origin = *c.origin;
-    // Strict mode fails at the first problem: the graph needs nothing after it.
-    if (!stopped_) builder_.add(c);
-    if (options_.strict && (c.bad_lines || c.repaired_strings)) stopped_ = true;
+    if (options_.strict && (c.bad_lines || c.repaired_strings) && !stopped_) {
+      stopped_ = true;
+      std::lock_guard lock(mutex_);
+      stop_at_ = std::min(stop_at_, added_count_ + 1);  // no need to read on
+      added_.notify_all();
+    }
   }
 
   // Under the lock: text = the carried-over partial line + input up to the last newline.

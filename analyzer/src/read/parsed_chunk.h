@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "heapq/load.h"
@@ -98,6 +99,7 @@ struct ParsedChunk {
   // Objects, as parallel arrays. Classes and sites are resolved per chunk while parsing (in
   // parallel), so the builder maps a few keys instead of hashing every object.
   std::vector<uint64_t> address;
+  std::vector<uint64_t> record_line;  // the line of each object's record, relative to the chunk
   std::vector<ObjectType> type;
   std::vector<uint64_t> memsize;
   std::vector<uint32_t> class_slot;  // index into class_keys
@@ -134,8 +136,9 @@ struct ParsedChunk {
 
   StringTable strings;
 
-  uint64_t bytes = 0;  // the chunk's text
-  uint64_t lines = 0;  // newline-terminated lines in the chunk, plus a final unterminated one
+  uint64_t bytes = 0;     // the chunk's text
+  uint64_t consumed = 0;  // ByteSource::consumed() once the chunk was read: the input's own bytes
+  uint64_t lines = 0;     // newline-terminated lines in the chunk, plus a final unterminated one
   uint64_t shapes = 0;
   uint64_t skipped_records = 0;
   std::optional<int64_t> end_records;  // memprof END record
@@ -148,6 +151,10 @@ struct ParsedChunk {
 
   size_t object_count() const { return address.size(); }
 };
+
+// Takes objects out of the chunk (their indexes, ascending), with every field and record that
+// is theirs; the objects after them move down, and what refers to them by index follows.
+void drop_objects(ParsedChunk& chunk, std::span<const uint32_t> dropped);
 
 // Parses complete lines (text[0..len), which the parser may overwrite; text[len] must be
 // writable) and appends their records to out. In strict mode it stops at the first problem.

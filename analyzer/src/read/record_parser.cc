@@ -724,6 +724,7 @@ bool RecordHandler::commit_object(std::optional<ObjectType> type) {
   uint32_t index = static_cast<uint32_t>(out_.address.size());
   ObjectType ty = type.value_or(ObjectType::kUnknown);
   out_.address.push_back(rec_.address);
+  out_.record_line.push_back(line_);
   out_.type.push_back(ty);
   out_.memsize.push_back(rec_.memsize);
   out_.class_slot.push_back(class_slot(ty));

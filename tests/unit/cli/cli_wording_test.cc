@@ -37,21 +37,25 @@ constexpr const char* kBar = "{\"address\":\"0x310\", \"type\":\"CLASS\", \"name
 
 TEST_F(CliWording, LoadWarningsCountOneAsOne) {
   // One of each thing the load counts: a dangling reference, a repaired string, an object of
-  // a class not in the dump, a repeated address and a bad line.
-  const std::string dump =
-      write("one.json",
-            root("vm", {0x500, 0x999}) + kFoo + record(0x500, "OBJECT", 0x300, {}, 40) +
-                record(0x600, "OBJECT", 0x300, {}, 40, "\"file\":\"a\xff.rb\", \"line\":1, ") +
-                record(0x700, "OBJECT", 0x777, {}, 40) + record(0x500, "OBJECT", 0x300, {}, 40) +
-                "not a record\n");
+  // a class not in the dump, and a bad line (a repeated address; then two).
+  const std::string text =
+      root("vm", {0x500, 0x999}) + kFoo + record(0x500, "OBJECT", 0x300, {}, 40) +
+      record(0x600, "OBJECT", 0x300, {}, 40, "\"file\":\"a\xff.rb\", \"line\":1, ") +
+      record(0x700, "OBJECT", 0x777, {}, 40) + record(0x500, "OBJECT", 0x300, {}, 40);
+  const std::string dump = write("one.json", text);
   auto run = run_cli({"stats", dump});
   ASSERT_EQ(run.status, 0) << run.err;
-  for (const char* said :
-       {": 1 bad line skipped (line 7:", ": 1 string with bytes that are not UTF-8 kept",
-        ": 1 reference to addresses that are not in the dump ignored",
-        ": 1 object whose class is not in the dump", ": 1 record repeats an address seen before"})
+  for (const char* said : {": 1 bad line skipped (line 6: a second record at address 0x500",
+                           ": 1 string with bytes that are not UTF-8 kept",
+                           ": 1 reference to addresses that are not in the dump ignored",
+                           ": 1 object whose class is not in the dump"})
     EXPECT_NE(run.err.find(said), std::string::npos) << said << "\n" << run.err;
   EXPECT_EQ(run.err.find("(s)"), std::string::npos) << run.err;
+  run = run_cli({"stats", write("two-bad.json", text + "not a record\n")});
+  EXPECT_NE(run.err.find(": 2 bad lines skipped (line 6: a second record at address 0x500 (an "
+                         "earlier record has it); line 7: invalid JSON"),
+            std::string::npos)
+      << run.err;
 
   // An END record that announces one record, and one with one line before it.
   const std::string body = root("vm", {0x500}) + kFoo + record(0x500, "OBJECT", 0x300, {}, 40);

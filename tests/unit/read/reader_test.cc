@@ -187,10 +187,12 @@ TEST(Reader, CountsDanglingReferencesAndDuplicates) {
   ASSERT_TRUE(graph.ok());
   EXPECT_EQ(report.dangling_references, 1u);
   EXPECT_EQ(report.duplicate_addresses, 1u);
+  EXPECT_EQ(report.bad_lines, 1u);  // the second record of 0x700
   const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.object_count(), 10u);
   ObjectId array = find(g, 0x900);
   ASSERT_EQ(g.references(array).size(), 2u);       // 0x700 and its class
-  EXPECT_EQ(g.references(array)[0], ObjectId(6));  // the first record of 0x700 wins
+  EXPECT_EQ(g.references(array)[0], ObjectId(6));  // the first record of 0x700 is the object
 }
 
 // Per-object fields take as few bytes as most objects need: a memsize of 4 GB or more is kept
