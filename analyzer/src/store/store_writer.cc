@@ -35,12 +35,24 @@ Status sync_file(const std::string& path, bool directory) {
   return Ok{};
 }
 
+// The file a store named `path` is written to: a link is followed to the file it names, for
+// a rename never to replace the link (resolve_output); what is not a file cannot hold a store.
+Result<std::string> store_file(const std::string& path) {
+  auto target = resolve_output(path);
+  if (!target) return target.error();
+  if (target->kind != OutputTarget::Kind::kReplace)
+    return usage_error(path + ": not a regular file; a store is a file of its own");
+  return target->path;
+}
+
 }  // namespace
 
 class StoreWriter::Impl final : public store::RowTarget {
  public:
   Database db;
-  std::string final_path, temp_path;
+  std::string name;        // the store as the user named it, for messages
+  std::string final_path;  // the file renamed over: the one name is, or the one its link names
+  std::string temp_path;
   int64_t next_dump = 1;
   bool finished = false;
 
@@ -54,8 +66,11 @@ class StoreWriter::Impl final : public store::RowTarget {
   // The temporary file beside the store, created exclusively; the connection opens that file
   // and no other (SQLITE_OPEN_NOFOLLOW: not a link put there since).
   Status open_temp(const std::string& path) {
-    final_path = path;
-    auto temp = create_temp_beside(path);
+    name = path;
+    auto file = store_file(path);
+    if (!file) return file.error();
+    final_path = *file;
+    auto temp = create_temp_beside(final_path);
     if (!temp) return temp.error();
     temp_path = temp->path;
     ::close(temp->fd);
@@ -82,11 +97,11 @@ class StoreWriter::Impl final : public store::RowTarget {
     return s ? store::write_types(*this) : s;
   }
 
-  // SQLite's messages name the file it writes; the user knows the store by its final name.
+  // SQLite's messages name the file it writes; the user knows the store by its own name.
   Error under_final_name(Error e) const {
     for (size_t at = 0; (at = e.message.find(temp_path, at)) != std::string::npos;
-         at += final_path.size())
-      e.message.replace(at, temp_path.size(), final_path);
+         at += name.size())
+      e.message.replace(at, temp_path.size(), name);
     return e;
   }
 
@@ -218,7 +233,9 @@ Status remove_sidecars(const std::string& path) {
 }  // namespace
 
 std::vector<std::string> StoreWriter::stale_temp_paths(const std::string& path) {
-  std::filesystem::path p(path);
+  // Beside the file the load writes, which a link may name.
+  auto file = store_file(path);
+  std::filesystem::path p(file ? *file : path);
   const std::filesystem::path dir =
       p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
   std::vector<std::string> out;
@@ -245,15 +262,14 @@ Status StoreWriter::finish(bool replace) {
   w.db = Database();
   if (Status synced = sync_file(w.temp_path, false); !synced) return synced;
   const std::string kept =
-      w.final_path + " appeared while the load ran; it is kept (pass --force to replace it)";
+      w.name + " appeared while the load ran; it is kept (pass --force to replace it)";
   std::error_code ec;
   if (!replace && std::filesystem::exists(w.final_path, ec)) return usage_error(kept);
   if (Status removed = remove_sidecars(w.final_path); !removed) return removed;
   const int renamed = replace ? std::rename(w.temp_path.c_str(), w.final_path.c_str())
                               : rename_no_replace(w.temp_path.c_str(), w.final_path.c_str());
   if (renamed != 0 && errno == EEXIST) return usage_error(kept);
-  if (renamed != 0)
-    return io_error(w.final_path + ": cannot write the store: " + std::strerror(errno));
+  if (renamed != 0) return io_error(w.name + ": cannot write the store: " + std::strerror(errno));
   w.finished = true;
   std::string dir = std::filesystem::path(w.final_path).parent_path().string();
   return sync_file(dir.empty() ? "." : dir, true);

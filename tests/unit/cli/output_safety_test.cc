@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "heapq/store.h"
 #include "heapq/temp_file.h"
@@ -174,6 +176,38 @@ TEST_F(OutputSafety, ALinkIsFollowedToItsFileNeverReplaced) {
   reader.join();
   EXPECT_NE(piped.find("digraph"), std::string::npos);
   EXPECT_TRUE(is_link(fifo_link));
+}
+
+// A store named by a link is written to the file the link names, and the link stays: whether
+// the store is new (the link dangles until then), replaced (--force) or added to (--append).
+// What is not a file (a device) cannot hold a store: refused, the link left alone.
+TEST_F(OutputSafety, AStoreThroughALinkIsWrittenToItsFileNeverOverTheLink) {
+  const auto target = dir_ / "real.db", link = dir_ / "link.db";
+  std::filesystem::create_symlink("real.db", link);
+  for (const char* how : {"", "--force", "--append"}) {
+    std::vector<std::string> args = {"--quiet", "load", "-o", link.string(), dump_};
+    if (*how) args.insert(args.begin() + 2, how);
+    const auto load = run_cli(args);
+    ASSERT_EQ(load.status, 0) << how << ": " << load.err;
+    EXPECT_TRUE(is_link(link)) << how;
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::symlink_status(target))) << how;
+  }
+  auto stored = list_stored_dumps(target.string());
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  EXPECT_EQ(stored->size(), 2u);  // the one --force wrote, and the one appended
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+
+  const auto null_link = dir_ / "null.db";
+  std::filesystem::create_symlink("/dev/null", null_link);
+  const auto load = run_cli({"--quiet", "load", "--force", "-o", null_link.string(), dump_});
+  EXPECT_NE(load.status, 0);
+  auto writer = StoreWriter::create(null_link.string());
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.error().message.find("not a regular file"), std::string::npos)
+      << writer.error().message;
+  EXPECT_TRUE(is_link(null_link));
+  EXPECT_EQ(std::filesystem::read_symlink(null_link), "/dev/null");
 }
 
 // What the kernel's protected_symlinks refuses to follow, heapq refuses too: a link another
