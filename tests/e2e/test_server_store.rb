@@ -2,29 +2,14 @@
 # temporary directory (scripts/pg-cluster). Every command answers from the server as from the
 # dump file and the SQLite store; loads run in parallel, a killed one leaves nothing, one
 # whose server goes away says so; heapq sql stays read-only; no password is ever printed.
-require_relative "helper"
-require "fileutils"
+require_relative "pg_cluster"
 require "socket"
-
-# PostgreSQL's programs run without the sanitizer runtime an ASan build preloads for Ruby.
-PG_ENV = { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil, "UBSAN_OPTIONS" => nil }.freeze
-PG_DIR = Dir.mktmpdir("heapq-pg")
-PG_URL, pg_err, pg_status = Open3.capture3(PG_ENV, "sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"),
-                                           "start", PG_DIR)
-unless pg_status.success?
-  warn "SKIPPED: no PostgreSQL cluster could start here (#{pg_err.strip}): " \
-       "the server store's tests did not run"
-  FileUtils.rm_rf(PG_DIR)
-  exit 77  # ctest's SKIP_RETURN_CODE
-end
-PG_URL.strip!
 
 class TestServerStore < Test::Unit::TestCase
   include E2E
 
   def self.shutdown
-    Open3.capture3(PG_ENV, "sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"), "stop", PG_DIR)
-    FileUtils.rm_rf(PG_DIR)
+    stop_pg_cluster
   end
 
   # A database of its own on the test cluster.

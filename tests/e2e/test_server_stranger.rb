@@ -3,27 +3,13 @@
 # a superuser) refuses the store rather than run it. No password is printed in any form; heapq
 # sql without --write runs only statements that read; heapq waits for nothing for ever, and
 # leaves nothing running on the server when it is stopped.
-require_relative "helper"
-require "fileutils"
-
-PG_ENV = { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil, "UBSAN_OPTIONS" => nil }.freeze
-PG_DIR = Dir.mktmpdir("heapq-pg")
-PG_URL, pg_err, pg_status = Open3.capture3(PG_ENV, "sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"),
-                                           "start", PG_DIR)
-unless pg_status.success?
-  warn "SKIPPED: no PostgreSQL cluster could start here (#{pg_err.strip}): " \
-       "the server store's tests did not run"
-  FileUtils.rm_rf(PG_DIR)
-  exit 77  # ctest's SKIP_RETURN_CODE
-end
-PG_URL.strip!
+require_relative "pg_cluster"
 
 class TestServerStranger < Test::Unit::TestCase
   include E2E
 
   def self.shutdown
-    Open3.capture3(PG_ENV, "sh", File.join(E2E::SOURCE_DIR, "scripts/pg-cluster"), "stop", PG_DIR)
-    FileUtils.rm_rf(PG_DIR)
+    stop_pg_cluster
   end
 
   def psql(url, sql, ok: true)
