@@ -308,6 +308,25 @@ class TestSignal < Test::Unit::TestCase
     assert_equal(0, program.finish.exitstatus)
   end
 
+  # A child that exits without a signal and without its cleanup (the dynamic linker's exit 127
+  # on a missing symbol, exit! in a library's fork hook) leaves its partial file too: the
+  # handler that reaps a child that did not succeed removes it, whatever the way it ended.
+  def test_a_child_that_exits_without_cleanup_leaves_no_partial_file
+    require "memprof/signal"
+    path = File.join(@dumps, "memprof-1.jsonl")
+    errors, writer = IO.pipe
+    child = fork do
+      File.write("#{path}.tmp-#{Process.pid}-0", "{\"type\":\"META\"")
+      exit!(127)
+    end
+    writer.close
+    _, stderr = capture_output do
+      Memprof::Signal.send(:reap, child, errors, path, Process.clock_gettime(Process::CLOCK_MONOTONIC))
+    end
+    assert_match(/failed: child #{child} exited with status 127/, stderr)
+    assert_empty(Dir.glob("#{path}*"), "the partial file is removed, and no dump is left under the name")
+  end
+
   def test_a_failure_is_logged_on_one_line_with_control_characters_escaped
     dumps = File.join(@dir, "dumps\e[2J")
     Dir.mkdir(dumps)

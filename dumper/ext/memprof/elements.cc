@@ -1,6 +1,7 @@
 // A container's elements one at a time; see elements.h.
 #include "elements.h"
 
+#include "ruby_compat.h"
 #include "vm_internals.h"
 
 namespace memprof {
@@ -24,7 +25,7 @@ bool Elements::Start(VALUE obj, int type) {
 bool Elements::Next(Element& next) {
   if (of_ == Of::kArray) {
     // Read in place: nothing moves or changes while the heap is walked.
-    const VALUE* elements = RARRAY_CONST_PTR_TRANSIENT(container_);
+    const VALUE* elements = ArrayElements(container_);
     while (position_ < positions_) {
       long index = position_++;
       if (!SPECIAL_CONST_P(elements[index])) {

@@ -1,6 +1,15 @@
 # Builds the memprof extension with mkmf (gem install); CMake builds the same sources for tests.
 require "mkmf"
 
+# The extension refuses to load on a Ruby it has not been tested on (ruby_compat.h, KnownRuby);
+# say so before building it.
+major_minor = RUBY_VERSION.split(".").first(2).map(&:to_i)
+known = (major_minor <=> [3, 1]) >= 0 && (major_minor <=> [3, 4]) <= 0
+unless known || ENV["MEMPROF_UNTESTED_RUBY"] == "1"
+  abort "memprof supports Ruby 3.1 to 3.4; this is Ruby #{RUBY_VERSION}. " \
+        "MEMPROF_UNTESTED_RUBY=1 builds and loads it anyway (names it cannot check go unnamed)"
+end
+
 # The JSON writer is our own (json_sink.cc; see dumper/README.md, "No yajl in the writer").
 have_library("pthread")
 # gzip dumps (json_sink.cc): zlib1g-dev

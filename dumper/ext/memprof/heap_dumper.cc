@@ -16,17 +16,8 @@
 #include <utility>
 
 #include "alloc_tracker.h"
+#include "ruby_compat.h"
 #include "vm_internals.h"
-
-extern "C" {
-// Exported by libruby, declared by no public header.
-int rb_objspace_markable_object_p(VALUE obj);
-size_t rb_obj_memsize_of(VALUE obj);
-size_t rb_obj_gc_flags(VALUE obj, ID* flags, size_t max);
-void rb_objspace_reachable_objects_from(VALUE obj, void (*func)(VALUE, void*), void* data);
-void rb_objspace_reachable_objects_from_root(void (*func)(const char*, VALUE, void*), void* data);
-void rb_objspace_each_objects(int (*callback)(void*, void*, size_t, void*), void* data);
-}
 
 namespace memprof {
 namespace {
@@ -456,7 +447,7 @@ void HeapDumper::WriteReferences(VALUE obj, int type, VALUE klass) {
   const bool class_edge = type != T_IMEMO && ClassNames::IsClassLike(klass);
   if (class_edge) refs_.push_back(klass);
   skip_once_ = class_edge ? klass : 0;
-  if (rb_objspace_markable_object_p(obj)) {
+  if (IsLiveHeapObject(obj)) {
     rb_objspace_reachable_objects_from(obj, &HeapDumper::OnReference, this);
   }
   if (streamed_) {

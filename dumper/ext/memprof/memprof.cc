@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
@@ -17,6 +18,7 @@
 #include "heap_dumper.h"
 #include "json_sink.h"
 #include "ref_names.h"
+#include "ruby_compat.h"
 #include "vm_internals.h"
 
 namespace memprof {
@@ -136,11 +138,11 @@ VALUE DumpAllToPath(VALUE path, DumpOptions options) {
 VALUE DumpAllToIo(VALUE io, const DumpOptions& options) {
   io = rb_io_get_io(io);
   rb_io_t* fptr = RFILE(io)->fptr;
-  if (fptr == nullptr || fptr->fd < 0) rb_raise(rb_eIOError, "memprof: cannot dump to a closed IO");
+  if (IoDescriptor(fptr) < 0) rb_raise(rb_eIOError, "memprof: cannot dump to a closed IO");
   rb_io_check_writable(fptr);
   rb_io_flush(io);
   Failure failure;
-  RunDump(fptr->fd, options, failure, "the given IO");
+  RunDump(IoDescriptor(fptr), options, failure, "the given IO");
   if (failure.failed()) Raise(failure);
   return io;
 }
@@ -184,7 +186,7 @@ VALUE DumpAll(int argc, VALUE* argv, VALUE self) {
     // default): written after the walk, by Ruby (see dump_all_spooled).
     rb_io_t* fptr = RFILE(target)->fptr;
     struct stat st;
-    if (fptr != nullptr && fptr->fd >= 0 && fstat(fptr->fd, &st) == 0 &&
+    if (IoDescriptor(fptr) >= 0 && fstat(IoDescriptor(fptr), &st) == 0 &&
         (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
       return rb_funcall(self, id_dump_all_spooled, 3, target, strings, compress);
     }
@@ -308,12 +310,26 @@ VALUE Stats(VALUE, VALUE min_seq) {
   return result;
 }
 
+// memprof reads flags and, for names, private layouts that change with each Ruby (ruby_compat.h,
+// vm_internals): on a Ruby it has not been tested on it refuses to load, unless asked to try.
+void RefuseUnknownRuby() {
+  if (KnownRuby(RUBY_API_VERSION_MAJOR, RUBY_API_VERSION_MINOR)) return;
+  const char* allow = getenv("MEMPROF_UNTESTED_RUBY");
+  if (allow != nullptr && strcmp(allow, "1") == 0) return;
+  rb_raise(rb_eLoadError,
+           "memprof supports Ruby 3.1 to 3.4; this is Ruby %d.%d, whose internals it has not been "
+           "tested on. MEMPROF_UNTESTED_RUBY=1 loads it anyway (names it cannot check go "
+           "unnamed; a crash is possible)",
+           RUBY_API_VERSION_MAJOR, RUBY_API_VERSION_MINOR);
+}
+
 }  // namespace
 }  // namespace memprof
 
 // The only symbol Ruby needs from the extension.
 extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   using namespace memprof;
+  RefuseUnknownRuby();
   ClassNames::Init();
   ReferenceNamer::Init();
   HeapDumper::Init();

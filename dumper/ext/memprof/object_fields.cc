@@ -6,13 +6,8 @@
 #include <cstdio>
 
 #include "heap_dumper.h"
+#include "ruby_compat.h"
 #include "vm_internals.h"
-
-extern "C" {
-// Exported by libruby, declared by no public header.
-const char* rb_objspace_data_type_name(VALUE obj);
-const char* rb_imemo_name(int type);
-}
 
 namespace memprof {
 
@@ -125,7 +120,7 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
       break;
     case T_OBJECT:
       sink_.Key("ivars");
-      sink_.Unsigned(ROBJECT_NUMIV(obj));
+      sink_.Unsigned(ObjectIvarCount(obj));
       break;
     case T_HASH: {
       sink_.Key("size");
@@ -173,7 +168,7 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
     case T_FILE:
       if (rb_io_t* fptr = RFILE(obj)->fptr) {
         sink_.Key("fd");
-        sink_.Signed(fptr->fd);
+        sink_.Signed(IoDescriptor(fptr));
       }
       break;
     case T_IMEMO:

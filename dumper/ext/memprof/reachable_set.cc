@@ -2,11 +2,7 @@
 
 #include <new>
 
-extern "C" {
-// Exported by libruby, declared by no public header.
-int rb_objspace_markable_object_p(VALUE obj);
-void rb_objspace_reachable_objects_from(VALUE obj, void (*func)(VALUE, void*), void* data);
-}
+#include "ruby_compat.h"
 
 namespace memprof {
 namespace {
@@ -65,7 +61,7 @@ void ReachableSet::OnReferenceButElement(VALUE ref, void* data) {
 }
 
 void ReachableSet::Trace(VALUE obj) {
-  if (!rb_objspace_markable_object_p(obj)) return;
+  if (!IsLiveHeapObject(obj)) return;
   int type = BUILTIN_TYPE(obj);
   if ((type == T_ARRAY || type == T_HASH) && tracing_.Start(obj, type) &&
       tracing_.Size() > kElementsAtOnce) {

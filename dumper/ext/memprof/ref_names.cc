@@ -9,9 +9,8 @@
 #include <cstdio>
 
 #include "json_sink.h"
+#include "ruby_compat.h"
 #include "vm_internals.h"
-
-extern "C" void rb_objspace_each_objects(int (*callback)(void*, void*, size_t, void*), void* data);
 
 namespace memprof {
 namespace {

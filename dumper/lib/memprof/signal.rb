@@ -240,13 +240,16 @@ module Memprof
       end
 
       # The program may reap the child first (Process.wait without a pid): the file under its
-      # final name then tells that the dump completed.
+      # final name then tells that the dump completed. A child that did not succeed may have
+      # run no cleanup (SIGKILL, the OOM killer, the dynamic linker's exit 127): its temporary
+      # file is removed here.
       def reap(pid, errors, path, started)
         failure = begin
           _, status = Process.wait2(pid)
-          remove_partial(path, pid) if status.signaled? # SIGKILL, the OOM killer: no cleanup ran
+          remove_partial(path, pid) unless status.success?
           "child #{pid} #{status_text(status)}#{child_error(errors)}" unless status.success?
         rescue Errno::ECHILD
+          remove_partial(path, pid) unless File.exist?(path)
           "child #{pid} was reaped by the program; no file" unless File.exist?(path)
         rescue StandardError => e
           Memprof.error_text(e)
@@ -256,7 +259,7 @@ module Memprof
         done(path, started, failure)
       end
 
-      # The temporary file a killed child was writing (PATH.tmp-CHILDPID-N), never renamed.
+      # The temporary file a failed child was writing (PATH.tmp-CHILDPID-N), never renamed.
       def remove_partial(path, pid)
         Dir.glob("#{glob_escape(path)}.tmp-#{pid}-*").each do |partial|
           File.unlink(partial)

@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+# The gem as a user installs it: `gem build` of dumper/memprof.gemspec, `gem install` of the
+# .gem (which compiles the extension with extconf.rb and mkmf, not CMake), then a dump from a
+# program that requires it, on the Ruby this suite runs on.
+require_relative "memprof_test_helper"
+require "fileutils"
+
+class TestGemInstall < Test::Unit::TestCase
+  include MemprofTestHelper
+
+  def bin(name)
+    File.join(RbConfig::CONFIG["bindir"], name + RbConfig::CONFIG["EXEEXT"].to_s)
+  end
+
+  def run!(env, *command, chdir:)
+    out, status = Open3.capture2e(env, *command, chdir: chdir)
+    assert_true(status.success?, "#{command.join(' ')} failed:\n#{out}")
+    out
+  end
+
+  def test_the_built_gem_installs_and_dumps
+    source = ENV.fetch("MEMPROF_SOURCE_DIR") { File.expand_path("../..", __dir__) }
+    Dir.mktmpdir("memprof-gem") do |dir|
+      # Only the gem's own directories on the way: nothing of the suite's -I or RUBYOPT.
+      env = { "GEM_HOME" => File.join(dir, "gems"), "GEM_PATH" => File.join(dir, "gems"),
+              "RUBYOPT" => nil, "RUBYLIB" => nil, "MAKEFLAGS" => "-j2" }
+      gem = File.join(dir, "memprof.gem")
+      run!(env, bin("gem"), "build", "-C", source, "dumper/memprof.gemspec", "-o", gem, chdir: dir)
+      run!(env, bin("gem"), "install", "--local", "--no-document", gem, chdir: dir)
+      dump = File.join(dir, "heap.jsonl")
+      run!(env, RbConfig.ruby, "-rmemprof", "-e", "$kept = +'kept'; Memprof.dump_all(ARGV[0])",
+           dump, chdir: dir)
+      records = File.foreach(dump).map { |line| JSON.parse(line) }
+      meta = records.first
+      assert_equal("META", meta["type"])
+      assert_equal(RUBY_VERSION, meta["ruby_version"],
+                   "the META record names the Ruby that dumped: #{meta}")
+      assert_operator(records.count { |r| r["type"] == "STRING" }, :>, 100)
+      assert_equal("END", records.last["type"])
+    end
+  end
+end
