@@ -15,12 +15,15 @@ have_library("pthread")
 # gzip dumps (json_sink.cc): zlib1g-dev
 abort "memprof: zlib (zlib.h, libz) is needed: install zlib1g-dev" unless have_header("zlib.h") && have_library("z", "deflateInit2_")
 
-# The VM internals file reads Ruby 3.1's structures from its MJIT header (see vm_internals.c).
+# On Ruby 3.1 the VM's layouts come from its MJIT header (vm_layout_31.h); 3.3 and 3.4 have
+# their own declarations (vm_layout_33.h).
 mjit_header = "rb_mjit_min_header-#{RUBY_VERSION}.h"
-if RUBY_VERSION.start_with?("3.1.") && File.exist?(File.join(RbConfig::CONFIG["rubyarchhdrdir"], mjit_header))
-  $defs << %(-DMEMPROF_MJIT_HEADER='"#{mjit_header}"')
-else
-  warn "memprof: #{mjit_header} not found; constants, hash defaults and superclasses go unnamed"
+if RUBY_VERSION.start_with?("3.1.")
+  if File.exist?(File.join(RbConfig::CONFIG["rubyarchhdrdir"], mjit_header))
+    $defs << %(-DMEMPROF_MJIT_HEADER='"#{mjit_header}"')
+  else
+    warn "memprof: #{mjit_header} not found; constants, hash defaults and locals go unnamed"
+  end
 end
 
 $CXXFLAGS << " -std=c++20 -O2"

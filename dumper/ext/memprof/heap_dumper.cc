@@ -192,6 +192,13 @@ void HeapDumper::WriteMeta() {
   } else {
     sink_.Unsigned(static_cast<uint64_t>(options_.string_limit));
   }
+  // What this Ruby's layouts did not let memprof name (an unknown Ruby, a failed check).
+  if (memprof_vm_unnamed(0) != nullptr) {
+    sink_.Key("unnamed");
+    sink_.ArrayOpen();
+    for (int i = 0; const char* part = memprof_vm_unnamed(i); ++i) sink_.String(part);
+    sink_.ArrayClose();
+  }
   if (reachable_only_) {
     sink_.Key("reachable_only");
     sink_.Bool(true);

@@ -21,6 +21,8 @@
 #include "ruby_compat.h"
 #include "vm_internals.h"
 
+extern "C" void rb_objspace_each_objects(int (*callback)(void*, void*, size_t, void*), void* data);
+
 namespace memprof {
 namespace {
 
@@ -73,12 +75,28 @@ void DumpTo(int fd, const DumpOptions& options, Failure& failure, const char* wh
 // tables they change, so a dump is refused rather than risked (Ractors are experimental in
 // 3.1). No Ractor can start meanwhile: only a thread of this Ractor could start one, and the
 // dump holds this Ractor's lock until it is done.
+// Where the VM's layout is unknown: the Ractor objects the heap holds, the main one's
+// included (one that finished counts until the GC frees it). No Ruby code runs: Ractor.count
+// is Ruby since 3.3, and the program's TracePoints would see it.
+unsigned int CountRactorObjects() {
+  unsigned int count = 0;
+  rb_objspace_each_objects(
+      [](void* start, void* end, size_t stride, void* data) {
+        for (auto v = reinterpret_cast<uintptr_t>(start); v < reinterpret_cast<uintptr_t>(end);
+             v += stride) {
+          if (RBASIC(v)->flags == 0 || BUILTIN_TYPE(v) != T_DATA || !RTYPEDDATA_P(v)) continue;
+          const char* name = RTYPEDDATA_TYPE(v)->wrap_struct_name;
+          if (name != nullptr && std::strcmp(name, "ractor") == 0) ++*static_cast<unsigned*>(data);
+        }
+        return 0;
+      },
+      &count);
+  return count;
+}
+
 void RefuseOtherRactors() {
   unsigned int count = memprof_ractor_count();
-  if (count == 0 && rb_const_defined(rb_cObject, rb_intern("Ractor"))) {
-    VALUE ractor = rb_const_get(rb_cObject, rb_intern("Ractor"));
-    count = NUM2UINT(rb_funcall(ractor, rb_intern("count"), 0));  // no VM internals here
-  }
+  if (count == 0) count = CountRactorObjects();
   if (count > 1) {
     rb_raise(rb_eRuntimeError,
              "memprof: cannot dump while other Ractors run (Ractor.count is %u); "
@@ -334,6 +352,7 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   ReferenceNamer::Init();
   HeapDumper::Init();
   AllocTracker::Init();
+  memprof_vm_check();
   memprof_module = rb_define_module("Memprof");
   id_dump_all_in_child = rb_intern("dump_all_in_child");
   id_dump_all_to_object = rb_intern("dump_all_to_object");

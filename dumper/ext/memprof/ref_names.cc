@@ -2,6 +2,7 @@
 #include "ref_names.h"
 
 #include <ruby/st.h>
+#include <ruby/version.h>
 
 #include <algorithm>
 #include <charconv>
@@ -16,7 +17,9 @@ namespace memprof {
 namespace {
 
 constexpr size_t kMaxKeyChars = 40;
-ID id_members = 0;  // Struct classes keep their member names in __members__
+constexpr size_t kNamedByForeach = 4096;  // Hash entries named without reading them in place
+ID id_members = 0;                        // Struct classes keep their member names in __members__
+ID id_classpath = 0;
 
 int OnConstant(st_data_t key, st_data_t value, st_data_t data) {
   auto* out = reinterpret_cast<std::vector<std::pair<VALUE, ID>>*>(data);
@@ -50,7 +53,7 @@ void ConstantTable::Build(VALUE only) {
 }
 
 void ConstantTable::Add(VALUE klass) {
-  if (!memprof_vm_internals_available()) return;
+  if (!memprof_vm_names_constants()) return;
   st_table* constants = static_cast<st_table*>(rb_mod_const_at(klass, nullptr));
   if (constants == nullptr) return;
   std::vector<std::pair<VALUE, ID>> pairs;
@@ -61,6 +64,7 @@ void ConstantTable::Add(VALUE klass) {
 
 void ReferenceNamer::Init() {
   id_members = rb_intern("__members__");
+  id_classpath = rb_intern("__classpath__");
 }
 
 void ReferenceNamer::Add(VALUE value, Kind kind, uintptr_t detail) {
@@ -135,6 +139,10 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
     case T_MODULE: {
       if (VALUE super = memprof_class_superclass(obj)) Add(super, Kind::kSuper, 0);
       rb_ivar_foreach(obj, OnIvar, reinterpret_cast<st_data_t>(this));
+#if RUBY_API_VERSION_CODE >= 30200
+      // The class's path, an ivar up to 3.1, is a field of its own since: named as it was.
+      Add(rb_class_path_cached(obj), Kind::kIvar, id_classpath);  // no allocation
+#endif
       if (const auto* constants = constants_.Of(obj)) {
         for (const auto& [value, name] : *constants) Add(value, Kind::kConstant, name);
       }
@@ -148,8 +156,11 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
       elements_.Start(obj, type);  // none when ELTS_SHARED: they belong to another Array
       break;
     case T_HASH:
-      if (!elements_.Start(obj, type)) {  // 8 entries at most, or a build that cannot read them
-        rb_hash_foreach(obj, OnHashPair, reinterpret_cast<VALUE>(this));
+      // 8 entries at most, or a Ruby whose big Hashes memprof cannot read by position: then
+      // one too big goes unnamed (META says so) rather than cost memory that grows with it.
+      if (!elements_.Start(obj, type)) {
+        if (RHASH_SIZE(obj) <= kNamedByForeach)
+          rb_hash_foreach(obj, OnHashPair, reinterpret_cast<VALUE>(this));
         Add(memprof_hash_ifnone(obj), Kind::kDefault, 0);
       }
       break;

@@ -10,11 +10,19 @@ extern "C" {
 #endif
 
 /* VALUE and ID are uintptr_t-sized on every platform Ruby supports; this header cannot
-   include ruby.h because vm_internals.c includes the MJIT header instead. */
+   include ruby.h because on Ruby 3.1 the VM's layouts come from its MJIT header instead. */
 typedef uintptr_t memprof_value;
 
-/* 1 when this build knows the VM's layout (the Ruby version it was compiled for). */
+/* 1 when this build knows the VM's layouts (the Ruby version it was compiled for). */
 int memprof_vm_internals_available(void);
+
+/* Checks each part of the layouts against what public functions say, once, when memprof is
+   loaded (Ruby context: it makes a few objects); a part that disagrees is not read. */
+void memprof_vm_check(void);
+
+/* The i-th part of the VM memprof cannot name with on this Ruby ("constants", "locals", ...),
+   or NULL past the last: what META's "unnamed" lists. */
+const char* memprof_vm_unnamed(int i);
 
 /* The raw superclass pointer of a T_CLASS or T_ICLASS (0 when none or unknown). */
 memprof_value memprof_class_superclass(memprof_value klass);
@@ -34,6 +42,8 @@ long memprof_hash_positions(memprof_value hash);
 int memprof_hash_entry_at(memprof_value hash, long position, memprof_value* key,
                           memprof_value* value);
 
+/* 1 when memprof_const_entry_value reads constants on this Ruby. */
+int memprof_vm_names_constants(void);
 /* The value of a constant table entry (rb_const_entry_t*) as rb_mod_const_at returns it. */
 memprof_value memprof_const_entry_value(const void* entry);
 
