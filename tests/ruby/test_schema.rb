@@ -35,6 +35,20 @@ class TestSchema < Test::Unit::TestCase
     Memprof.stop
   end
 
+  # The schema is the list of fields: each one a dump writes is described there, under the
+  # definition of its record's type.
+  def test_every_field_written_is_in_the_schema
+    definitions = @schema["definitions"]
+    by_type = %w[meta end root frame stack shape].to_h { |d| [definitions[d].dig("properties", "type", "enum", 0), d] }
+    undescribed = Hash.new { |h, k| h[k] = [] }
+    dump_heap.text.each_line do |line|
+      record = JSON.parse(line)
+      definition = definitions[by_type.fetch(record["type"], "object")]
+      (record.keys - definition["properties"].keys).each { |key| undescribed[key] << record["type"] }
+    end
+    assert_empty(undescribed.transform_values(&:uniq))
+  end
+
   def test_the_validator_rejects_bad_records
     bad = [{ "type" => "OBJECT" }, { "type" => "STRING", "address" => "0xABC" },
            { "type" => "END" }, { "type" => "ROOT", "root" => "vm", "references" => [1] }]

@@ -2,17 +2,9 @@
 #include "class_names.h"
 
 #include "json_sink.h"
+#include "ruby_compat.h"
 
 namespace memprof {
-namespace {
-
-ID id_attached = 0;  // a singleton class keeps the object it belongs to in __attached__
-
-}  // namespace
-
-void ClassNames::Init() {
-  id_attached = rb_intern("__attached__");
-}
 
 bool ClassNames::IsClassLike(VALUE klass) {
   if (klass == 0 || SPECIAL_CONST_P(klass)) return false;
@@ -62,7 +54,7 @@ void ClassNames::Append(std::string& out, VALUE klass, int depth) {
     // where following its class would go round that loop.
     VALUE owner = RBASIC(klass)->klass;
     if (IsClassLike(owner) && FL_TEST_RAW(owner, FL_SINGLETON) &&
-        rb_ivar_get(owner, id_attached) == klass) {
+        compat::AttachedObject(owner) == klass) {
       out += "RubyVM::FrozenCore";
       return;
     }
@@ -70,7 +62,7 @@ void ClassNames::Append(std::string& out, VALUE klass, int depth) {
     return;
   }
   if (FL_TEST_RAW(klass, FL_SINGLETON)) {
-    VALUE attached = rb_ivar_get(klass, id_attached);
+    VALUE attached = compat::AttachedObject(klass);
     out += "#<Class:";
     if (IsClassLike(attached)) {
       Append(out, attached, depth + 1);

@@ -11,9 +11,6 @@ namespace memprof {
 
 class ClassNames {
  public:
-  // Interns the IDs it needs; call once from Ruby context (Init_memprof).
-  static void Init();
-
   // The name of klass ("Foo::Bar", "#<Class:Foo>", "#<Class:0x...>"); klass must be a
   // T_CLASS, T_MODULE or T_ICLASS. Safe inside a heap walk: no Ruby allocation.
   std::string_view Of(VALUE klass);

@@ -8,7 +8,7 @@ namespace memprof {
 
 bool Elements::Start(VALUE obj, int type) {
   *this = Elements();
-  if (type == T_ARRAY && !FL_TEST_RAW(obj, RUBY_FL_USER2)) {  // not ELTS_SHARED
+  if (type == T_ARRAY && !compat::ArrayShared(obj)) {
     of_ = Of::kArray;
     positions_ = RARRAY_LEN(obj);
   } else if (type == T_HASH && (positions_ = memprof_hash_positions(obj)) >= 0) {

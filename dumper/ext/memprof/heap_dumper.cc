@@ -83,6 +83,7 @@ void HeapDumper::DumpAll() {
                     (options_.parent == nullptr || reachable_.MarkFrom(options_.parent->roots));
   WriteMeta();
   WriteRoots();
+  WriteShapes();
   stacks_ = true;
   stack_used_.assign(tracker_.Stacks().Count(), false);
   rb_objspace_each_objects(&HeapDumper::OnPage, this);
@@ -100,6 +101,7 @@ int HeapDumper::OnPage(void* start, void* end, size_t stride, void* data) {
   for (auto v = reinterpret_cast<uintptr_t>(start); v < reinterpret_cast<uintptr_t>(end);
        v += stride) {
     if (RBASIC(v)->flags == 0) continue;  // a free slot
+    self->slot_size_ = stride;
     if (self->reachable_only_ && !self->reachable_.Contains(v)) continue;
     self->DumpObject(v);
   }
@@ -375,6 +377,7 @@ void HeapDumper::DumpObject(VALUE obj) {
   sink_.Address(obj);
   sink_.Key("type");
   sink_.JsonText(QuotedTypeName(type));
+  WriteSlotFields(obj);
   if (type == T_ZOMBIE && klass != 0) {
     // Swept, its finalizer not run yet: the class it had, as an address only (as ObjectSpace
     // writes it), for the class may have been swept with it.
@@ -387,7 +390,7 @@ void HeapDumper::DumpObject(VALUE obj) {
   }
   if (type != T_IMEMO && ClassNames::IsClassLike(klass)) {
     sink_.Fields(class_names_.ClassFieldsOf(klass));  // rendered once per class
-  } else if (klass != 0) {
+  } else if (klass != 0 && type != T_IMEMO) {         // an imemo's klass word holds no class
     sink_.Key("class");
     sink_.Address(klass);
   }

@@ -66,6 +66,10 @@ class HeapDumper {
   void WriteRootNames(const char* category, const RootList& roots, size_t first, size_t end);
   void WriteTypeFields(VALUE obj, int type, VALUE klass);
   void WriteStringFields(VALUE obj);
+  void WriteImemoFields(VALUE obj);
+  void WriteSlotFields(VALUE obj);
+  void WriteId(ID id);
+  void WriteShapes();
   void WriteClassFields(VALUE obj, int type);
   void WriteReferences(VALUE obj, int type, VALUE klass);
   void WriteReferenceName(VALUE ref);
@@ -89,6 +93,7 @@ class HeapDumper {
   ReachableSet reachable_;
   bool reachable_only_ = false;  // the walk skips what reachable_ lacks
   int64_t compact_count_ = -1;   // GC.stat(:compact_count) before the walk; -1: unknown
+  size_t slot_size_ = 0;         // the walk's current page's; 0: ask Ruby (one object)
 };
 
 }  // namespace memprof

@@ -348,7 +348,7 @@ void RefuseUnknownRuby() {
 extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   using namespace memprof;
   RefuseUnknownRuby();
-  ClassNames::Init();
+  compat::Init();
   ReferenceNamer::Init();
   HeapDumper::Init();
   AllocTracker::Init();

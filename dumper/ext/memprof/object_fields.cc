@@ -119,24 +119,33 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
       WriteClassFields(obj, type);
       break;
     case T_OBJECT:
+      if (compat::kShapes && FL_TEST_RAW(obj, ROBJECT_EMBED)) {
+        sink_.Key("embedded");
+        sink_.Bool(true);
+      }
       sink_.Key("ivars");
       sink_.Unsigned(ObjectIvarCount(obj));
+      if (compat::kShapes && compat::ShapeTooComplex(compat::ShapeId(obj))) {
+        sink_.Key("too_complex_shape");
+        sink_.Bool(true);
+      }
       break;
     case T_HASH: {
       sink_.Key("size");
       sink_.Unsigned(RHASH_SIZE(obj));
       // As ObjectSpace: the default proc (Hash.new { }); a default value (Hash.new([])) is a
       // reference named "(default)", no field of its own.
-      if (memprof_hash_has_default_proc(obj)) {
+      if (VALUE proc = compat::HashDefaultProc(obj)) {
         sink_.Key("default");
-        sink_.Address(memprof_hash_ifnone(obj));
+        sink_.Address(proc);
       }
       break;
     }
     case T_ARRAY:
       sink_.Key("length");
       sink_.Unsigned(static_cast<uint64_t>(RARRAY_LEN(obj)));
-      if (FL_TEST_RAW(obj, RUBY_FL_USER2)) {  // ELTS_SHARED
+      // 3.3's ObjectSpace says shared of non-empty Arrays only.
+      if (compat::ArrayShared(obj) && (!compat::kShapes || RARRAY_LEN(obj) > 0)) {
         sink_.Key("shared");
         sink_.Bool(true);
       }
@@ -172,27 +181,80 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
       }
       break;
     case T_IMEMO:
-      sink_.Key("imemo_type");
-      sink_.String(rb_imemo_name(static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f)));
+      WriteImemoFields(obj);
       break;
     default:
       break;
   }
 }
 
+void HeapDumper::WriteImemoFields(VALUE obj) {
+  const int type = static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f);
+  sink_.Key("imemo_type");
+  sink_.String(rb_imemo_name(type));
+  if (compat::IsCallinfo(type)) {
+    if (ID mid = compat::CallinfoMethodId(obj)) {
+      sink_.Key("mid");
+      WriteId(mid);
+    }
+  } else if (compat::IsCallcache(type)) {
+    ID called_id;
+    VALUE receiver_class;
+    if (compat::CallcacheEntry(obj, &called_id, &receiver_class)) {
+      sink_.Key("called_id");
+      WriteId(called_id);
+      sink_.Key("receiver_class");
+      sink_.Address(receiver_class);
+    }
+  }
+}
+
+// An ID as ObjectSpace writes it: its name, or ID_INTERNAL(serial) for one that has none.
+void HeapDumper::WriteId(ID id) {
+  if (const char* name = rb_id2name(id)) {
+    sink_.String(name);
+    return;
+  }
+  constexpr int kIdScopeShift = 4;  // symbol.h's ID_SCOPE_SHIFT: an ID's serial is above it
+  char text[48];
+  int n = std::snprintf(text, sizeof text, "ID_INTERNAL(%llu)",
+                        static_cast<unsigned long long>(id >> kIdScopeShift));
+  sink_.String({text, static_cast<size_t>(n)});
+}
+
+// shape_id and slot_size, which ObjectSpace writes for every object from 3.3 on.
+void HeapDumper::WriteSlotFields(VALUE obj) {
+  if (!compat::kShapes) return;
+  sink_.Key("shape_id");
+  sink_.Unsigned(compat::ShapeId(obj));
+  const size_t slot_size = slot_size_ != 0 ? slot_size_ : compat::SlotSize(obj);
+  if (slot_size != 0) {
+    sink_.Key("slot_size");
+    sink_.Unsigned(slot_size);
+  }
+}
+
 void HeapDumper::WriteStringFields(VALUE obj) {
   bool embedded = !FL_TEST_RAW(obj, RSTRING_NOEMBED);
-  bool shared = !embedded && FL_TEST_RAW(obj, RUBY_FL_USER2);  // STR_SHARED
+  bool shared = compat::StringShared(obj);
   if (embedded) {
     sink_.Key("embedded");
+    sink_.Bool(true);
+  }
+  if (compat::StringChilled(obj)) {
+    sink_.Key("chilled");
     sink_.Bool(true);
   }
   // ENCODING_INLINE_MAX (127) means the index is kept elsewhere: ask Ruby (no allocation).
   int encoding = RB_ENCODING_GET_INLINED(obj);
   if (encoding == RUBY_ENCODING_INLINE_MAX) encoding = rb_enc_get_index(obj);
   rb_encoding* enc = encoding >= 0 ? rb_enc_from_index(encoding) : nullptr;
-  int coderange = rb_enc_str_coderange(obj);
+  const int coderange = compat::StringCoderange(obj);
   bool ascii_only = coderange == ENC_CODERANGE_7BIT && enc != nullptr && rb_enc_asciicompat(enc);
+  if (compat::kShapes) {
+    sink_.Key("coderange");
+    sink_.Utf8String(compat::CoderangeName(coderange));
+  }
   if (coderange == ENC_CODERANGE_BROKEN) {
     sink_.Key("broken");
     sink_.Bool(true);
@@ -245,7 +307,13 @@ void HeapDumper::WriteStringFields(VALUE obj) {
 }
 
 void HeapDumper::WriteClassFields(VALUE obj, int type) {
-  if (VALUE super = memprof_class_superclass(obj)) {
+  if (type == T_CLASS && compat::kShapes) {
+    if (int count = compat::ClassVariationCount(obj); count >= 0) {
+      sink_.Key("variation_count");
+      sink_.Unsigned(static_cast<uint64_t>(count));
+    }
+  }
+  if (VALUE super = rb_class_get_superclass(obj)) {  // raw: an include's proxy, as ObjectSpace
     sink_.Key("superclass");
     sink_.Address(super);
   }

@@ -6,8 +6,17 @@
 #define MEMPROF_RUBY_COMPAT_H
 
 #include <ruby.h>
+#include <ruby/encoding.h>
 #include <ruby/io.h>
 #include <ruby/version.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#define MEMPROF_RUBY_SINCE(major, minor) \
+  (RUBY_API_VERSION_MAJOR > (major) ||   \
+   (RUBY_API_VERSION_MAJOR == (major) && RUBY_API_VERSION_MINOR >= (minor)))
 
 extern "C" {
 // Exported by libruby on 3.1, 3.3 and 3.4, declared by no public header.
@@ -67,5 +76,92 @@ inline int IoDescriptor(const rb_io_t* fptr) {
 }
 
 }  // namespace memprof
+
+// What the record writer reads where versions differ: Ruby's public macros and functions where
+// they exist, else our own declarations of a few private layouts of 3.3 and 3.4 (shape.h,
+// internal/class.h, vm_callinfo.h, method.h) in ruby_compat.cc, each checked at load time
+// (Init) or on the object before use. A check that fails leaves the field out: never a wrong
+// value, never a crash.
+namespace memprof::compat {
+
+// Ruby context, once (Init_memprof): runs the layout checks below.
+void Init();
+
+// ObjectSpace writes shape_id, slot_size, coderange, SHAPE records and variation_count
+// from 3.3 on (3.2 is not supported).
+constexpr bool kShapes = MEMPROF_RUBY_SINCE(3, 3);
+
+// A shared String or Array, through Ruby's public ELTS_SHARED (FL_USER2 up to 3.3, FL_USER0
+// from 3.4 on): a String is shared only when not embedded.
+inline bool StringShared(VALUE str) {
+  return FL_TEST_RAW(str, RSTRING_NOEMBED) && FL_TEST_RAW(str, RUBY_ELTS_SHARED);
+}
+inline bool ArrayShared(VALUE ary) {
+  return FL_TEST_RAW(ary, RUBY_ELTS_SHARED);
+}
+
+// A chilled String (3.4: a literal that warns when mutated), as 3.4's public rb_check_frozen
+// reads it.
+inline bool StringChilled(VALUE str) {
+#if MEMPROF_RUBY_SINCE(3, 4)
+  return FL_TEST_RAW(str, RUBY_FL_USER2 | RUBY_FL_USER3);
+#else
+  (void)str;
+  return false;
+#endif
+}
+
+// The coderange Ruby has recorded on a String, without scanning it (scanning would record
+// one: memprof changes nothing); 3.1's ObjectSpace scans, and so does memprof there.
+inline int StringCoderange(VALUE str) {
+  return kShapes ? RB_ENC_CODERANGE(str) : rb_enc_str_coderange(str);
+}
+std::string_view CoderangeName(int coderange);  // "7bit", "valid", "broken", "unknown"
+
+// The object's shape id (3.3+, 64 bits: the high half of its flags); no value before 3.3.
+inline uint32_t ShapeId(VALUE obj) {
+  static_assert(sizeof(VALUE) == 8, "memprof reads shape ids of 64-bit Rubies only");
+  return static_cast<uint32_t>(RBASIC(obj)->flags >> 32);
+}
+// True when an object of this shape keeps its ivars in a table (too many shape variations).
+bool ShapeTooComplex(uint32_t shape_id);
+
+// One object shape, as ObjectSpace's SHAPE record describes it.
+struct Shape {
+  uintptr_t address;
+  uint32_t id;
+  uint32_t parent_id;     // kNoShape for a root
+  std::string_view type;  // "ROOT", "IVAR", "FROZEN", "T_OBJECT", "OBJ_TOO_COMPLEX"
+  ID edge_name;           // IVAR: the instance variable it adds
+  size_t depth, edges, memsize;
+};
+constexpr uint32_t kNoShape = UINT32_MAX;
+// Calls fn for each shape, in id order; nothing before 3.3 or when the load-time check of the
+// layout failed. No allocation.
+void EachShape(void (*fn)(const Shape& shape, void* data), void* data);
+
+// The size of the slot an object lives in (Memprof.dump of one object); 0 when unknown.
+size_t SlotSize(VALUE obj);
+
+// A Hash's default proc (Hash.new { }), or 0 when it has none or this build cannot tell.
+VALUE HashDefaultProc(VALUE hash);
+
+// The object a singleton class is attached to; 0 when unknown.
+VALUE AttachedObject(VALUE singleton);
+
+// CLASS: how many shape variations its instances took; -1 when unknown.
+int ClassVariationCount(VALUE klass);
+
+// IMEMO callinfo: the method id called; 0 when none or unknown.
+ID CallinfoMethodId(VALUE ci);
+// IMEMO callcache: the method id and the receiver's class it caches (class 0 when the cache
+// was invalidated); false when unknown.
+bool CallcacheEntry(VALUE cc, ID* called_id, VALUE* receiver_class);
+
+// True for the imemo types 3.3's ObjectSpace writes fields of (callinfo, callcache).
+bool IsCallinfo(int imemo_type);
+bool IsCallcache(int imemo_type);
+
+}  // namespace memprof::compat
 
 #endif
