@@ -117,13 +117,14 @@ int ImemoType(VALUE obj) {
 
 void Init() {
   id_attached = rb_intern("__attached__");
-  for (int t = 0; t < 16; ++t) {
-    const char* name = rb_imemo_name(t);
-    if (std::strcmp(name, "callinfo") == 0) imemo_callinfo = t;
-    if (std::strcmp(name, "callcache") == 0) imemo_callcache = t;
-    if (std::strcmp(name, "ment") == 0) imemo_ment = t;
-  }
 #if MEMPROF_RUBY_SINCE(3, 3)
+  // internal/imemo.h's numbers, as Ruby names them (it stops on a number it does not know).
+  auto is = [](int type, const char* name) {
+    return std::strcmp(rb_imemo_name(type), name) == 0 ? type : -1;
+  };
+  imemo_ment = is(6, "ment");
+  imemo_callinfo = is(11, "callinfo");
+  imemo_callcache = is(12, "callcache");
   // Object's metaclass is attached to Object, and Object's super is what Ruby's public
   // rb_class_get_superclass says: both ends of the layout read right.
   const VALUE meta = RBASIC(rb_cObject)->klass;
