@@ -12,6 +12,7 @@ require "rbconfig"
 module MemprofTestHelper
   ADDRESS = /\A0x[0-9a-f]+\z/.freeze
   OBJECT_PREFIX = '{"address":"'
+  SHAPE_TYPE = '"type":"SHAPE"'
 
   # A dump read back: one String and an index of address => line, held as Integers so that a
   # dump kept alive adds almost no objects to the heap the next dump walks.
@@ -26,8 +27,11 @@ module MemprofTestHelper
       offset = 0
       @text.each_line do |line|
         if line.start_with?(OBJECT_PREFIX)
-          address = line[OBJECT_PREFIX.size...line.index('"', OBJECT_PREFIX.size)]
-          @index[address.to_i(16)] = (offset << 24) | line.bytesize
+          close = line.index('"', OBJECT_PREFIX.size)
+          # A SHAPE record (3.3+) has an address too, outside the heap: it is no object.
+          unless line[close + 2, SHAPE_TYPE.size] == SHAPE_TYPE
+            @index[line[OBJECT_PREFIX.size...close].to_i(16)] = (offset << 24) | line.bytesize
+          end
         end
         offset += line.bytesize
       end
