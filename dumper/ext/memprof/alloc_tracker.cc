@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <unordered_map>
 
 #include "class_names.h"
 
@@ -41,9 +43,8 @@ AllocTracker& AllocTracker::Instance() {
 }
 
 AllocTracker::AllocTracker() {
-  paths_.emplace_back("(unknown)");
+  paths_.Intern("(unknown)");
   path_ignored_.push_back(false);
-  path_ids_.emplace(paths_.back(), 0);
 }
 
 void AllocTracker::Init() {
@@ -75,16 +76,13 @@ void AllocTracker::Stop() {
 
 uint32_t AllocTracker::InternPath(VALUE path) {
   if (!RB_TYPE_P(path, T_STRING)) return 0;
-  std::string_view bytes(RSTRING_PTR(path), static_cast<size_t>(RSTRING_LEN(path)));
-  if (paths_[last_path_id_] == bytes) return last_path_id_;
-  auto it = path_ids_.find(bytes);
-  if (it == path_ids_.end()) {
-    paths_.emplace_back(bytes);
-    path_ignored_.push_back(false);
-    it = path_ids_.emplace(paths_.back(), static_cast<uint32_t>(paths_.size() - 1)).first;
+  try {
+    const uint32_t id = paths_.Intern({RSTRING_PTR(path), static_cast<size_t>(RSTRING_LEN(path))});
+    while (path_ignored_.size() <= id) path_ignored_.push_back(false);
+    return id;
+  } catch (const std::bad_alloc&) {
+    return 0;  // out of memory: "(unknown)"
   }
-  last_path_id_ = it->second;
-  return last_path_id_;
 }
 
 void AllocTracker::IgnoreFile(VALUE path) {

@@ -6,14 +6,13 @@
 #include <ruby.h>
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "object_table.h"
 #include "stack_table.h"
+#include "string_table.h"
 
 namespace memprof {
 
@@ -72,10 +71,8 @@ class AllocTracker {
   int stack_depth_ = 0;
   ObjectTable objects_;
   StackTable stacks_;
-  std::deque<std::string> paths_;   // id 0 is "(unknown)"
+  StringTable paths_;               // id 0 is "(unknown)"
   std::vector<bool> path_ignored_;  // by path id, beside paths_: one lookup in the hook
-  std::unordered_map<std::string_view, uint32_t> path_ids_;
-  uint32_t last_path_id_ = 0;
 };
 
 }  // namespace memprof

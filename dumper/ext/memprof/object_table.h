@@ -1,9 +1,11 @@
-// An open-addressing hash map from object address to allocation site, cheap enough to update
-// inside the NEWOBJ/FREEOBJ hooks (malloc only, never Ruby's allocator, never throws).
+// Open-addressing hash maps keyed by object address, cheap enough to update inside the
+// NEWOBJ/FREEOBJ hooks (malloc only, never Ruby's allocator, never throws): the tracked objects'
+// allocation sites.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 
 namespace memprof {
 
@@ -16,24 +18,45 @@ struct AllocationSite {
   uint32_t stack;       // the tracker's allocation stack id, 0 when none
 };
 
-class ObjectTable {
+// Linear probing with backward-shift deletion (no tombstones), load factor at most 0.7.
+template <class Value>
+class AddressTable {
  public:
-  ObjectTable() = default;
-  ~ObjectTable();
-  ObjectTable(const ObjectTable&) = delete;
-  ObjectTable& operator=(const ObjectTable&) = delete;
+  AddressTable() = default;
+  ~AddressTable() { std::free(slots_); }
+  AddressTable(const AddressTable&) = delete;
+  AddressTable& operator=(const AddressTable&) = delete;
 
-  const AllocationSite* Find(uintptr_t key) const;
-  void Insert(uintptr_t key, const AllocationSite& site);  // drops the entry if out of memory
+  const Value* Find(uintptr_t key) const {
+    if (count_ == 0) return nullptr;
+    for (size_t i = Home(key);; i = (i + 1) & (capacity_ - 1)) {
+      if (slots_[i].key == key) return &slots_[i].value;
+      if (slots_[i].key == 0) return nullptr;
+    }
+  }
+  // Drops the entry if out of memory.
+  void Insert(uintptr_t key, const Value& value) {
+    if ((count_ + 1) * 10 > capacity_ * 7 && !Grow()) return;
+    size_t i = Home(key);
+    while (slots_[i].key != 0 && slots_[i].key != key) i = (i + 1) & (capacity_ - 1);
+    if (slots_[i].key == 0) ++count_;
+    slots_[i].key = key;
+    slots_[i].value = value;
+  }
   void Erase(uintptr_t key);
-  void Clear();
+  void Clear() {
+    std::free(slots_);
+    slots_ = nullptr;
+    capacity_ = count_ = 0;
+    shift_ = 64;
+  }
   size_t Size() const { return count_; }
 
-  // fn(key, site) for every entry; fn must not modify the table.
+  // fn(key, value) for every entry; fn must not modify the table.
   template <class Fn>
   void ForEach(Fn&& fn) const {
     for (size_t i = 0; i < capacity_; ++i) {
-      if (slots_[i].key != 0) fn(slots_[i].key, slots_[i].site);
+      if (slots_[i].key != 0) fn(slots_[i].key, slots_[i].value);
     }
   }
   // Replaces every key k by move(k) (after GC compaction moved objects).
@@ -44,26 +67,69 @@ class ObjectTable {
     slots_ = nullptr;
     capacity_ = count_ = 0;
     for (size_t i = 0; i < old_capacity; ++i) {
-      if (old[i].key != 0) Insert(move(old[i].key), old[i].site);
+      if (old[i].key != 0) Insert(move(old[i].key), old[i].value);
     }
-    Free(old);
+    std::free(old);
   }
 
  private:
   struct Slot {
     uintptr_t key;  // 0: empty
-    AllocationSite site;
+    Value value;
   };
   size_t Home(uintptr_t key) const {
     return static_cast<size_t>(((key >> 3) * 0x9E3779B97F4A7C15ULL) >> shift_);
   }
   bool Grow();
-  static void Free(Slot* slots);
 
   Slot* slots_ = nullptr;
   size_t capacity_ = 0;  // a power of two
   size_t count_ = 0;
   unsigned shift_ = 64;
 };
+
+template <class Value>
+bool AddressTable<Value>::Grow() {
+  size_t capacity = capacity_ == 0 ? 1024 : capacity_ * 2;
+  auto* slots = static_cast<Slot*>(std::calloc(capacity, sizeof(Slot)));
+  if (slots == nullptr) return false;
+  Slot* old = slots_;
+  size_t old_capacity = capacity_;
+  slots_ = slots;
+  capacity_ = capacity;
+  shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
+  for (size_t i = 0; i < old_capacity; ++i) {
+    if (old[i].key == 0) continue;
+    size_t j = Home(old[i].key);
+    while (slots_[j].key != 0) j = (j + 1) & (capacity - 1);
+    slots_[j] = old[i];
+  }
+  std::free(old);
+  return true;
+}
+
+template <class Value>
+void AddressTable<Value>::Erase(uintptr_t key) {
+  if (count_ == 0) return;
+  size_t mask = capacity_ - 1;
+  size_t hole = Home(key);
+  while (slots_[hole].key != key) {
+    if (slots_[hole].key == 0) return;
+    hole = (hole + 1) & mask;
+  }
+  // Shift later members of the probe run back into the hole when their home allows it.
+  for (size_t j = (hole + 1) & mask; slots_[j].key != 0; j = (j + 1) & mask) {
+    size_t home = Home(slots_[j].key);
+    bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+    if (movable) {
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+  }
+  slots_[hole].key = 0;
+  --count_;
+}
+
+using ObjectTable = AddressTable<AllocationSite>;
 
 }  // namespace memprof
