@@ -25,14 +25,10 @@ void CompactHook(void*) {
   AllocTracker::Instance().UpdateAfterCompaction();
 }
 
-void MarkHook(void*) {
-  AllocTracker::Instance().MarkStacks();
-}
-
-// A data object whose only jobs are to keep the frames of allocation stacks alive (iseqs, method
-// entries: the stacks name them at dump time) and to be told when GC compaction moved objects.
+// A data object whose only job is to be told when GC compaction moved objects. It marks
+// nothing: the allocation stacks keep copies of their frames' names, not the frames.
 const rb_data_type_t kCompactionHookType = {
-    "memprof/tracker", {MarkHook, nullptr, nullptr, CompactHook, {nullptr}}, nullptr, nullptr, 0,
+    "memprof/tracker", {nullptr, nullptr, nullptr, CompactHook, {nullptr}}, nullptr, nullptr, 0,
 };
 
 }  // namespace
@@ -72,6 +68,7 @@ void AllocTracker::Stop() {
   running_ = false;
   objects_.Clear();  // without FREEOBJ events the entries would go stale
   stacks_.Clear();
+  frames_.Clear();
 }
 
 uint32_t AllocTracker::InternPath(VALUE path) {
@@ -97,6 +94,7 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
   VALUE obj = rb_tracearg_object(arg);
   if (rb_tracearg_event_flag(arg) == RUBY_INTERNAL_EVENT_FREEOBJ) {
     self->objects_.Erase(obj);
+    self->frames_.Forget(obj);
     return;
   }
   if (self->paused_) return;
@@ -114,18 +112,26 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
                                            : 0;
   site.generation = static_cast<uint32_t>(rb_gc_count());
   site.stack = 0;
-  if (self->stack_depth_ > 0) {
-    VALUE frames[StackTable::kMaxDepth];
-    int lines[StackTable::kMaxDepth];
-    const int n = rb_profile_frames(0, self->stack_depth_, frames, lines);
-    site.stack = self->stacks_.Intern(frames, lines, n);
-  }
+  if (self->stack_depth_ > 0) site.stack = self->InternStack();
   self->objects_.Insert(obj, site);
+}
+
+// The current stack's id, its frames named by the frame table; 0 when it cannot be stored.
+uint32_t AllocTracker::InternStack() noexcept {
+  VALUE frames[StackTable::kMaxDepth];
+  int lines[StackTable::kMaxDepth];
+  const int n = rb_profile_frames(0, stack_depth_, frames, lines);
+  uint32_t ids[StackTable::kMaxDepth];
+  for (int i = 0; i < n; ++i) {
+    ids[i] = frames_.Resolve(frames[i]);
+    if (ids[i] == FrameTable::kFailed) return 0;
+  }
+  return stacks_.Intern(ids, lines, n);
 }
 
 void AllocTracker::UpdateAfterCompaction() {
   objects_.RekeyAll([](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); });
-  stacks_.UpdateAfterCompaction();
+  frames_.UpdateAfterCompaction();
 }
 
 namespace {

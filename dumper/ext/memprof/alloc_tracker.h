@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frame_table.h"
 #include "object_table.h"
 #include "stack_table.h"
 #include "string_table.h"
@@ -49,6 +50,7 @@ class AllocTracker {
 
   const AllocationSite* Find(VALUE obj) const { return objects_.Find(obj); }
   const StackTable& Stacks() const { return stacks_; }
+  const FrameTable& Frames() const { return frames_; }
   std::string_view Path(uint32_t id) const { return paths_[id]; }
 
   // Live tracked objects allocated at or after min_seq, grouped by "file:line:Class" (IMEMO
@@ -57,12 +59,12 @@ class AllocTracker {
   std::vector<SiteStats> Stats(uint64_t min_seq) const;
 
   void UpdateAfterCompaction();
-  void MarkStacks() const { stacks_.Mark(); }
 
  private:
   AllocTracker();
   static void OnEvent(VALUE tracepoint, void* data);
   uint32_t InternPath(VALUE path);
+  uint32_t InternStack() noexcept;
 
   VALUE tracepoint_ = Qnil;
   bool running_ = false;
@@ -71,6 +73,7 @@ class AllocTracker {
   int stack_depth_ = 0;
   ObjectTable objects_;
   StackTable stacks_;
+  FrameTable frames_;
   StringTable paths_;               // id 0 is "(unknown)"
   std::vector<bool> path_ignored_;  // by path id, beside paths_: one lookup in the hook
 };

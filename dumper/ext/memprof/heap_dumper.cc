@@ -514,12 +514,12 @@ void HeapDumper::WriteAllocationSite(VALUE obj) {
   }
 }
 
-// The stacks the dump's objects name, each frame of Ruby code once (a frame is an iseq and a
-// line of it). Reads the frames' iseqs without allocating: no Ruby object appears or changes.
+// The stacks the dump's objects name, each frame of Ruby code once (a frame is a frame table's
+// entry and a line). The names are the tracker's copies: no Ruby object is read.
 void HeapDumper::WriteStacks() {
   const StackTable& stacks = tracker_.Stacks();
-  std::unordered_map<uint64_t, uint32_t> frame_ids;  // (frame, line) hashed -> FRAME id
-  std::vector<std::pair<VALUE, int>> frame_of;       // FRAME id - 1 -> (frame, line)
+  const FrameTable& names = tracker_.Frames();
+  std::unordered_map<uint64_t, uint32_t> frame_ids;  // (frame, line) -> FRAME id
   std::vector<uint32_t> frames;
   for (uint32_t id = 1; id < stack_used_.size() && sink_.Errno() == 0; ++id) {
     if (!stack_used_[id]) continue;
@@ -527,30 +527,23 @@ void HeapDumper::WriteStacks() {
     const auto f = stacks.Frames(id);
     const auto l = stacks.Lines(id);
     for (size_t i = 0; i < f.size(); ++i) {
-      const VALUE path = rb_profile_frame_path(f[i]);
-      if (!RB_TYPE_P(path, T_STRING)) continue;  // a C method's frame
-      const uint64_t key =
-          static_cast<uint64_t>(f[i]) * 0x9E3779B97F4A7C15ULL ^ static_cast<uint32_t>(l[i]);
-      auto [it, added] = frame_ids.try_emplace(key, 0);
-      // Two (frame, line) pairs with one key: the later gets a FRAME of its own.
-      if (!added && frame_of[it->second - 1] != std::pair(f[i], l[i])) added = true;
+      if (f[i] == FrameTable::kCFrame) continue;
+      const auto [it, added] =
+          frame_ids.try_emplace(uint64_t{f[i]} << 32 | static_cast<uint32_t>(l[i]),
+                                static_cast<uint32_t>(frame_ids.size() + 1));
       if (added) {
-        frame_of.emplace_back(f[i], l[i]);
-        it->second = static_cast<uint32_t>(frame_of.size());
         sink_.BeginRecord();
         sink_.Key("type");
         sink_.String("FRAME");
         sink_.Key("id");
         sink_.Unsigned(it->second);
         sink_.Key("file");
-        sink_.String(std::string_view(RSTRING_PTR(path), static_cast<size_t>(RSTRING_LEN(path))));
+        sink_.String(names.Path(f[i]));
         sink_.Key("line");
         sink_.Unsigned(l[i] > 0 ? static_cast<uint64_t>(l[i]) : 0);
-        const VALUE label = rb_profile_frame_base_label(f[i]);
-        if (RB_TYPE_P(label, T_STRING)) {
+        if (names.HasMethod(f[i])) {
           sink_.Key("method");
-          sink_.String(
-              std::string_view(RSTRING_PTR(label), static_cast<size_t>(RSTRING_LEN(label))));
+          sink_.String(names.Method(f[i]));
         }
         sink_.EndRecord();
       }

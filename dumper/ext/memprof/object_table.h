@@ -1,6 +1,6 @@
 // Open-addressing hash maps keyed by object address, cheap enough to update inside the
 // NEWOBJ/FREEOBJ hooks (malloc only, never Ruby's allocator, never throws): the tracked objects'
-// allocation sites.
+// allocation sites, and the frames whose names the allocation stacks copied.
 #pragma once
 
 #include <cstddef>

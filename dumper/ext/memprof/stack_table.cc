@@ -17,7 +17,7 @@ void StackTable::Clear() {
   same_hash_.assign(1, 0);
 }
 
-uint64_t StackTable::Hash(const VALUE* frames, const int* lines, int n) {
+uint64_t StackTable::Hash(const uint32_t* frames, const int* lines, int n) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(n);
   for (int i = 0; i < n; ++i) {
     h = (h ^ static_cast<uint64_t>(frames[i])) * 0x100000001B3ULL;
@@ -26,7 +26,7 @@ uint64_t StackTable::Hash(const VALUE* frames, const int* lines, int n) {
   return h ^ (h >> 29);
 }
 
-bool StackTable::Same(uint32_t id, const VALUE* frames, const int* lines, int n) const {
+bool StackTable::Same(uint32_t id, const uint32_t* frames, const int* lines, int n) const {
   if (begin_[id + 1] - begin_[id] != static_cast<uint32_t>(n)) return false;
   for (int i = 0; i < n; ++i)
     if (frames_[begin_[id] + i] != frames[i] || lines_[begin_[id] + i] != lines[i]) return false;
@@ -44,7 +44,7 @@ void Reserve(std::vector<T>& v, size_t more) {
 
 }  // namespace
 
-uint32_t StackTable::Intern(const VALUE* frames, const int* lines, int n) noexcept {
+uint32_t StackTable::Intern(const uint32_t* frames, const int* lines, int n) noexcept {
   if (n <= 0) return 0;
   const uint64_t h = Hash(frames, lines, n);
   try {
@@ -65,34 +65,6 @@ uint32_t StackTable::Intern(const VALUE* frames, const int* lines, int n) noexce
     return id;
   } catch (const std::bad_alloc&) {
     return 0;  // the object goes without a stack; the table is as it was or one stack longer
-  }
-}
-
-void StackTable::Mark() const {
-  for (VALUE frame : frames_) rb_gc_mark_movable(frame);
-}
-
-void StackTable::UpdateAfterCompaction() {
-  for (VALUE& frame : frames_) frame = rb_gc_location(frame);
-  Rehash();
-}
-
-// The hashes are of the frames' addresses: after compaction they are found again. Out of
-// memory, the stacks stay as they are and new ones are no longer matched with them.
-void StackTable::Rehash() {
-  by_hash_.clear();
-  std::fill(same_hash_.begin(), same_hash_.end(), 0);
-  try {
-    for (uint32_t id = 1; id + 1 < begin_.size(); ++id) {
-      const uint64_t h = Hash(frames_.data() + begin_[id], lines_.data() + begin_[id],
-                              static_cast<int>(begin_[id + 1] - begin_[id]));
-      auto [it, added] = by_hash_.try_emplace(h, 0);
-      same_hash_[id] = it->second;
-      it->second = id;
-    }
-  } catch (const std::bad_alloc&) {
-    by_hash_.clear();
-    std::fill(same_hash_.begin(), same_hash_.end(), 0);
   }
 }
 

@@ -1,5 +1,5 @@
-// Interned byte strings named by small ids: the file paths the tracker copies out of Ruby's
-// Strings. Updated inside the NEWOBJ hook: malloc
+// Interned byte strings named by small ids: the file paths and frame names the tracker copies
+// out of Ruby's Strings, so that it holds none of them. Updated inside the NEWOBJ hook: malloc
 // only, never Ruby's allocator.
 #pragma once
 
