@@ -432,15 +432,16 @@ class GraphBuilder::Builder {
     // An IMEMO's class slot holds internal data (often junk such as 0x8), not a class.
     if (key.imemo)
       return pseudo_class("IMEMO:" + std::string(g_.strings_[mapped(strings, key.imemo_type)]));
-    if (key.address == 0) return pseudo_class(hidden_class_name(key.hidden));
-    // An included module's proxy is VM internals, not an instance of the module it points at.
-    if (key.iclass) return pseudo_class("ICLASS");
+    // A profiler's object before hidden ones: memprof's tracker has no class.
     if (key.profiler) {
       ClassId c = pseudo_class(std::string(g_.strings_[mapped(strings, key.imemo_type)]) +
                                std::string(kProfilerSuffix));
       g_.classes_[c.value()].profiler = true;
       return c;
     }
+    if (key.address == 0) return pseudo_class(hidden_class_name(key.hidden));
+    // An included module's proxy is VM internals, not an instance of the module it points at.
+    if (key.iclass) return pseudo_class("ICLASS");
     auto [it, added] = class_by_address_.try_emplace(key.address, ClassId());
     if (added) {
       it->second = ClassId(static_cast<uint32_t>(g_.classes_.size()));

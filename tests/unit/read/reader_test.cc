@@ -176,6 +176,23 @@ TEST(Reader, TheAllocationTracerIsProfilerOverhead) {
   EXPECT_EQ(g.references(find(g, 0x900))[0], find(g, 0x300));
 }
 
+// memprof's tracker is a DATA object Ruby hides (no class): the profiler's all the same.
+TEST(Reader, MemprofsHiddenTrackerIsProfilerOverhead) {
+  std::string dump =
+      std::string(kSmallDump) +
+      R"({"address":"0x900", "type":"DATA", "struct":"memprof/tracker", "references":[], "memsize":1048576})"
+      "\n" +
+      R"({"address":"0x910", "type":"DATA", "struct":"other", "references":[], "memsize":40})"
+      "\n";
+  auto [graph, report] = load_text(dump);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  const HeapGraph& g = graph.value();
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x900))), "memprof/tracker (profiler overhead)");
+  EXPECT_TRUE(g.class_info(g.class_of(find(g, 0x900))).profiler);
+  EXPECT_EQ(g.class_name(g.class_of(find(g, 0x910))), "(hidden Data)");
+  EXPECT_FALSE(g.class_info(g.class_of(find(g, 0x910))).profiler);
+}
+
 TEST(Reader, CountsDanglingReferencesAndDuplicates) {
   std::string dump = kSmallDump;
   dump +=
