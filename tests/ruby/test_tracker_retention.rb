@@ -86,6 +86,17 @@ class TestTrackerRetention < Test::Unit::TestCase
     assert(kept)
   end
 
+  # What the tracker does hold is memprof's: its tracepoint, and its tables' memory as its
+  # memsize, which heapq counts as the profiler's (profiler_bytes), never the program's.
+  def test_the_tracker_holds_its_tracepoint_and_weighs_its_tables
+    Memprof.start
+    kept = Array.new(1000) { |i| "kept #{i}" }
+    dump = dump_heap
+    tracker = dump.records.find { |r| r["struct"] == "memprof/tracker" }
+    assert_equal(["tracepoint"], (tracker["references"] || []).map { |address| dump[address]["struct"] })
+    assert_operator(tracker["memsize"], :>=, kept.size * 24, "an address and a site per tracked object at least")
+  end
+
   LEAF_LINE = __LINE__ + 1
   def yielder = yield
 

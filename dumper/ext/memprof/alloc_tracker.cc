@@ -25,10 +25,19 @@ void CompactHook(void*) {
   AllocTracker::Instance().UpdateAfterCompaction();
 }
 
-// A data object whose only job is to be told when GC compaction moved objects. It marks
-// nothing: the allocation stacks keep copies of their frames' names, not the frames.
+void MarkHook(void*) {
+  AllocTracker::Instance().Mark();
+}
+
+size_t SizeHook(const void*) {
+  return AllocTracker::Instance().Bytes();
+}
+
+// The tracker as Ruby sees it: told when GC compaction moved objects, holder of memprof's own
+// tracepoint, and as big as its tables, so that a dump counts them as the profiler's. It holds
+// none of the program's objects: the allocation stacks keep copies of their frames' names.
 const rb_data_type_t kCompactionHookType = {
-    "memprof/tracker", {nullptr, nullptr, nullptr, CompactHook, {nullptr}}, nullptr, nullptr, 0,
+    "memprof/tracker", {MarkHook, nullptr, SizeHook, CompactHook, {nullptr}}, nullptr, nullptr, 0,
 };
 
 }  // namespace
@@ -43,12 +52,19 @@ AllocTracker::AllocTracker() {
   path_ignored_.push_back(false);
 }
 
+// The data type is not write-barrier protected: every GC marks the tracepoint it holds.
 void AllocTracker::Init() {
   compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
   rb_gc_register_mark_object(compaction_hook);
-  // Registered while it holds nil: registering allocates, and a GC then (GC.stress) would
-  // sweep a tracepoint that is not yet a root.
-  rb_gc_register_address(&Instance().tracepoint_);
+}
+
+void AllocTracker::Mark() const {
+  rb_gc_mark(tracepoint_);
+}
+
+size_t AllocTracker::Bytes() const {
+  return sizeof *this + objects_.Bytes() + stacks_.Bytes() + frames_.Bytes() + paths_.Bytes() +
+         path_ignored_.capacity() / 8;
 }
 
 void AllocTracker::Start(int stack_depth) {

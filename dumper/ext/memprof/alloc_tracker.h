@@ -27,7 +27,8 @@ struct SiteStats {
 class AllocTracker {
  public:
   static AllocTracker& Instance();
-  // Defines the GC-compaction hook object; call once from Init_memprof_ext.
+  // Defines the tracker's data object (GC-compaction hook, holder of the tracepoint); call once
+  // from Init_memprof_ext.
   static void Init();
 
   // Ruby context; no-op when running but for the stack depth, which applies from now on: the
@@ -59,6 +60,9 @@ class AllocTracker {
   std::vector<SiteStats> Stats(uint64_t min_seq) const;
 
   void UpdateAfterCompaction();
+  // Marks memprof's own Ruby objects (the tracepoint): never the program's.
+  void Mark() const;
+  size_t Bytes() const;  // the tables' memory, the tracker's memsize
 
  private:
   AllocTracker();

@@ -62,4 +62,9 @@ void FrameTable::UpdateAfterCompaction() {
   by_object_.RekeyAll([](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); });
 }
 
+size_t FrameTable::Bytes() const {
+  return by_object_.Bytes() + names_.Bytes() + frames_.capacity() * sizeof(Frame) +
+         by_names_.size() * 32 + by_names_.bucket_count() * sizeof(void*);
+}
+
 }  // namespace memprof

@@ -37,6 +37,7 @@ class FrameTable {
   std::string_view Path(uint32_t id) const { return names_[frames_[id].path]; }
   bool HasMethod(uint32_t id) const { return frames_[id].method != kNoName; }
   std::string_view Method(uint32_t id) const { return names_[frames_[id].method]; }
+  size_t Bytes() const;
 
  private:
   static constexpr uint32_t kNoName = UINT32_MAX;

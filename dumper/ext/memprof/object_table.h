@@ -51,6 +51,7 @@ class AddressTable {
     shift_ = 64;
   }
   size_t Size() const { return count_; }
+  size_t Bytes() const { return capacity_ * sizeof(Slot); }
 
   // fn(key, value) for every entry; fn must not modify the table.
   template <class Fn>

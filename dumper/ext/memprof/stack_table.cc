@@ -68,4 +68,10 @@ uint32_t StackTable::Intern(const uint32_t* frames, const int* lines, int n) noe
   }
 }
 
+size_t StackTable::Bytes() const {
+  return frames_.capacity() * sizeof(uint32_t) + lines_.capacity() * sizeof(int) +
+         (begin_.capacity() + same_hash_.capacity()) * sizeof(uint32_t) + by_hash_.size() * 32 +
+         by_hash_.bucket_count() * sizeof(void*);
+}
+
 }  // namespace memprof

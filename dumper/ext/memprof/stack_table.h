@@ -27,6 +27,7 @@ class StackTable {
   }
   uint32_t Count() const { return static_cast<uint32_t>(begin_.size() - 1); }  // id 0 included
   void Clear();
+  size_t Bytes() const;
 
  private:
   static uint64_t Hash(const uint32_t* frames, const int* lines, int n);

@@ -26,6 +26,7 @@ class StringTable {
         strings_.pop_back();
         throw;
       }
+      bytes_ += sizeof(std::string) + bytes.size() + kNodeBytes;
     }
     last_ = it->second;
     return last_;
@@ -36,12 +37,17 @@ class StringTable {
     strings_.clear();
     ids_.clear();
     last_ = 0;
+    bytes_ = 0;
   }
+  // Roughly what the table holds in memory (a map node and the string's bytes per string).
+  size_t Bytes() const { return bytes_ + ids_.bucket_count() * sizeof(void*); }
 
  private:
   std::deque<std::string> strings_;  // a deque: the map's views stay valid as it grows
   std::unordered_map<std::string_view, uint32_t> ids_;
   uint32_t last_ = 0;  // the last id interned: most allocations repeat the last file
+  size_t bytes_ = 0;
+  static constexpr size_t kNodeBytes = 32;
 };
 
 }  // namespace memprof
