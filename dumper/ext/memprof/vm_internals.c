@@ -65,7 +65,11 @@ const void* memprof_typed_data(VALUE obj, const char* name) {
   const rb_data_type_t* type = RTYPEDDATA_TYPE(obj);
   if (type == NULL || type->wrap_struct_name == NULL || strcmp(type->wrap_struct_name, name) != 0)
     return NULL;
+#ifdef TYPED_DATA_EMBEDDED /* 3.3+: an embeddable type's struct may sit in the object itself */
+  return RTYPEDDATA_GET_DATA(obj);
+#else
   return RTYPEDDATA_DATA(obj);
+#endif
 }
 
 memprof_value memprof_hash_ifnone(memprof_value hash) {
