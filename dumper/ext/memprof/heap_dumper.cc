@@ -314,10 +314,10 @@ void HeapDumper::WriteRootNames(const char* category, const RootList& roots, siz
       name_.assign(buf);
       return true;
     }
-    if (registered.contains(ref) && BUILTIN_TYPE(ref) != T_CLASS && BUILTIN_TYPE(ref) != T_MODULE) {
-      // A class or module needs no name: a path from it reads well as it is.
-      name_.assign("registered by C code (rb_gc_register_mark_object)");
-      return true;
+    if (registered.contains(ref)) {
+      const char* name = memprof_vm_registered_name(ref);
+      if (name != nullptr) name_.assign(name);
+      return name != nullptr;
     }
     if (globals) {
       auto it =

@@ -96,6 +96,12 @@ void ReferenceNamer::OnMethod(void* data, uintptr_t entry, uintptr_t id) {
   static_cast<ReferenceNamer*>(data)->Add(entry, Kind::kMethod, id);
 }
 
+void ReferenceNamer::OnRegistered(void* data, uintptr_t value) {
+  if (const char* name = memprof_vm_registered_name(value))
+    static_cast<ReferenceNamer*>(data)->Add(value, Kind::kRegistered,
+                                            reinterpret_cast<uintptr_t>(name));
+}
+
 void ReferenceNamer::CollectStruct(VALUE obj) {
   VALUE members = Qnil;
   for (VALUE c = RBASIC(obj)->klass; ClassNames::IsClassLike(c); c = memprof_class_superclass(c)) {
@@ -174,6 +180,7 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
       break;
     case T_DATA:
       memprof_each_fiber_local(obj, OnFiberLocal, this);  // Thread.current[:key]
+      memprof_vm_pin_list_each(obj, OnRegistered, this);  // 3.4: what C code registered
       break;
     default:
       break;
@@ -241,6 +248,9 @@ void ReferenceNamer::Format(const Named& named, std::string& out) {
       return;
     case Kind::kDefault:
       out += "(default)";
+      return;
+    case Kind::kRegistered:
+      out += reinterpret_cast<const char*>(named.detail);
       return;
     case Kind::kKey:
       out += "(key)";

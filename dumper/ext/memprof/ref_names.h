@@ -56,7 +56,8 @@ class ReferenceNamer {
     kLocal,
     kFiberLocal,
     kMethod,
-    kDefault
+    kDefault,
+    kRegistered  // detail: a static name
   };
   struct Named {
     VALUE value;
@@ -80,6 +81,7 @@ class ReferenceNamer {
   static void OnLocal(void* data, uintptr_t value, uintptr_t id);
   static void OnFiberLocal(void* data, uintptr_t value, uintptr_t id);
   static void OnMethod(void* data, uintptr_t entry, uintptr_t id);
+  static void OnRegistered(void* data, uintptr_t value);
 
   const ConstantTable& constants_;
   ClassNames& class_names_;

@@ -87,6 +87,16 @@ int memprof_vm_root_name(memprof_value value, char* buf, size_t len);
 typedef void memprof_value_fn(void* data, memprof_value value);
 void memprof_vm_registered_each(memprof_value_fn* fn, void* data);
 
+/* Calls fn(data, value) for what a link of 3.4's chain of registered objects (a
+   "VM/pin_array_list" T_DATA, where the "vm" root reaches them) holds: the older link, then
+   the objects; nothing for other objects. No allocation. */
+void memprof_vm_pin_list_each(memprof_value obj, memprof_value_fn* fn, void* data);
+
+/* The name of an object C code registered, as the "vm" root or a link of its chain holds it:
+   the symbol table's, else "registered by C code (...)"; NULL for a class or module, which
+   needs none. */
+const char* memprof_vm_registered_name(memprof_value value);
+
 /* Calls fn(data, value, id, by_getter) for each global variable whose storage the GC marks
    (the "global_tbl" root): the value in its storage, never read through its getter, which may
    run the program's code. by_getter: the variable has a getter of its own, so that the value

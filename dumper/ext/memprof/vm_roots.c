@@ -40,10 +40,8 @@ int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
     if (*(const VALUE*)((const char*)vm + fields[i].offset) == value)
       return put_name(buf, len, fields[i].name);
   }
-  if (value == memprof_symbol_names)
-    return put_name(buf, len, "symbol table (the names of Symbols that live for ever)");
-  if (value == memprof_dynamic_symbol_names)
-    return put_name(buf, len, "symbol table (the names of collectable Symbols)");
+  if (value == memprof_symbol_names || value == memprof_dynamic_symbol_names)
+    return put_name(buf, len, memprof_vm_registered_name(value));
   for (size_t i = 0; i < sizeof vm->special_exceptions / sizeof vm->special_exceptions[0]; i++) {
     if (vm->special_exceptions[i] == value)
       return put_name(buf, len, "an exception the VM keeps ready (no memory, stack too deep)");
@@ -69,17 +67,37 @@ struct memprof_pin_list {
   VALUE* array;
 };
 
+void memprof_vm_pin_list_each(memprof_value obj, memprof_value_fn* fn, void* data) {
+  const struct memprof_pin_list* list =
+      (const struct memprof_pin_list*)memprof_typed_data(obj, "VM/pin_array_list");
+  if (list == NULL) return;
+  if (!NIL_P(list->next)) fn(data, list->next);
+  for (long i = 0; i < list->len; i++) fn(data, list->array[i]);
+}
+
+struct pin_list_walk {
+  memprof_value_fn* fn;
+  void* data;
+  VALUE next;
+};
+static void pin_list_walk_i(void* data, memprof_value value) {
+  struct pin_list_walk* walk = (struct pin_list_walk*)data;
+  if (memprof_typed_data(value, "VM/pin_array_list") != NULL) {
+    walk->next = value; /* the older link, walked after this one */
+    return;
+  }
+  walk->fn(walk->data, value);
+}
+
 void memprof_vm_registered_each(memprof_value_fn* fn, void* data) {
   const memprof_vm_t* vm = memprof_vm();
   if (vm == NULL) return;
   if (MEMPROF_REGISTERED_PIN_LIST) {
-    for (VALUE link = vm->mark_object_ary; !NIL_P(link);) {
-      const struct memprof_pin_list* list =
-          (const struct memprof_pin_list*)memprof_typed_data(link, "VM/pin_array_list");
-      if (list == NULL) return;
+    struct pin_list_walk walk = {fn, data, vm->mark_object_ary};
+    for (VALUE link = walk.next; !NIL_P(link) && RB_TYPE_P(link, T_DATA); link = walk.next) {
       fn(data, link);
-      for (long i = 0; i < list->len; i++) fn(data, list->array[i]);
-      link = list->next;
+      walk.next = Qnil;
+      memprof_vm_pin_list_each(link, pin_list_walk_i, &walk);
     }
     return;
   }
@@ -96,6 +114,16 @@ void memprof_vm_registered_each(memprof_value_fn* fn, void* data) {
   }
 }
 
+const char* memprof_vm_registered_name(memprof_value value) {
+  if (value == memprof_symbol_names)
+    return "symbol table (the names of Symbols that live for ever)";
+  if (value == memprof_dynamic_symbol_names)
+    return "symbol table (the names of collectable Symbols)";
+  if (RB_SPECIAL_CONST_P(value) || RB_TYPE_P(value, T_CLASS) || RB_TYPE_P(value, T_MODULE))
+    return NULL; /* a class or module reads well as it is */
+  return "registered by C code (rb_gc_register_mark_object)";
+}
+
 #else /* no layout for this Ruby */
 
 int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
@@ -104,6 +132,13 @@ int memprof_vm_root_name(memprof_value value, char* buf, size_t len) {
 }
 void memprof_vm_registered_each(memprof_value_fn* fn, void* data) {
   (void)fn, (void)data;
+}
+void memprof_vm_pin_list_each(memprof_value obj, memprof_value_fn* fn, void* data) {
+  (void)obj, (void)fn, (void)data;
+}
+const char* memprof_vm_registered_name(memprof_value value) {
+  (void)value;
+  return NULL;
 }
 
 #endif
