@@ -226,6 +226,17 @@ void HeapDumper::OnRoot(const char* category, VALUE ref, void* data) {
 void HeapDumper::CollectRoots() {
   roots_.clear();
   rb_objspace_reachable_objects_from_root(&HeapDumper::OnRoot, this);
+  // 3.4's walk leaves out the objspace's own roots, among them the finalizer table, which the
+  // GC marks all the same: they are the "finalizers" root they were before.
+  static const char* const kFinalizers = "finalizers";
+  for (const auto& [category, ref] : roots_) {
+    if (std::strcmp(category, kFinalizers) == 0 || std::strcmp(category, "objspace") == 0) return;
+  }
+  memprof_finalizer_table_each(
+      [](void* data, memprof_value finalizers, memprof_value) {
+        static_cast<RootList*>(data)->emplace_back(kFinalizers, finalizers);
+      },
+      &roots_);
 }
 
 void HeapDumper::WriteRoots() {

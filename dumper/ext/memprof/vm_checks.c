@@ -209,10 +209,13 @@ void memprof_vm_check(void) {
   check_procs(fds, &parts);
   close(fds[0]);
   close(fds[1]);
+  const unsigned int off = parts_turned_off();
+  memprof_vm_parts = parts & ~off; /* memprof_vm() answers from here on */
   /* The tables vm_tables.c finds need the VM (the objspace) or nothing of the layout. */
-  if (parts & (1u << MEMPROF_PART_VM_ROOTS)) parts |= 1u << MEMPROF_PART_FINALIZERS;
+  if (memprof_vm_part_ok(MEMPROF_PART_VM_ROOTS) && memprof_check_finalizer_table())
+    parts |= 1u << MEMPROF_PART_FINALIZERS;
   parts |= (1u << MEMPROF_PART_GLOBALS) | (1u << MEMPROF_PART_SYMBOLS);
-  memprof_vm_parts = parts & ~parts_turned_off();
+  memprof_vm_parts = parts & ~off;
 }
 
 #else

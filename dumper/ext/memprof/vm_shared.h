@@ -22,8 +22,8 @@ enum memprof_vm_part {
   MEMPROF_PART_PROC_SITES,
   MEMPROF_PART_FIBER_LOCALS,
   MEMPROF_PART_VM_ROOTS,
-  MEMPROF_PART_FINALIZERS, /* vm_tables.c clears these three when it does not find them */
-  MEMPROF_PART_GLOBALS,
+  MEMPROF_PART_FINALIZERS,
+  MEMPROF_PART_GLOBALS, /* vm_tables.c clears these two when it does not find them */
   MEMPROF_PART_SYMBOLS,
   MEMPROF_PART_COUNT
 };
@@ -99,6 +99,11 @@ ID memprof_serial_id(uint32_t serial);
 /* symbol.c's Array of static Symbols' names and Hash of dynamic ones, once vm_tables.c found
    them (0 until then). */
 extern VALUE memprof_symbol_names, memprof_dynamic_symbol_names;
+
+/* Whether the scan of the objspace finds the finalizer table, with an entry for an object
+   given a finalizer for the purpose (then removed): the check of MEMPROF_PART_FINALIZERS, which
+   needs memprof_vm(). Ruby context. */
+int memprof_check_finalizer_table(void);
 
 /* A typed T_DATA's wrapped struct when its type is named `name`, else NULL. */
 const void* memprof_typed_data(VALUE obj, const char* name);

@@ -20,7 +20,8 @@ unsigned int memprof_ractor_count(void) {
 /* gc.c's (3.4: gc/default/default.c's) finalizer table (object -> a hidden Array of its
    finalizers) lives in the objspace, whose layout no header shows: it is the table of numbers
    (st_init_numtable's type) among the objspace's first words whose every key is an object with
-   a finalizer (FL_FINALIZE) and every value a hidden Array, all read through the pipe. */
+   a finalizer (FL_FINALIZE) and every value a hidden Array, all read through the pipe; where
+   it is, is found at load with a finalizer defined for the purpose. */
 enum { MEMPROF_OBJSPACE_SCAN = 32768 };
 static const st_table* finalizer_table = NULL;
 static long finalizer_table_at = -1; /* its pointer's offset in the objspace, once found */
@@ -65,10 +66,11 @@ static void find_finalizer_table(const int fds[2]) {
   const struct st_hash_type* numtype = probe->type;
   rb_st_free_table(probe);
   const st_table* table = NULL;
-  if (finalizer_table_at >= 0 &&
-      memprof_probe_read(fds, objspace + finalizer_table_at, &table, sizeof table) &&
-      is_finalizer_table(fds, table, numtype)) {
-    finalizer_table = table;
+  if (finalizer_table_at >= 0) { /* where the check at load found it: empty or not */
+    st_table copy;
+    if (memprof_probe_read(fds, objspace + finalizer_table_at, &table, sizeof table) &&
+        table != NULL && memprof_probe_read(fds, table, &copy, sizeof copy) && copy.type == numtype)
+      finalizer_table = table;
     return;
   }
   for (long at = 0; at < MEMPROF_OBJSPACE_SCAN; at += (long)sizeof(void*)) {
@@ -79,6 +81,24 @@ static void find_finalizer_table(const int fds[2]) {
       break;
     }
   }
+}
+
+int memprof_check_finalizer_table(void) {
+  int fds[2];
+  if (pipe(fds) != 0) return 0;
+  VALUE probe = rb_obj_alloc(rb_cObject);
+  rb_define_finalizer(probe, rb_eval_string("proc {}"));
+  find_finalizer_table(fds);
+  st_data_t finalizers = 0;
+  const int found = finalizer_table != NULL &&
+                    rb_st_lookup((st_table*)finalizer_table, (st_data_t)probe, &finalizers);
+  rb_undefine_finalizer(probe);
+  finalizer_table = NULL; /* found again before each dump, from where it was found now */
+  if (!found) finalizer_table_at = -1;
+  close(fds[0]);
+  close(fds[1]);
+  RB_GC_GUARD(probe);
+  return found;
 }
 
 /* variable.c's global variable and its table entry, the same on every Ruby memprof knows. */
