@@ -117,12 +117,17 @@ module MemprofTestHelper
     end
   end
 
+  # The -I options that let a child Ruby load the memprof under test (its lib and its built
+  # extension, wherever the build directory is).
+  def self.load_args
+    dirs = $LOAD_PATH.select { |dir| File.exist?(File.join(dir, "memprof.rb")) || File.exist?(File.join(dir, "memprof_ext.so")) }
+    dirs.flat_map { |dir| ["-I", dir] }
+  end
+
   # Runs code in a fresh Ruby with memprof loaded (a crash must not take the test runner down);
   # returns [stdout and stderr, status]. Gives up after timeout seconds.
   def run_ruby(code, timeout: 60)
-    dirs = $LOAD_PATH.select { |dir| File.exist?(File.join(dir, "memprof.rb")) || File.exist?(File.join(dir, "memprof_ext.so")) }
-    args = dirs.flat_map { |dir| ["-I", dir] }
-    Open3.popen2e(RbConfig.ruby, *args, "-rmemprof", "-e", code) do |stdin, out, thread|
+    Open3.popen2e(RbConfig.ruby, *MemprofTestHelper.load_args, "-rmemprof", "-e", code) do |stdin, out, thread|
       stdin.close
       reader = Thread.new { out.read }
       unless thread.join(timeout)

@@ -49,7 +49,7 @@ class TestTargets < Test::Unit::TestCase
   def test_dev_stdout_redirected_to_a_file
     out = File.join(@dir, "stdout.jsonl")
     File.open(out, "w") do |file|
-      pid = Process.spawn(RbConfig.ruby, *$LOAD_PATH.grep(/memprof|dumper/).flat_map { |d| ["-I", d] },
+      pid = Process.spawn(RbConfig.ruby, *MemprofTestHelper.load_args,
                           "-rmemprof", "-e", 'Memprof.dump_all("/dev/stdout")', out: file)
       Process.wait(pid)
       assert($?.success?)
