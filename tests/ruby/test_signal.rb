@@ -55,10 +55,7 @@ class TestSignal < Test::Unit::TestCase
     def initialize(source, dir, env: {})
       @path = File.join(dir, "program.rb")
       File.write(@path, source)
-      dirs = $LOAD_PATH.select do |d|
-        File.exist?(File.join(d, "memprof.rb")) || File.exist?(File.join(d, "memprof_ext.so"))
-      end
-      @stdin, @stdout, @stderr, @thread = Open3.popen3(env, RbConfig.ruby, *dirs.flat_map { |d| ["-I", d] }, @path)
+      @stdin, @stdout, @stderr, @thread = Open3.popen3(env, RbConfig.ruby, *MemprofTestHelper.load_args, @path)
       @pid = @thread.pid
       @seen = { @stdout => +"", @stderr => +"" }
     end
@@ -160,7 +157,9 @@ class TestSignal < Test::Unit::TestCase
   def test_the_programs_handler_is_chained
     program = start(<<~RUBY)
       calls = 0
-      trap("USR2") { puts "the program's handler, call \#{calls += 1}" }
+      # syswrite: since 3.3 a trap that interrupts the main thread's `puts "ready"` finds
+      # $stdout's write lock held, and a `puts` of its own raises ThreadError.
+      trap("USR2") { $stdout.syswrite("the program's handler, call \#{calls += 1}\\n") }
       require "memprof/signal"
     RUBY
     (1..2).each do |call|
