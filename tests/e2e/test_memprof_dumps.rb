@@ -40,5 +40,28 @@ class TestMemprofDumps < Test::Unit::TestCase
     quote_site = sites.find { |s| s["class"] == "Catalog::Quote" }
     assert_match(%r{samples/leaky_cache\.rb\z}, quote_site["file"])
     assert_equal(300, quote_site["count"])
+    assert_equal([], stats["input"]["unnamed"], "memprof named every kind of reference")
+  end
+
+  # A dump whose META says what memprof could not name (a Ruby whose layouts it does not know;
+  # here two parts turned off): heapq stats says which, escaped on a terminal as in JSON.
+  def test_stats_says_what_memprof_could_not_name
+    dump = File.join(@tmp, "unnamed.jsonl")
+    ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
+    _out, err, status = Open3.capture3({ "MEMPROF_VM_LAYOUT_OFF" => "locals,constants" }, RbConfig.ruby,
+                                       "-I", ext, "-rmemprof", "-e", "Memprof.dump_all(ARGV[0])", dump)
+    assert(status.success?, err)
+    assert_equal(%w[constants locals], heapq_json("stats", dump)["input"]["unnamed"])
+    out, err, code = heapq("stats", dump)
+    assert_equal(0, code, err)
+    assert_include(out.gsub(/\n +/, " "), "references memprof could not name in this dump: constants, locals\n")
+
+    lines = File.readlines(dump)
+    lines[0] = lines[0].sub('"unnamed":["constants"', '"unnamed":["const\\u001b]0;x\\u0007ants"')
+    File.write(dump, lines.join)
+    out, err, code = heapq("stats", dump)
+    assert_equal(0, code, err)
+    assert_include(out.gsub(/\n +/, " "), "could not name in this dump: const\\e]0;x\\x07ants, locals\n")
+    assert_equal("const\e]0;x\aants", heapq_json("stats", dump)["input"]["unnamed"][0])
   end
 end

@@ -53,6 +53,9 @@ struct DumpOrigin {
   std::string host;            // the machine's name; empty: unknown
   std::string started;         // when the process started, ISO 8601; empty: unknown
   int64_t compact_count = -1;  // GC compactions so far (memprof); -1: unknown
+  // Kinds of references memprof could not name on that Ruby ("constants", "locals"), as the
+  // dump wrote them; empty: it named all it knows.
+  std::vector<std::string> unnamed = {};
 };
 
 // What a load met on its way; nothing in here stopped it.

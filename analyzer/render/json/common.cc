@@ -40,6 +40,10 @@ void write_input_object(JsonWriter& w, const InputSummary& input) {
   w.StartArray();
   for (const std::string& s : input.warnings) json_string(w, s);
   w.EndArray();
+  json_key(w, "unnamed");
+  w.StartArray();
+  for (const std::string& s : r.origin.unnamed) json_string(w, s);
+  w.EndArray();
   w.EndObject();
 }
 

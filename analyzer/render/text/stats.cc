@@ -8,8 +8,14 @@ namespace heapq::render {
 
 std::string text(const StatsAnswer& a, const TextOptions& options) {
   std::string out = escape_controls(a.input.name) + ": " + counted(a.objects, "object", "objects") +
-                    ", " + format_bytes(a.bytes) + " (" + counted(a.bytes, "byte", "bytes") +
-                    ")\n\n";
+                    ", " + format_bytes(a.bytes) + " (" + counted(a.bytes, "byte", "bytes") + ")\n";
+  if (!a.input.report.origin.unnamed.empty()) {
+    out += "references memprof could not name in this dump:";
+    for (size_t i = 0; i < a.input.report.origin.unnamed.size(); ++i)
+      out += (i ? ", " : " ") + escape_controls(a.input.report.origin.unnamed[i]);
+    out += "\n";
+  }
+  out += "\n";
   TextTable types({"type", "count", "bytes"}, {false, true, true});
   for (const StatsAnswer::TypeRow& t : a.by_type)
     types.add({escape_controls(t.type), format_count(t.count), format_bytes(t.bytes)});

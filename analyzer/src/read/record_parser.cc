@@ -49,6 +49,7 @@ enum class Field : uint8_t {
   kStarted,       // META
   kGcCount,       // META
   kCompactCount,  // META
+  kUnnamed,       // META
   kId,            // FRAME, STACK
   kFrames,        // STACK
   kStack,         // an object's allocation stack
@@ -117,6 +118,9 @@ Field classify(const char* s, size_t n) {
           break;
         case 'r':
           HEAPQ_KEY("records", Field::kRecords);
+          break;
+        case 'u':
+          HEAPQ_KEY("unnamed", Field::kUnnamed);
           break;
         case 'f':
           HEAPQ_KEY("fstring", Field::kFstring);
@@ -248,6 +252,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     refs_mark_ = out_.refs.size();
     frames_mark_ = out_.stack_frames.size();
     names_.clear();
+    unnamed_.clear();
     repaired_mark_ = out_.repaired_strings;
     issues_mark_ = out_.first_repaired_strings.size();
   }
@@ -374,6 +379,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kReferences:
       case Field::kReferenceNames:
       case Field::kFrames:
+      case Field::kUnnamed:
         return fail("\"" + field_name() + "\" must be an array");
       case Field::kId:
       case Field::kStack:
@@ -481,6 +487,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kCompactCount:
         rec_.compact_count = static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
         break;
+      case Field::kUnnamed:
+        return fail("\"unnamed\" must be an array");
       case Field::kBytesize:
         rec_.bytesize = v;
         break;
@@ -510,6 +518,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       names_.push_back(intern({s, n}));
     } else if (in_array_ == Field::kFrames) {
       return fail(kNotAFrame);
+    } else if (in_array_ == Field::kUnnamed) {
+      unnamed_.emplace_back(s, n);
     }
     return true;
   }
@@ -572,6 +582,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         return "gc_count";
       case Field::kCompactCount:
         return "compact_count";
+      case Field::kUnnamed:
+        return "unnamed";
       case Field::kId:
         return "id";
       case Field::kFrames:
@@ -647,6 +659,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint64_t repaired_mark_ = 0;
   size_t issues_mark_ = 0;
   std::vector<StringId> names_;
+  std::vector<std::string_view> unnamed_;  // META
   // One memo each: a Proc's block file would otherwise evict the allocation file's.
   std::string file_memo_, method_memo_, block_file_memo_;
   StringId file_memo_id_, method_memo_id_, block_file_memo_id_, block_method_;
@@ -683,7 +696,8 @@ bool RecordHandler::commit() {
                              rec_.gc_count,
                              std::string(rec_.host),
                              std::string(rec_.started),
-                             rec_.compact_count};
+                             rec_.compact_count,
+                             {unnamed_.begin(), unnamed_.end()}};
   } else if (t == "END") {
     out_.end_records = rec_.records;
   } else if (t == "FRAME" || t == "STACK") {

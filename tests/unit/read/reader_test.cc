@@ -660,6 +660,37 @@ TEST(Reader, MemprofDumpWithNamesMetaAndEnd) {
   EXPECT_EQ(g.references(find(g, 0x300)).size(), 0u);
 }
 
+// META "unnamed": the kinds of references the dumper could not name on that Ruby, as written.
+TEST(Reader, MemprofMetaSaysWhatTheDumperCouldNotName) {
+  const std::string rest =
+      R"J({"type":"ROOT", "root":"vm", "references":["0x500"]})J"
+      "\n"
+      R"J({"address":"0x500", "type":"OBJECT", "references":[], "memsize":40})J"
+      "\n";
+  auto [graph, report] = load_text(
+      R"J({"type":"META", "format":"memprof", "version":1, "unnamed":["constants", "hash\u001bdefaults"]})J"
+      "\n" +
+      rest);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(report.origin.unnamed, (std::vector<std::string>{"constants",
+                                                             "hash\x1b"
+                                                             "defaults"}));
+  EXPECT_EQ(report.bad_lines, 0u);
+  auto [all, all_report] = load_text(R"J({"type":"META", "format":"memprof", "version":1})J"
+                                     "\n" +
+                                     rest);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_TRUE(all_report.origin.unnamed.empty());
+  // Not a list of strings: the META line is bad, the dump still read.
+  auto [bad, bad_report] =
+      load_text(R"J({"type":"META", "format":"memprof", "version":1, "unnamed":"constants"})J"
+                "\n" +
+                rest);
+  ASSERT_TRUE(bad.ok()) << bad.error().message;
+  EXPECT_EQ(bad_report.bad_lines, 1u);
+  EXPECT_TRUE(bad_report.origin.unnamed.empty());
+}
+
 // memprof's allocation stacks: FRAME and STACK records after the objects; an object names
 // its stack by id. Frames of gems are skipped for the app frame; chunking changes nothing.
 TEST(Reader, MemprofStacksGiveEachObjectItsFramesAndAppLine) {

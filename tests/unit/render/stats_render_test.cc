@@ -68,5 +68,24 @@ TEST(StatsRender, Text) {
             "(1 more class; --top 0 lists all)\n");
 }
 
+// What the dumper could not name (memprof's META "unnamed"): said under the heading, escaped;
+// in JSON with the input.
+TEST(StatsRender, SaysWhatTheDumperCouldNotName) {
+  StatsAnswer a = sample_answer();
+  a.input.report.origin.unnamed = {"constants", "hash\x1b[2Jdefaults"};
+  const std::string text = render::text(a, {80});
+  EXPECT_NE(text.find("app.json: 5 objects, 1.18 MiB (1,234,567 bytes)\n"
+                      "references memprof could not name in this dump: constants, "
+                      "hash\\e[2Jdefaults\n\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(render::text(sample_answer(), {80}).find("could not name"), std::string::npos);
+  const std::string json = render::json(a);
+  expect_valid(json, "stats.schema.json");
+  EXPECT_NE(json.find(R"("unnamed": [)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("hash\u001B[2Jdefaults")"), std::string::npos) << json;
+  EXPECT_NE(render::json(sample_answer()).find(R"("unnamed": [])"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace heapq
