@@ -41,7 +41,12 @@ class TestSignal < Test::Unit::TestCase
   GATED = <<~'RUBY'
     Memprof.singleton_class.prepend(Module.new do
       def dump_all(*args, **options)
-        File.read(ENV.fetch("GATE")) if Process.pid != APP_PID
+        # Opening the FIFO blocks until the test writes; since 3.3 a signal may interrupt it.
+        begin
+          File.read(ENV.fetch("GATE")) if Process.pid != APP_PID
+        rescue Errno::EINTR
+          retry
+        end
         super
       end
     end)
