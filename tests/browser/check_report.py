@@ -78,11 +78,17 @@ def console_errors(driver):
 
 
 def check_icicle(driver, name):
-    # The widest box of the second row: a child of the root with children of its own.
+    # The widest box of the second row that has boxes of its own in the third (a leaf, such as
+    # memprof's tracker, cannot be zoomed into).
     index = driver.execute_script("""
+        var cells = Array.from(document.querySelectorAll('#icicle .cell'));
         var best = null, width = 0;
-        document.querySelectorAll('#icicle .cell').forEach(function (c) {
-          if (c.style.top === '22px' && !c.classList.contains('more') && c.offsetWidth > width) { best = c; width = c.offsetWidth; }
+        cells.forEach(function (c) {
+          if (c.style.top !== '22px' || c.classList.contains('more') || c.offsetWidth <= width) return;
+          var parent = c.offsetLeft, end = c.offsetLeft + c.offsetWidth;
+          if (cells.some(function (d) { return d.style.top === '44px' && d.offsetLeft >= parent && d.offsetLeft < end; })) {
+            best = c; width = c.offsetWidth;
+          }
         });
         return best ? best.dataset.index : null;""")
     check(index is not None, name + ": the dominator view has boxes below the roots")
