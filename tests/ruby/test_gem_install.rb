@@ -22,9 +22,11 @@ class TestGemInstall < Test::Unit::TestCase
   def test_the_built_gem_installs_and_dumps
     source = ENV.fetch("MEMPROF_SOURCE_DIR") { File.expand_path("../..", __dir__) }
     Dir.mktmpdir("memprof-gem") do |dir|
-      # Only the gem's own directories on the way: nothing of the suite's -I or RUBYOPT.
+      # Only the gem's own directories on the way: nothing of the suite's -I or RUBYOPT, nor the
+      # sanitizer runtimes a sanitized build preloads (mkmf builds the gem without them).
       env = { "GEM_HOME" => File.join(dir, "gems"), "GEM_PATH" => File.join(dir, "gems"),
-              "RUBYOPT" => nil, "RUBYLIB" => nil, "MAKEFLAGS" => "-j2" }
+              "RUBYOPT" => nil, "RUBYLIB" => nil, "MAKEFLAGS" => "-j2", "LD_PRELOAD" => nil,
+              "ASAN_OPTIONS" => nil, "UBSAN_OPTIONS" => nil }
       gem = File.join(dir, "memprof.gem")
       run!(env, bin("gem"), "build", "-C", source, "dumper/memprof.gemspec", "-o", gem, chdir: dir)
       run!(env, bin("gem"), "install", "--local", "--no-document", gem, chdir: dir)
