@@ -19,6 +19,20 @@ class TestGemInstall < Test::Unit::TestCase
     out
   end
 
+  # A Ruby newer than memprof knows is refused before anything is compiled, with what to do.
+  def test_extconf_refuses_a_ruby_it_has_not_been_tested_on
+    source = ENV.fetch("MEMPROF_SOURCE_DIR") { File.expand_path("../..", __dir__) }
+    extconf = File.join(source, "dumper", "ext", "memprof", "extconf.rb")
+    Dir.mktmpdir("memprof-extconf") do |dir|
+      out, status = Open3.capture2e({ "MEMPROF_UNTESTED_RUBY" => nil }, RbConfig.ruby, "-W0", "-e",
+                                    'Object.send(:remove_const, :RUBY_VERSION); RUBY_VERSION = "3.5.0"; load ARGV[0]',
+                                    extconf, chdir: dir)
+      assert_false(status.success?)
+      assert_match(/memprof supports Ruby 3\.1 to 3\.4; this is Ruby 3\.5\.0\. MEMPROF_UNTESTED_RUBY=1/, out)
+      assert_false(File.exist?(File.join(dir, "Makefile")), "no Makefile for a refused Ruby")
+    end
+  end
+
   def test_the_built_gem_installs_and_dumps
     source = ENV.fetch("MEMPROF_SOURCE_DIR") { File.expand_path("../..", __dir__) }
     Dir.mktmpdir("memprof-gem") do |dir|
