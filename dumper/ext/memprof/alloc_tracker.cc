@@ -9,12 +9,7 @@
 #include <unordered_map>
 
 #include "class_names.h"
-
-extern "C" {
-// Exported by libruby, declared by no public header.
-const char* rb_imemo_name(int type);
-size_t rb_obj_memsize_of(VALUE obj);
-}
+#include "ruby_compat.h"
 
 namespace memprof {
 namespace {
@@ -205,7 +200,7 @@ std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {
     VALUE klass = RBASIC(obj)->klass;
     if (BUILTIN_TYPE(obj) == T_IMEMO) {
       key += "IMEMO:";
-      key += rb_imemo_name(static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f));
+      key += rb_imemo_name(ImemoType(obj));
     } else if (!ClassNames::IsClassLike(klass)) {
       key += HiddenClassName(BUILTIN_TYPE(obj));
     } else {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "object_table.h"
+#include "ruby_compat.h"
 #include "string_table.h"
 
 namespace memprof {
@@ -45,7 +46,6 @@ class FrameTable {
     uint32_t path;    // into names_
     uint32_t method;  // into names_, or kNoName
   };
-  static unsigned ImemoType(VALUE obj) { return (RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f; }
   uint32_t Intern(VALUE path, VALUE method);
 
   AddressTable<uint32_t> by_object_;  // frame object -> id, while the object lives

@@ -189,7 +189,7 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
 }
 
 void HeapDumper::WriteImemoFields(VALUE obj) {
-  const int type = static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f);
+  const int type = ImemoType(obj);
   sink_.Key("imemo_type");
   sink_.String(rb_imemo_name(type));
   if (compat::IsCallinfo(type)) {

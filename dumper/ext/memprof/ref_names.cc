@@ -174,7 +174,7 @@ void ReferenceNamer::Begin(VALUE obj, int type, VALUE klass) {
       CollectStruct(obj);
       break;
     case T_IMEMO:
-      if (((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f) == 0) {  // imemo_env
+      if (ImemoType(obj) == 0) {  // imemo_env
         memprof_env_each_local(obj, OnLocal, this);
       }
       break;

@@ -109,10 +109,6 @@ bool CheckShapeLayout() {
 }
 #endif
 
-int ImemoType(VALUE obj) {
-  return static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f);
-}
-
 }  // namespace
 
 void Init() {

@@ -37,6 +37,11 @@ constexpr bool KnownRuby(int major, int minor) {
   return major == 3 && minor >= 1 && minor <= 4;
 }
 
+// An IMEMO object's imemo_type (internal/imemo.h's number), from its flags.
+inline int ImemoType(VALUE obj) {
+  return static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f);
+}
+
 // Whether the GC can report what obj references: a heap object in use. Ruby 3.4 no longer
 // exports rb_objspace_markable_object_p; what memprof asks it about comes from the heap walk
 // (rb_objspace_each_objects finishes a lazy sweep first) or from a live object's references,
