@@ -1,6 +1,7 @@
 #include "render/render.h"
 
 #include "heapq/viz/picture.h"
+#include "render/text/common.h"
 
 namespace heapq::render {
 
@@ -11,6 +12,7 @@ Result<std::string> picture(const VizAnswer& answer, Format format) {
 }
 
 Result<std::string> render(const Answer& answer, Format format, const TextOptions& options) {
+  const NameWidthScope names(options.width);
   return std::visit(
       [&](const auto& a) -> Result<std::string> {
         using T = std::decay_t<decltype(a)>;

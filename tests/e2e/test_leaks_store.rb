@@ -15,7 +15,8 @@ class TestLeaksStore < Test::Unit::TestCase
     on_store = heapq_json("leaks", store)
     assert_equal(3, on_store["inputs"].size, "every dump of the store, oldest first")
     assert_not_empty(on_files["leaks"])
-    assert_equal(on_files["leaks"], on_store["leaks"], "the same leaks, holders and what they hold")
+    assert_equal(without_samples(on_files["leaks"]), on_store["leaks"],
+                 "the same leaks, holders and what they hold")
 
     diff_files = heapq_json("diff", dumps.first, dumps.last)
     diff_store = heapq_json("diff", store)
@@ -33,7 +34,7 @@ class TestLeaksStore < Test::Unit::TestCase
     on_files = heapq_json("leaks", *dumps)
     on_store = heapq_json("leaks", store)
     assert_not_empty(on_files["leaks"])
-    assert_equal(on_files["leaks"], on_store["leaks"])
+    assert_equal(without_samples(on_files["leaks"]), on_store["leaks"])
     app_lines = on_store["leaks"].first["holds"].filter_map { |h| h["app"] }
     assert_not_empty(app_lines, "the store's leak shows the app's line")
     assert(app_lines.all? { |a| a["file"].end_with?("samples/rack_subscriber.rb") }, app_lines.to_s)
@@ -49,7 +50,7 @@ class TestLeaksStore < Test::Unit::TestCase
     # The rows alone (graph_columns dropped, as an edit of objects does) give the same.
     _out, err, code = heapq("sql", "--write", store, "DELETE FROM graph_columns")
     assert_equal(0, code, err)
-    assert_equal(on_files["leaks"], heapq_json("leaks", store)["leaks"])
+    assert_equal(without_samples(on_files["leaks"]), heapq_json("leaks", store)["leaks"])
   end
 
   def test_reused_addresses_are_new_objects
@@ -74,5 +75,12 @@ class TestLeaksStore < Test::Unit::TestCase
     row = heapq_json("diff", before, after)["by_class"].find { |r| r["class"] == "Entry" }
     assert_equal(2000, row["after"]["count"])
     assert_operator(row["born"], :>=, 2000, "#{reused} reused addresses must not pass for the old Entries")
+  end
+
+  private
+
+  # A store keeps no String values: the files' sample values are null there.
+  def without_samples(leaks)
+    leaks.map { |leak| leak.merge("holds" => leak["holds"].map { |h| h.merge("sample" => nil) }) }
   end
 end

@@ -9,8 +9,8 @@
 // itself an object of another growing group (a captured Request held by its Proc's
 // environment), are one leak: the leaks are ranked by how steadily they grew (between every two
 // dumps; up to the last one; only once, as a warm-up does) and then by the memory they hold,
-// after those of the program: leaks of VM caches alone (IMEMO) or held by memprof's modules
-// come last.
+// after those of the program: leaks of VM caches alone (IMEMO) come last. What a profiler's
+// own objects hold (profiler_owned) is never a leak nor part of the program's heap.
 //
 // One dump: an object retaining more than a threshold of the heap, followed down the dominator
 // tree while one child keeps most of its parent's retained size (the accumulation point); the
@@ -32,6 +32,8 @@ struct LeakGroup {
   GroupTable::Group group;
   uint64_t count = 0;  // several dumps: its objects born after the first dump and alive in the
   uint64_t bytes = 0;  // last; one dump: the accumulation point's children of the group
+  uint64_t retained_bytes = 0;   // what they hold alone: each dominates (a lower bound of the
+                                 // set's retained size; one dump: its exact retained size)
   std::vector<uint64_t> growth;  // objects of the group in each dump (one dump: count)
   bool growing = false;          // more in the last dump than in the one before it
   bool steady = false;           // more in each dump than in the one before
@@ -50,7 +52,7 @@ struct Leak {
   // Connection"), with how many members each holds directly; most first, at most 3.
   std::vector<std::pair<std::string, uint64_t>> holder_root_names;
   uint64_t holder_share = 0;      // members the holder (or holder_root) dominates or references
-  std::vector<LeakGroup> groups;  // what it holds, most likely first
+  std::vector<LeakGroup> groups;  // what it holds, retaining the most first
   std::vector<ObjectId> members;  // every group's objects (what a picture of the leak draws)
   uint64_t count = 0;             // members
   uint64_t bytes = 0;             // their memsize
@@ -76,9 +78,8 @@ struct LeakReport {
   uint64_t groups_growing = 0;  // groups still growing (more in the last dump than the one before)
   uint64_t groups = 0;          // groups that gained min_growth objects, in all the leaks
   uint64_t found = 0;           // leaks, before top cut them
-  uint64_t heap_bytes = 0;      // what the roots of the last dump retain (one dump: less a
-                                // profiler's own objects, which retain profiler_bytes)
-  uint64_t profiler_bytes = 0;
+  uint64_t heap_bytes = 0;      // what the roots of the last dump retain, less what the
+  uint64_t profiler_bytes = 0;  // profilers' own objects retain (profiler_owned)
   // One dump: no object retains the threshold; the leaks are the biggest accumulation points
   // all the same (three at most), below it.
   bool below_threshold = false;
@@ -91,6 +92,11 @@ struct LeakReport {
 LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const HeapDominators& dom,
                               const LeakOptions& options,
                               const std::vector<const std::vector<bool>*>& reachable = {});
+
+// The profilers' own objects (ObjectSpace's allocation tracer, memprof's tracker, memprof's
+// modules Memprof and Memprof::*) and everything they alone keep alive (what they dominate),
+// by object: the profiler's overhead, not the program's memory. O(objects).
+std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom);
 
 // One dump: where its memory accumulates. When no object retains the threshold, the three
 // biggest accumulation points all the same, marked below_threshold.

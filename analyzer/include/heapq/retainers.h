@@ -89,7 +89,9 @@ class ShortestPathTree {
   // The reference (edge index) that reached o.
   uint32_t via(ObjectId o) const { return via_[o.value()]; }
   // The path to o, with at most max_steps steps (its middle elided); empty when unreachable.
-  RetentionPath path_to(const HeapGraph& graph, ObjectId o, size_t max_steps = SIZE_MAX) const;
+  // With `from`, an object on that path: its part from `from` on, with no root.
+  RetentionPath path_to(const HeapGraph& graph, ObjectId o, size_t max_steps = SIZE_MAX,
+                        ObjectId from = ObjectId::none()) const;
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -149,8 +151,14 @@ MergedPaths merge_dominator_paths(const HeapGraph& graph, const HeapDominators& 
 // O(objects + references).
 std::vector<bool> reachable_from_roots(const HeapGraph& graph);
 
-// How an object reads in a path: its class, or "class Foo" / "module Bar" for classes.
+// How an object reads in a path: its class, "class Foo" / "module Bar" for classes, "symbol
+// table (hidden Array)" for Ruby's symbol table.
 std::string describe(const HeapGraph& graph, ObjectId o);
+
+// Whether o is Ruby's symbol table (symbol.c's Array of Symbols' names), which ObjectSpace's
+// dumps do not name: a hidden Array of hidden Arrays that hold Strings (the names, fstrings)
+// and Symbols only, judged by a sample of them (the first two, 32 members each).
+bool is_symbol_table(const HeapGraph& graph, ObjectId o);
 
 // A reference name as paths merge it: indexes and hash keys ("[3]", "[\"k\"]") read "[]".
 std::string_view generalized_edge(std::string_view edge);

@@ -50,7 +50,8 @@ SiteReport compute_sites(const HeapGraph& graph, SiteGrouping grouping, SortKey 
 
 // The gem a source path belongs to: ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3";
 // Ruby's own library and internal files -> "(ruby)"; a library Debian packages
-// (".../lib/ruby/vendor_ruby/rack/...") -> "rack"; anything else -> "(app)".
+// (".../lib/ruby/vendor_ruby/rack/...") -> "rack"; memprof's own files (memprof.rb,
+// memprof/*.rb) -> "memprof"; anything else -> "(app)".
 std::string gem_of_path(std::string_view path);
 // A gem's or Ruby's source path from its library's directory on, where a reader knows it:
 // ".../gems/rack-2.2.3/lib/rack.rb" -> "rack-2.2.3/lib/rack.rb", "/usr/lib/ruby/3.1.0/set.rb"

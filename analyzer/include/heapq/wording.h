@@ -15,8 +15,9 @@ std::string counted(uint64_t n, std::string_view one, std::string_view many);
 std::string process_name(uint64_t pid, std::string_view host);
 std::string format_bytes(uint64_t n);       // 1536 -> "1.5 KiB"
 std::string hex_address(uint64_t address);  // "0x7f3a9c0b1e28"
-// What a GC root category of Ruby's holds, for a reader: "finalizers" -> "the finalizer table
-// (ObjectSpace.define_finalizer)"; empty for a category it does not know.
-std::string_view root_meaning(std::string_view category);
+// What a GC root category of Ruby's (or memprof's "fork_parent:...") holds, for a reader:
+// "finalizers" -> "the finalizer table (ObjectSpace.define_finalizer)"; empty for a category it
+// does not know.
+std::string root_meaning(std::string_view category);
 
 }  // namespace heapq

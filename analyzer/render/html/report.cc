@@ -8,6 +8,7 @@
 #include "heapq/wording.h"
 #include "render/render.h"
 #include "render/text/common.h"
+#include "render/text/terminal_text.h"
 
 namespace heapq::render {
 
@@ -65,11 +66,11 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
                       (l.holder_edge.empty() ? "" : " (" + l.holder_edge + ")");
     if (l.holder->site)
       section.heading += ", allocated at " + site_and_app_string(*l.holder->site, l.holder->app);
-    section.facts.push_back("path: " + path_text(*l.path));
+    for (const auto& [label, path] : holder_paths(l)) section.facts.push_back(label + " " + path);
   } else if (!l.holder_root.empty()) {
-    const std::string_view meaning = root_meaning(l.holder_root);
-    section.heading = "Held by a GC root: ROOT(" + l.holder_root + ")" +
-                      (meaning.empty() ? "" : ", " + std::string(meaning));
+    const std::string meaning = root_meaning(l.holder_root);
+    section.heading =
+        "Held by a GC root: ROOT(" + l.holder_root + ")" + (meaning.empty() ? "" : ", " + meaning);
     for (const auto& [name, count] : l.holder_root_names)
       section.facts.push_back(name + " (" + counted(count, "entry", "entries") + ")");
   } else {
@@ -88,13 +89,12 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
         (l.count == 1 ? std::string("1 object") : format_count(l.count) + " held together") + ": " +
         format_bytes(l.bytes) + ", retaining " + format_bytes(l.retained_bytes));
   }
-  if ((l.holder || !l.holder_root.empty()) && l.holder_share != l.count)
-    section.facts.push_back("the " + std::string(l.holder ? "holder" : "root") + " holds " +
-                            format_count(l.holder_share) + " of them");
+  if (std::string share = leak_share_text(l); !share.empty())
+    section.facts.push_back(std::move(share));
   if (l.holder && picture.holder_drawn) section.facts.push_back("the holder is drawn in red");
   section.holds = {"What it holds",
-                   {"class", "allocated at", "objects", "bytes"},
-                   {false, false, true, true},
+                   {"class", "allocated at", "objects", "bytes", "retaining"},
+                   {false, false, true, true, true},
                    {}};
   // memprof's allocation stacks: the application's line when a gem's or Ruby's made them.
   const bool app_lines = std::any_of(l.holds.begin(), l.holds.end(),
@@ -108,13 +108,15 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
     section.holds.numeric.push_back(false);
   }
   for (const LeaksAnswer::Held& h : l.holds) {
-    std::vector<viz::Cell> row = {{h.cls, {}},
-                                  {!h.site     ? "(no allocation site)"
-                                   : app_lines ? library_site_string(*h.site)
-                                               : site_string(*h.site),
-                                   {}},
-                                  number(h.count, format_count(h.count)),
-                                  number(h.bytes, format_bytes(h.bytes))};
+    std::vector<viz::Cell> row = {
+        {h.sample ? h.cls + " (e.g. \"" + fit_width(*h.sample, 40) + "\")" : h.cls, {}},
+        {!h.site     ? "(no allocation site)"
+         : app_lines ? library_site_string(*h.site)
+                     : site_string(*h.site),
+         {}},
+        number(h.count, format_count(h.count)),
+        number(h.bytes, format_bytes(h.bytes)),
+        number(h.retained_bytes, format_bytes(h.retained_bytes))};
     if (app_lines) {
       std::string app = !other_line(h.site, h.app) ? "" : site_string(*h.app);
       if (!app.empty() && h.app_count < h.count) app += " (" + format_count(h.app_count) + ")";

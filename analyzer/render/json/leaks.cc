@@ -90,6 +90,17 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
       path_json(w, *leak.path);
     else
       w.Null();
+    json_key(w, "path_kind");
+    if (leak.path)
+      json_string(w,
+                  leak.path_kind == LeaksAnswer::Leak::PathKind::kOwners ? "owners" : "shortest");
+    else
+      w.Null();
+    json_key(w, "owner_path");
+    if (leak.owner_path)
+      path_json(w, *leak.owner_path);
+    else
+      w.Null();
     json_key(w, "count");
     w.Uint64(leak.count);
     json_key(w, "bytes");
@@ -118,6 +129,8 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
       w.Uint64(h.count);
       json_key(w, "bytes");
       w.Uint64(h.bytes);
+      json_key(w, "retained_bytes");
+      w.Uint64(h.retained_bytes);
       json_key(w, "growth");
       counts(h.growth);
       json_key(w, "growing");
@@ -126,6 +139,11 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
       w.Bool(h.steady);
       json_key(w, "example");
       json_string(w, hex_address(h.example));
+      json_key(w, "sample");
+      if (h.sample)
+        json_string(w, *h.sample);
+      else
+        w.Null();
       w.EndObject();
     }
     w.EndArray();

@@ -1,6 +1,8 @@
 #include "render/text/common.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "heapq/wording.h"
@@ -8,8 +10,20 @@
 
 namespace heapq::render {
 
+namespace {
+thread_local size_t name_width = kNameWidth;
+}  // namespace
+
+NameWidthScope::NameWidthScope(size_t output_width) : was_(name_width) {
+  name_width = output_width == 0 ? SIZE_MAX : std::max(kNameWidth, output_width);
+}
+
+NameWidthScope::~NameWidthScope() {
+  name_width = was_;
+}
+
 std::string name_text(std::string_view name) {
-  return fit_width(escape_controls(name), kNameWidth);
+  return fit_width(escape_controls(name), name_width);
 }
 
 std::string site_text(const SiteRef& site) {
@@ -28,12 +42,13 @@ std::string object_text(const ObjectRef& object) {
 }
 
 std::string path_text(const PathRef& path) {
-  std::string out = "ROOT(" + name_text(path.root) + ")";
+  // A path from an object (a leak's outermost owner) has no root.
+  std::string out = path.root.empty() ? "" : "ROOT(" + name_text(path.root) + ")";
   if (!path.root_name.empty()) out += " " + name_text(path.root_name);
   for (size_t i = 0; i < path.steps.size(); ++i) {
     if (path.elided && i == path.elided_after)
       out += " -> ... (" + counted(path.elided, "step", "steps") + ") ...";
-    out += " -> " + object_text(path.steps[i].object);
+    out += (out.empty() ? "" : " -> ") + object_text(path.steps[i].object);
     if (i + 1 < path.steps.size()) {
       if (!path.steps[i + 1].edge.empty()) out += " " + name_text(path.steps[i + 1].edge);
     } else {
@@ -41,6 +56,23 @@ std::string path_text(const PathRef& path) {
     }
   }
   return out;
+}
+
+std::vector<LabelledPath> holder_paths(const LeaksAnswer::Leak& leak) {
+  if (!leak.path) return {};
+  if (leak.path_kind == LeaksAnswer::Leak::PathKind::kShortest)
+    return {{"no object alone keeps it alive; the shortest path to it:", path_text(*leak.path)}};
+  std::vector<LabelledPath> out = {{"owned by:", path_text(*leak.path)}};
+  if (leak.owner_path)
+    out.push_back({"which several paths reach; the shortest:", path_text(*leak.owner_path)});
+  return out;
+}
+
+std::string leak_share_text(const LeaksAnswer::Leak& leak) {
+  if ((!leak.holder && leak.holder_root.empty()) || leak.holder_share >= leak.count) return {};
+  if (leak.holder) return "the holder holds " + format_count(leak.holder_share) + " of them";
+  return "the root holds " + format_count(leak.holder_share) + " of them directly, the other " +
+         format_count(leak.count - leak.holder_share) + " through references";
 }
 
 std::string finish_text(std::string_view text, size_t width) {

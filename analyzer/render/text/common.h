@@ -7,16 +7,30 @@
 
 #include "heapq/answer/common.h"
 #include "heapq/answer/fleet.h"
+#include "heapq/answer/leaks.h"
 #include "heapq/wording.h"
 
 namespace heapq::render {
 
-// Text output cuts names from the dump (classes, references, sites) to this many columns;
+// Text output cuts names from the dump (classes, references, sites) to this many columns, or
+// to the output's width when it is wider, and not at all with no width limit (--width 0);
 // JSON keeps them whole.
 constexpr size_t kNameWidth = 100;
 
+// The width names are cut to while it lives (render() sets it from --width).
+class NameWidthScope {
+ public:
+  explicit NameWidthScope(size_t output_width);
+  ~NameWidthScope();
+  NameWidthScope(const NameWidthScope&) = delete;
+  NameWidthScope& operator=(const NameWidthScope&) = delete;
+
+ private:
+  size_t was_;
+};
+
 // A name from the dump (class, reference, file) for text: control characters escaped (a raw
-// newline in a class name must not start a line of its own), cut to kNameWidth.
+// newline in a class name must not start a line of its own), cut to the name width.
 std::string name_text(std::string_view name);
 
 // "samples/app.rb:12 in fetch"; as name_text.
@@ -29,6 +43,15 @@ std::string object_text(const ObjectRef& object);
 // ROOT(global_tbl) -> Catalog::PriceCache @store -> Hash ["sku-42"] -> Catalog::Quote 0x...;
 // an elided middle reads "-> ... (N steps) ...".
 std::string path_text(const PathRef& path);
+// A leak's path to its holder, labelled with what it is: its owners (and, when no root holds
+// the outermost directly, the shortest path to that one), or the shortest path.
+struct LabelledPath {
+  std::string label, path;
+};
+std::vector<LabelledPath> holder_paths(const LeaksAnswer::Leak& leak);
+// How many of a leak's objects its holder (or root) holds, when not all: "the holder holds 40
+// of them"; a root holds them directly, the others through references. Empty when all.
+std::string leak_share_text(const LeaksAnswer::Leak& leak);
 
 // heapq fleet's words (the report's fleet section too): "web-1 pid 1234" (with when it started
 // where a process is described, not just named); a rate an hour, signed and rounded ("+3,600",

@@ -41,6 +41,9 @@ std::string heading(const LeaksAnswer& a) {
                     std::to_string(a.min_growth) + " or more" +
                     (a.groups ? ", " + format_count(a.groups_growing) + " still growing" : "") +
                     (a.found ? ": " + counted(a.found, "leak", "leaks") : "") + ".\n";
+  if (a.profiler_bytes)
+    out += "The profiler's own objects and what they alone hold (" +
+           format_bytes(a.profiler_bytes) + " of profiler overhead) are left out.\n";
   switch (a.match) {
     case MatchMethod::kSeq:
       break;
@@ -74,11 +77,16 @@ std::string growth_note(bool steady, bool growing) {
 
 constexpr size_t kHeldRows = 8;  // rows of a leak's table in text
 
+// A sample value in quotes, its control characters escaped, cut to 40 columns.
+std::string quoted_sample(std::string_view value) {
+  return "\"" + fit_width(escape_controls(value), 40) + "\"";
+}
+
 // What a leak holds, by class and site (their counts in each dump are in --format json and the
 // report: a column of them would not leave a terminal room for the sites).
 std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
-  std::vector<std::string> head = {"count", "bytes"};
-  std::vector<bool> numeric = {true, true};
+  std::vector<std::string> head = {"count", "bytes", "retaining"};
+  std::vector<bool> numeric = {true, true, true};
   // Without allocation tracing no row has a site: no column says so on every row.
   const bool sites = std::any_of(leak.holds.begin(), leak.holds.end(),
                                  [](const LeaksAnswer::Held& h) { return h.site.has_value(); });
@@ -91,16 +99,19 @@ std::string held_table(const LeaksAnswer::Leak& leak, size_t width) {
   TextTable table(head, numeric);
   for (size_t i = 0; i < leak.holds.size() && i < kHeldRows; ++i) {
     const LeaksAnswer::Held& h = leak.holds[i];
-    std::vector<std::string> row = {format_count(h.count), format_bytes(h.bytes)};
+    std::vector<std::string> row = {format_count(h.count), format_bytes(h.bytes),
+                                    format_bytes(h.retained_bytes)};
     row.push_back(escape_controls(h.cls));
     if (sites) row.push_back(h.site ? library_site_text(*h.site) : "(no allocation site)");
     table.add(std::move(row));
     // memprof's allocation stacks: the application's line when a gem's or Ruby's made them,
-    // under the site (a column of its own would leave neither room in a terminal).
+    // under the row (a column of its own would leave no room in a terminal).
     if (sites && other_line(h.site, h.app))
       table.note(3, "from the app's line ",
                  site_text(*h.app) +
                      (h.app_count < h.count ? " (" + format_count(h.app_count) + " of them)" : ""));
+    // A String's or Symbol's value gives its cause away (an inline template's method name).
+    if (h.sample) table.note(3, "e.g. ", quoted_sample(*h.sample));
   }
   std::string out = table.render(width);
   if (leak.holds.size() > kHeldRows)
@@ -113,9 +124,9 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
   const LeaksAnswer::Leak& leak = a.leaks[i];
   std::string t = "\n" + std::to_string(i + 1) + ". ";
   if (!leak.holder && !leak.holder_root.empty()) {
-    const std::string_view meaning = root_meaning(leak.holder_root);
+    const std::string meaning = root_meaning(leak.holder_root);
     t += "Held by a GC root: ROOT(" + name_text(leak.holder_root) + ")" +
-         (meaning.empty() ? "" : ", " + std::string(meaning)) + "\n";
+         (meaning.empty() ? "" : ", " + meaning) + "\n";
     for (const auto& [name, count] : leak.holder_root_names)
       t += "   " + name_text(name) + " (" + counted(count, "entry", "entries") + ")\n";
   } else if (!leak.holder) {
@@ -133,27 +144,25 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
            ",\n   from the app's line " + site_text(*leak.holder->app) + "\n";
     else if (leak.holder->site)
       t += "   allocated at " + site_text(*leak.holder->site) + "\n";
-    t += "   " + path_text(*leak.path) + "\n";
+    // The owners' path beside its label; a longer label's path on a line of its own.
+    for (const auto& [label, path] : holder_paths(leak))
+      t += "   " + label + (label.size() < 12 ? " " : "\n     ") + path + "\n";
     // A big object whose own memory is the accumulation (a Thread's stack, a huge String).
     if (leak.own_memory)
       return t + "   its memory is its own, not its children's: " + format_bytes(leak.bytes) + "\n";
   }
-  const std::string share =
-      (!leak.holder && leak.holder_root.empty()) || leak.holder_share == leak.count
-          ? ""
-          : "\n   the " + std::string(leak.holder ? "holder" : "root") + " holds " +
-                format_count(leak.holder_share) + " of them";
+  const std::string share = leak_share_text(leak);
   if (a.several) {
     t += "   " + counted(leak.count, "object", "objects") +
          " born after the first dump: " + format_bytes(leak.bytes) + ", retaining " +
-         format_bytes(leak.retained_bytes) + share + "\n";
+         format_bytes(leak.retained_bytes) + (share.empty() ? "" : "\n   " + share) + "\n";
     t += "   in each dump: " + growth_text(leak.growth) + growth_note(leak.steady, leak.growing) +
          "\n";
   } else {
     t += "   " +
          (leak.count == 1 ? std::string("1 object") : format_count(leak.count) + " held together") +
          ": " + format_bytes(leak.bytes) + ", retaining " + format_bytes(leak.retained_bytes) +
-         share + "\n";
+         (share.empty() ? "" : "\n   " + share) + "\n";
   }
   return t + held_table(leak, width);
 }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "heapq/keyed_hash.h"
+#include "heapq/retainers.h"
 #include "heapq/saturating_add.h"
 
 namespace heapq {
@@ -102,7 +103,7 @@ void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
       ++by_root[uint64_t(k) << 32 | r.category.value()];
   for (uint32_t k = 0; k < leaks.size(); ++k) {
     leaks[k].retained_bytes = retained[k];
-    if (leaks[k].holder.valid()) continue;  // one dump: the accumulation point
+    if (leaks[k].holder.valid()) continue;  // the accumulation point, or nested holders' outer
     std::tie(leaks[k].holder, leaks[k].holder_share) = holders[k];
     for (auto [key, count] : by_root)
       if (key >> 32 == k && (count > leaks[k].holder_share ||
@@ -116,7 +117,123 @@ void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
   name_root_holders(g, leak_of, leaks);
 }
 
+// What the profilers' own objects (ObjectSpace's tracer, memprof's tracker, memprof's modules)
+// hold alone, at the top of their subtrees only: their bytes are counted once.
+uint64_t top_owned_bytes(const HeapGraph& g, const HeapDominators& dom,
+                         const std::vector<bool>& owned) {
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < g.object_count(); ++i)
+    if (const ObjectId o(i);
+        owned[i] && (dom.idom(o) == g.virtual_root() || !owned[dom.idom(o).value()]))
+      add_saturating(bytes, dom.retained_bytes(o));
+  return std::min(bytes, dom.retained_bytes(g.virtual_root()));
+}
+
+// For each group, the group whose holder is the nearest above its holder in the dominator tree
+// (that holder dominates it), or UINT32_MAX. Each object is climbed once: O(objects).
+std::vector<uint32_t> holder_above(const HeapGraph& g, const HeapDominators& dom,
+                                   const std::vector<std::pair<ObjectId, uint64_t>>& holders) {
+  constexpr uint32_t kUnknown = UINT32_MAX - 1, kNone = UINT32_MAX;
+  std::unordered_map<uint32_t, uint32_t> group_held_by;  // holder object -> its first group
+  for (uint32_t k = 0; k < holders.size(); ++k)
+    if (holders[k].first.valid() && holders[k].first != g.virtual_root())
+      group_held_by.try_emplace(holders[k].first.value(), k);
+  std::vector<uint32_t> above(g.object_count(), kUnknown);  // by object: the group held nearest
+  std::vector<uint32_t> way;                                // at or above it
+  std::vector<uint32_t> out(holders.size(), kNone);
+  for (uint32_t k = 0; k < holders.size(); ++k) {
+    const ObjectId h = holders[k].first;
+    if (!h.valid() || h == g.virtual_root()) continue;
+    const uint32_t first = group_held_by.at(h.value());
+    if (first != k) {  // computed for the first group with this holder
+      out[k] = out[first];
+      continue;
+    }
+    uint32_t answer = kNone;
+    for (ObjectId o = dom.idom(h); o.valid() && o != g.virtual_root(); o = dom.idom(o)) {
+      if (above[o.value()] != kUnknown) {
+        answer = above[o.value()];
+        break;
+      }
+      if (auto it = group_held_by.find(o.value()); it != group_held_by.end()) {
+        answer = it->second;
+        break;
+      }
+      way.push_back(o.value());
+    }
+    for (uint32_t w : way) above[w] = answer;
+    way.clear();
+    out[k] = answer;
+  }
+  return out;
+}
+
+// A chunk of Ruby's symbol table (512 Symbols' names) holds no leak: the table does, the names
+// of the Symbols made since the first dump being spread over its chunks. Such a holder is
+// lifted to the table, with the members the table holds through its chunks.
+void lift_symbol_table_chunks(const HeapGraph& g, const HeapDominators& dom,
+                              const std::vector<uint32_t>& group_of,
+                              std::vector<std::pair<ObjectId, uint64_t>>& holders) {
+  std::vector<ObjectId> table(holders.size(), ObjectId::none());
+  bool any = false;
+  for (size_t k = 0; k < holders.size(); ++k) {
+    const ObjectId h = holders[k].first;
+    if (!h.valid() || h == g.virtual_root()) continue;
+    if (const ObjectId up = dom.idom(h);
+        up.valid() && up != g.virtual_root() && is_symbol_table(g, up)) {
+      table[k] = up;
+      holders[k].second = 0;
+      any = true;
+    }
+  }
+  if (!any) return;
+  for (uint32_t i = 0; i < g.object_count(); ++i) {
+    const uint32_t k = group_of[i];
+    if (k == UINT32_MAX || !table[k].valid() || !dom.reachable(ObjectId(i))) continue;
+    const ObjectId chunk = dom.idom(ObjectId(i));
+    if (chunk == table[k] || (chunk != g.virtual_root() && dom.idom(chunk) == table[k]))
+      ++holders[k].second;
+  }
+  for (size_t k = 0; k < holders.size(); ++k)
+    if (table[k].valid()) holders[k].first = table[k];
+}
+
 }  // namespace
+
+std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom) {
+  const uint32_t n = static_cast<uint32_t>(g.object_count());
+  auto own = [&](ObjectId o) {
+    if (g.class_of(o).valid() && g.class_info(g.class_of(o)).profiler) return true;
+    const std::string_view name = g.string(g.own_name(o));
+    return name == "Memprof" || name.starts_with("Memprof::");
+  };
+  // Each object is decided once: up the dominator tree to a node already decided, a profiler's
+  // object or the virtual root, then everything on the way takes that answer.
+  enum : uint8_t { kUnknown, kProgram, kProfiler };
+  std::vector<uint8_t> state(n, kUnknown);
+  std::vector<uint32_t> way;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (state[i] != kUnknown || !dom.reachable(ObjectId(i))) continue;
+    uint8_t answer = kProgram;
+    for (ObjectId o(i); o != g.virtual_root(); o = dom.idom(o)) {
+      if (state[o.value()] != kUnknown) {
+        answer = state[o.value()];
+        break;
+      }
+      if (own(o)) {
+        answer = kProfiler;
+        state[o.value()] = kProfiler;
+        break;
+      }
+      way.push_back(o.value());
+    }
+    for (uint32_t w : way) state[w] = answer;
+    way.clear();
+  }
+  std::vector<bool> out(n);
+  for (uint32_t i = 0; i < n; ++i) out[i] = state[i] == kProfiler;
+  return out;
+}
 
 std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g,
                                                         const HeapDominators& dom,
@@ -132,6 +249,7 @@ std::vector<std::pair<ObjectId, uint64_t>> find_holders(const HeapGraph& g,
     else
       by_references[k] = majority[k].members > 0;
   }
+  lift_symbol_table_chunks(g, dom, group_of, out);
   // No single dominator: the object that references the most members (the first, in object
   // order, of those that reference as many), every group in one pass over the references.
   std::vector<uint64_t> refs_to(groups, 0);
@@ -167,7 +285,10 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   LeakReport report;
   const HeapGraph& first = *dumps.front();
   const HeapGraph& last = *dumps.back();
-  report.heap_bytes = dom.retained_bytes(last.virtual_root());
+  // The profilers' own objects are neither the program's leaks nor its heap.
+  const std::vector<bool> owned = profiler_owned(last, dom);
+  report.profiler_bytes = top_owned_bytes(last, dom, owned);
+  report.heap_bytes = dom.retained_bytes(last.virtual_root()) - report.profiler_bytes;
 
   // The objects of each group in each dump that its roots reach. One array of the last dump's
   // objects goes through the steps below: each object's group, its group while born since the
@@ -181,7 +302,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
         g == &last ? nullptr : (d < reachable.size() ? reachable[d] : nullptr);
     if (known && known->size() != g->object_count()) known = nullptr;
     std::vector<uint32_t> of = table.assign(*g, [&](ObjectId o) {
-      return g == &last ? dom.reachable(o) : !known || (*known)[o.value()];
+      return g == &last ? dom.reachable(o) && !owned[o.value()] : !known || (*known)[o.value()];
     });
     std::vector<uint64_t>& c = counts.emplace_back();
     for (uint32_t grp : of)
@@ -204,7 +325,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     report.match = matcher.method();
     report.by_address = matcher.by_address();
     for (uint32_t i = 0; i < n; ++i) {
-      if (!dom.reachable(ObjectId(i)) || matcher.existed_before(ObjectId(i))) {
+      if (!dom.reachable(ObjectId(i)) || owned[i] || matcher.existed_before(ObjectId(i))) {
         born_group[i] = GroupTable::kNoGroup;
         continue;
       }
@@ -261,6 +382,16 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     if (auto [it, added] = by_holder.try_emplace(h.value(), k); !added) sets.join(k, it->second);
     if (growing_of[h.value()] != UINT32_MAX) sets.join(k, growing_of[h.value()]);
   }
+  // A holder inside another's (the Hash of one query inside the query cache's Hash) holds part
+  // of the same leak: one answer, held by the outer one, each byte counted once.
+  // Only holders that dominate most of their group count: one that merely references a
+  // member or two (a Proc its own environment) holds no leak.
+  std::vector<std::pair<ObjectId, uint64_t>> strong = holders;
+  for (uint32_t k = 0; k < growing.size(); ++k)
+    if (strong[k].second * 2 <= growing[k].count) strong[k].first = ObjectId::none();
+  const std::vector<uint32_t> above = holder_above(last, dom, strong);
+  for (uint32_t k = 0; k < growing.size(); ++k)
+    if (above[k] != UINT32_MAX) sets.join(k, above[k]);
   // And those whose objects another group's objects reference, one each (a Request captured by
   // each finalizer's environment: no single object holds them, the environments do together).
   std::unordered_map<uint64_t, uint64_t, KeyedHash>
@@ -287,24 +418,36 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     leak_index[k] = index;
   }
   report.found = leaks.size();
+  // Such a leak is held by its outermost holder: the one that holds (dominates) most of it, its
+  // inner holders' members counted as its own.
+  std::vector<uint32_t> outermost(growing.size(), UINT32_MAX);
+  std::vector<std::unordered_map<uint32_t, uint64_t>> outer_share(leaks.size());
+  for (uint32_t k = 0; k < growing.size(); ++k) {
+    if (above[k] == UINT32_MAX) continue;
+    uint32_t top = above[k];
+    while (above[top] != UINT32_MAX && outermost[top] == UINT32_MAX) top = above[top];
+    if (outermost[top] != UINT32_MAX) top = outermost[top];
+    outermost[k] = top;
+    outer_share[leak_index[k]][strong[top].first.value()] += strong[k].second;
+  }
+  for (uint32_t k = 0; k < growing.size(); ++k)
+    if (auto& shares = outer_share[leak_index[k]]; !shares.empty() && outermost[k] == UINT32_MAX &&
+                                                   strong[k].first.valid() &&
+                                                   shares.count(strong[k].first.value()))
+      shares[strong[k].first.value()] += strong[k].second;
+  for (uint32_t i = 0; i < leaks.size(); ++i)
+    for (auto [object, share] : outer_share[i])
+      if (share > leaks[i].holder_share ||
+          (share == leaks[i].holder_share && ObjectId(object) < leaks[i].holder)) {
+        leaks[i].holder = ObjectId(object);
+        leaks[i].holder_share = share;
+      }
 
-  // Not the program's: VM caches alone (IMEMO:callcache, IMEMO:constcache warm up as code
-  // runs), or what memprof's own modules hold (its signal handler's state): ranked after the
+  // VM caches alone (IMEMO:callcache, IMEMO:constcache warm up as code runs) rank after the
   // program's leaks.
   std::vector<bool> program(leaks.size(), false);
-  auto memprof_module = [&](ObjectId o) {
-    const std::string_view name = last.string(last.own_name(o));
-    return name == "Memprof" || name.starts_with("Memprof::");
-  };
-  // The holder, or one of the few objects above it in the dominator tree, is one of memprof's.
-  auto memprofs = [&](ObjectId h) {
-    for (int up = 0; up < 8 && h.valid() && h != last.virtual_root(); ++up, h = dom.idom(h))
-      if (memprof_module(h)) return true;
-    return false;
-  };
   for (uint32_t k = 0; k < growing.size(); ++k)
-    if (!growing[k].group.cls.starts_with("IMEMO:") && !memprofs(holders[k].first))
-      program[leak_index[k]] = true;
+    if (!growing[k].group.cls.starts_with("IMEMO:")) program[leak_index[k]] = true;
 
   // Rank: steady growth first, then the bytes the born objects hold (what single objects
   // dominate: cheap for every group and every leak at once; the exact set size is computed for
@@ -324,6 +467,7 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   for (uint32_t k : order) {
     Leak& leak = leaks[leak_index[k]];
     LeakGroup& lg = growing[k];
+    lg.retained_bytes = held_by_group[k];
     leak.count += lg.count;
     add_saturating(leak.bytes, lg.bytes);
     for (size_t d = 0; d < lg.growth.size(); ++d) leak.growth[d] += lg.growth[d];
@@ -331,6 +475,14 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
     leak.growing = leak.growing || lg.growing;
     leak.groups.push_back(std::move(lg));
   }
+  // A leak's rows: those that hold the most first (a Proc holding a client and its socket
+  // above the socket).
+  for (Leak& leak : leaks)
+    std::stable_sort(
+        leak.groups.begin(), leak.groups.end(), [](const LeakGroup& x, const LeakGroup& y) {
+          return x.retained_bytes != y.retained_bytes ? x.retained_bytes > y.retained_bytes
+                                                      : x.bytes > y.bytes;
+        });
   std::vector<uint32_t>& leak_of = of_last;
   for (uint32_t& k : leak_of)
     if (k != UINT32_MAX) k = leak_index[k];
@@ -365,17 +517,11 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
                               const LeakOptions& options) {
   LeakReport report;
   const ObjectId root = g.virtual_root();
-  // A profiler's own objects (the allocation tracer's table) are not the program's memory:
-  // neither suspects nor part of the heap the threshold is a share of.
-  auto profiler = [&](ObjectId o) {
-    return g.class_of(o).valid() && g.class_info(g.class_of(o)).profiler;
-  };
-  uint64_t overhead = 0;
-  for (uint32_t i = 0; i < g.object_count(); ++i)
-    if (const ObjectId o(i);
-        profiler(o) && dom.reachable(o) && (dom.idom(o) == root || !profiler(dom.idom(o))))
-      add_saturating(overhead, dom.retained_bytes(o));
-  report.profiler_bytes = std::min(overhead, dom.retained_bytes(root));
+  // The profilers' own objects (the allocation tracer's table, memprof's tracker) are not the
+  // program's memory: neither suspects nor part of the heap the threshold is a share of.
+  const std::vector<bool> owned = profiler_owned(g, dom);
+  auto profiler = [&](ObjectId o) { return bool(owned[o.value()]); };
+  report.profiler_bytes = top_owned_bytes(g, dom, owned);
   report.heap_bytes = dom.retained_bytes(root) - report.profiler_bytes;
   const auto threshold =
       static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
@@ -503,6 +649,7 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
     for (size_t i : order) {
       sorted.push_back(std::move(leak.groups[i]));
       sorted.back().growth = {sorted.back().count};
+      sorted.back().retained_bytes = row_retained[i];
     }
     leak.groups = std::move(sorted);
     leak.growth = {leak.count};

@@ -160,13 +160,19 @@ ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_
   return t;
 }
 
-RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o, size_t max_steps) const {
+RetentionPath ShortestPathTree::path_to(const HeapGraph& g, ObjectId o, size_t max_steps,
+                                        ObjectId from) const {
   if (!reachable(o) || o == g.virtual_root()) return {};
   std::vector<uint32_t> chain;
-  for (uint32_t v = o.value(); v != g.virtual_root().value(); v = parent_[v]) chain.push_back(v);
+  for (uint32_t v = o.value(); v != g.virtual_root().value(); v = parent_[v]) {
+    chain.push_back(v);
+    if (v == from.value()) break;
+  }
   std::reverse(chain.begin(), chain.end());
-  return make_path(g, via_[chain.front()], chain, max_steps,
-                   [&](size_t i) { return reference_label(g, via_[chain[i]]); });
+  RetentionPath p = make_path(g, via_[chain.front()], chain, max_steps,
+                              [&](size_t i) { return reference_label(g, via_[chain[i]]); });
+  if (chain.front() == from.value()) p.root = p.root_name = StringId::none();
+  return p;
 }
 
 std::vector<RetentionPath> holder_paths(const HeapGraph& g, const Referrers& referrers,
@@ -380,9 +386,28 @@ MergedPaths merge_dominator_paths(const HeapGraph& g, const HeapDominators& domi
   return merge_tree(g, DominatorPaths(g, dominators), reachable, max_depth);
 }
 
+bool is_symbol_table(const HeapGraph& g, ObjectId o) {
+  auto hidden_array = [&](ObjectId x) {
+    return g.type(x) == ObjectType::kArray && g.class_of(x).valid() &&
+           g.class_info(g.class_of(x)).address == 0;
+  };
+  if (!hidden_array(o)) return false;
+  const IdRange<ObjectId> chunks = g.references(o);
+  size_t names = 0;
+  for (size_t i = 0; i < chunks.size() && i < 2; ++i) {
+    if (!hidden_array(chunks[i])) return false;
+    const IdRange<ObjectId> members = g.references(chunks[i]);
+    for (size_t j = 0; j < members.size() && j < 32; ++j, ++names)
+      if (g.type(members[j]) != ObjectType::kString && g.type(members[j]) != ObjectType::kSymbol)
+        return false;
+  }
+  return names >= 8;
+}
+
 std::string describe(const HeapGraph& g, ObjectId o) {
   if (StringId own = g.own_name(o); own.valid())
     return (g.type(o) == ObjectType::kModule ? "module " : "class ") + std::string(g.string(own));
+  if (is_symbol_table(g, o)) return "symbol table (hidden Array)";
   return std::string(g.class_name(g.class_of(o)));
 }
 

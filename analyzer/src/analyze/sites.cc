@@ -63,6 +63,17 @@ std::pair<size_t, size_t> gem_dir(std::string_view path) {
 // Libraries Debian packages: /usr/lib/ruby/vendor_ruby/rack/... (no version in the path).
 constexpr std::string_view kVendor = "/lib/ruby/vendor_ruby/";
 
+// memprof's own Ruby files, wherever it was loaded from (a build tree, RUBYLIB): memprof.rb
+// and lib/memprof/*.rb. An installed gem's are found by its gem directory.
+bool is_memprof_file(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view name = path.substr(slash == std::string_view::npos ? 0 : slash + 1);
+  if (name == "memprof.rb") return true;
+  if (slash == std::string_view::npos || !name.ends_with(".rb")) return false;
+  const std::string_view dir = path.substr(0, slash);
+  return dir == "memprof" || dir.ends_with("/memprof");
+}
+
 }  // namespace
 
 std::string gem_of_path(std::string_view path) {
@@ -70,6 +81,7 @@ std::string gem_of_path(std::string_view path) {
     return std::string(path.substr(start, length));
   if (path.starts_with("<internal:") || ruby_library_at(path) != std::string_view::npos)
     return "(ruby)";
+  if (is_memprof_file(path)) return "memprof";
   if (size_t at = path.find(kVendor); at != std::string_view::npos) {
     std::string_view rest = path.substr(at + kVendor.size());
     rest = rest.substr(0, rest.find('/'));

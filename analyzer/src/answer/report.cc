@@ -33,7 +33,7 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
         const bool several = dumps.size() > 1;
         const LeakReport report =
             several || options.leaks ? find_leaks(dumps, dom, leaks) : LeakReport();
-        a.leaks = leaks_answer(dumps, report, leaks);
+        a.leaks = leaks_answer(dumps, dom, report, leaks);
         if (report.leaks.empty()) return;
         const ShortestPathTree tree = ShortestPathTree::compute(g);
         for (size_t i = 0; i < report.leaks.size(); ++i) {

@@ -46,17 +46,28 @@ std::string process_name(uint64_t pid, std::string_view host) {
   return "process " + std::to_string(pid) + (host.empty() ? "" : " on " + std::string(host));
 }
 
-std::string_view root_meaning(std::string_view category) {
+std::string root_meaning(std::string_view category) {
+  // Ruby's categories (gc.c's root walk), and memprof's for what its fork child's parent held.
   static constexpr std::pair<std::string_view, std::string_view> kMeanings[] = {
+      {"vm", "the VM (its threads, ractors, and the objects C code registered)"},
       {"finalizers", "the finalizer table (ObjectSpace.define_finalizer)"},
-      {"global_tbl", "global variables"},
+      {"machine_context", "a thread's machine stack (C locals, scanned conservatively)"},
       {"global_list", "C globals (rb_gc_register_address)"},
-      {"machine_context", "a thread's machine stack (C locals)"},
-      {"vm", "the VM"},
-      {"fork_parent", "the forking parent's other threads"},
+      {"end_proc", "at_exit blocks (Kernel#at_exit, END { })"},
+      {"global_tbl", "global variables"},
+      {"object_id", "the object_id table"},
+      {"objspace", "the garbage collector's own tables"},
+      {"YJIT", "YJIT's compiled code"},
+      {"finish", "what the garbage collector marks after the other roots"},
   };
+  constexpr std::string_view kParent = "fork_parent:";
+  if (category.starts_with(kParent)) {
+    const std::string inner = root_meaning(category.substr(kParent.size()));
+    return "in the forking parent (not the fork child that dumped): " +
+           (inner.empty() ? std::string(category.substr(kParent.size())) : inner);
+  }
   for (auto [name, meaning] : kMeanings)
-    if (name == category) return meaning;
+    if (name == category) return std::string(meaning);
   return {};
 }
 

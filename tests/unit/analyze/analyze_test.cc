@@ -122,6 +122,12 @@ TEST(Sites, GemOfPath) {
   EXPECT_EQ(gem_of_path("/usr/lib/ruby/vendor_ruby/rack/request.rb"), "rack");
   EXPECT_EQ(gem_of_path("/usr/lib/ruby/vendor_ruby/rack.rb"), "rack");
   EXPECT_FALSE(is_app_path("/usr/lib/ruby/vendor_ruby/rack.rb"));
+  // memprof's own files are never the application's, wherever it was loaded from.
+  EXPECT_EQ(gem_of_path("/work/build/dumper/ext/memprof.rb"), "memprof");
+  EXPECT_EQ(gem_of_path("/work/build/dumper/ext/memprof/signal.rb"), "memprof");
+  EXPECT_FALSE(is_app_path("/srv/app/lib/memprof/signal.rb", "/srv/app"));
+  EXPECT_TRUE(is_app_path("/srv/app/models/memprofile.rb"));
+  EXPECT_TRUE(is_app_path("/srv/app/memprof/notes.txt"));
   EXPECT_TRUE(is_app_path("app/models/user.rb"));
   // --app-root: under it (or relative), outside gems.
   EXPECT_TRUE(is_app_path("/srv/app/models/user.rb", "/srv/app/"));

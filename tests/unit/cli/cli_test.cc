@@ -100,6 +100,63 @@ TEST_F(Cli, RetentionCommandsMatchTheirSchemas) {
   }
 }
 
+// One dump: a Hash of Strings, owned by a Store that two objects reference. The answer's path
+// is the Hash's owners from the Store on, with the shortest path to the Store beside it; each
+// String row shows one value, read again from the file.
+TEST_F(Cli, LeaksShowTheOwnersPathAndASampleValue) {
+  const std::string dump = (dir_ / "owned.json").string();
+  std::ofstream out(dump);
+  out << R"({"type":"ROOT", "root":"vm", "references":["0x100", "0x150"]})"
+         "\n"
+         R"({"address":"0x20", "type":"CLASS", "name":"Hash", "references":[], "memsize":0})"
+         "\n"
+         R"({"address":"0x30", "type":"CLASS", "name":"Store", "references":[], "memsize":0})"
+         "\n"
+         R"({"address":"0x60", "type":"CLASS", "name":"String", "references":[], "memsize":0})"
+         "\n"
+         R"({"address":"0x100", "type":"OBJECT", "class":"0x30", "references":["0x200"], "memsize":40})"
+         "\n"
+         R"({"address":"0x150", "type":"OBJECT", "class":"0x30", "references":["0x200"], "memsize":40})"
+         "\n"
+         R"({"address":"0x200", "type":"OBJECT", "class":"0x30", "references":["0x300"], "memsize":40})"
+         "\n";
+  std::string strings;
+  for (int i = 0; i < 50; ++i) {
+    char address[16];
+    std::snprintf(address, sizeof address, "0x%x", 0x1000 + 0x28 * i);
+    strings += std::string(i ? ", " : "") + "\"" + address + "\"";
+    out << R"({"address":")" << address
+        << R"(", "type":"STRING", "class":"0x60", "references":[], "value":"page \u001b[31m)" << i
+        << R"(", "file":"app/cache.rb", "line":9, "method":"put", "memsize":10000})"
+        << "\n";
+  }
+  out << R"({"address":"0x300", "type":"HASH", "class":"0x20", "references":[)" << strings
+      << R"(], "memsize":400})"
+      << "\n";
+  out.close();
+  ASSERT_EQ(run({"--format", "json", "leaks", dump}), 0) << err_;
+  expect_valid(out_, "leaks.schema.json");
+  rapidjson::Document d;
+  d.Parse(out_.c_str());
+  const auto& leak = d["leaks"][0];
+  EXPECT_EQ(leak["holder"]["address"].GetString(), std::string("0x300"));
+  EXPECT_EQ(leak["path_kind"].GetString(), std::string("owners"));
+  ASSERT_EQ(leak["path"].Size(), 2u) << out_;
+  EXPECT_EQ(leak["path"][0]["address"].GetString(), std::string("0x200"));
+  EXPECT_TRUE(leak["path"][0]["root"].IsNull()) << "the owners' path starts at an object";
+  ASSERT_TRUE(leak["owner_path"].IsArray()) << out_;
+  EXPECT_EQ(leak["owner_path"][leak["owner_path"].Size() - 1]["address"].GetString(),
+            std::string("0x200"));
+  EXPECT_EQ(leak["holds"][0]["sample"].GetString(), std::string("page \x1b[31m0"));
+  ASSERT_EQ(run({"leaks", dump}), 0) << err_;
+  EXPECT_NE(out_.find("   owned by: Store -> Hash 0x300\n"
+                      "   which several paths reach; the shortest:\n"
+                      "     ROOT(vm) -> Store -> Store 0x200\n"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find(R"(e.g. "page \e[31m0")"), std::string::npos) << "escaped\n" << out_;
+}
+
 // One dump, a String holding 5 MB itself: it is its own accumulation point, and the text
 // says so rather than "held by String ..., which holds all of them" (itself).
 TEST_F(Cli, LeaksOnOneDumpNamesABigObjectItself) {
@@ -118,7 +175,7 @@ TEST_F(Cli, LeaksOnOneDumpNamesABigObjectItself) {
   ASSERT_EQ(run({"leaks", dump}), 0) << err_;
   EXPECT_NE(out_.find("1. String 0x210\n"
                       "   allocated at app/log.rb:7 in read\n"
-                      "   ROOT(vm) -> Array -> String 0x210\n"
+                      "   owned by: ROOT(vm) -> Array -> String 0x210\n"
                       "   its memory is its own, not its children's: 4.77 MiB\n"),
             std::string::npos)
       << out_;

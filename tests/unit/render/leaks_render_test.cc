@@ -39,6 +39,7 @@ LeaksAnswer several() {
   cache.holder_edge = "@memo";
   cache.holder_share = 1200;
   cache.path = path_to_cache();
+  cache.path_kind = LeaksAnswer::Leak::PathKind::kOwners;
   cache.count = 1200;
   cache.bytes = 67'200;
   cache.retained_bytes = 67'200;
@@ -53,7 +54,9 @@ LeaksAnswer several() {
                   true,
                   0x30,
                   std::nullopt,
-                  0},
+                  0,
+                  43'200,
+                  std::nullopt},
                  {"String",
                   SiteRef{"app/pricing.rb", 23, "format"},
                   600,
@@ -63,14 +66,26 @@ LeaksAnswer several() {
                   true,
                   0x38,
                   std::nullopt,
-                  0}};
+                  0,
+                  24'000,
+                  std::nullopt}};
   LeaksAnswer::Leak warm;
   warm.count = 900;
   warm.bytes = 124'000;
   warm.retained_bytes = 124'000;
   warm.growth = {0, 900, 900};
-  warm.holds = {
-      {"String", std::nullopt, 900, 124'000, {0, 900, 900}, false, false, 0x40, std::nullopt, 0}};
+  warm.holds = {{"String",
+                 std::nullopt,
+                 900,
+                 124'000,
+                 {0, 900, 900},
+                 false,
+                 false,
+                 0x40,
+                 std::nullopt,
+                 0,
+                 124'000,
+                 std::nullopt}};
   a.leaks = {cache, warm};
   return a;
 }
@@ -97,7 +112,9 @@ LeaksAnswer one() {
                   false,
                   0x40,
                   std::nullopt,
-                  0},
+                  0,
+                  104'000,
+                  std::nullopt},
                  {"Shop::CachedPage",
                   SiteRef{"lib/page.rb", 0, ""},
                   19,
@@ -107,11 +124,14 @@ LeaksAnswer one() {
                   false,
                   0x48,
                   std::nullopt,
-                  0}};
+                  0,
+                  760,
+                  std::nullopt}};
   pages.holder = object(0x20, "Hash");
   pages.holder_edge = "vm";
   pages.holder_share = 2619;
   pages.path = PathRef{"vm", {{object(0x20, "Hash"), ""}}, 0, 0, ""};
+  pages.path_kind = LeaksAnswer::Leak::PathKind::kOwners;
   a.leaks = {pages};
   return a;
 }
@@ -140,18 +160,18 @@ TEST(LeaksRender, Text) {
             "\n"
             "1. Held by Hash 0x20 (@memo)\n"
             "   allocated at app/pricing.rb:3 in memo\n"
-            "   ROOT(vm) -> class Pricing @memo -> Hash 0x20\n"
+            "   owned by: ROOT(vm) -> class Pricing @memo -> Hash 0x20\n"
             "   1,200 objects born after the first dump: 65.6 KiB, retaining 65.6 KiB\n"
             "   in each dump: 0 -> 600 -> 1,200 (grows between every two dumps)\n"
-            "count     bytes  class           allocated at\n"
-            "  600  42.2 KiB  Pricing::Quote  app/pricing.rb:32 in quote\n"
-            "  600  23.4 KiB  String          app/pricing.rb:23 in format\n"
+            "count     bytes  retaining  class           allocated at\n"
+            "  600  42.2 KiB   42.2 KiB  Pricing::Quote  app/pricing.rb:32 in quote\n"
+            "  600  23.4 KiB   23.4 KiB  String          app/pricing.rb:23 in format\n"
             "\n"
             "2. No single object holds it\n"
             "   900 objects born after the first dump: 121 KiB, retaining 121 KiB\n"
             "   in each dump: 0 -> 900 -> 900 (grew, then stopped: a warm-up?)\n"
-            "count    bytes  class\n"
-            "  900  121 KiB  String\n"
+            "count    bytes  retaining  class\n"
+            "  900  121 KiB    121 KiB  String\n"
             "\n"
             "(1 more leak; --top 0 shows all)\n");
   LeaksAnswer below = one();
@@ -170,11 +190,11 @@ TEST(LeaksRender, Text) {
             "their accumulation point (several dumps of one process show what grows).\n"
             "\n"
             "1. Held by Hash 0x20\n"
-            "   ROOT(vm) -> Hash 0x20\n"
+            "   owned by: ROOT(vm) -> Hash 0x20\n"
             "   2,619 held together: 102 KiB, retaining 694 KiB\n"
-            "count    bytes  class             allocated at\n"
-            "2,600  102 KiB  Shop::CachedPage  app/shop.rb:40 in fetch\n"
-            "   19    760 B  Shop::CachedPage  lib/page.rb\n");
+            "count    bytes  retaining  class             allocated at\n"
+            "2,600  102 KiB    102 KiB  Shop::CachedPage  app/shop.rb:40 in fetch\n"
+            "   19    760 B      760 B  Shop::CachedPage  lib/page.rb\n");
 }
 
 // memprof's allocation stacks: where a gem's line made them, the app's line is shown beside it,
@@ -197,16 +217,17 @@ TEST(LeaksRender, AppLinesBesideGemSites) {
             std::string::npos)
       << out;
   // Beside the app's line, a gem's file from the gem's directory on; the app's line under it.
-  EXPECT_NE(out.find("  600  42.2 KiB  Pricing::Quote  app/pricing.rb:32 in quote\n"
-                     "  600  23.4 KiB  String          money-6.1/lib/money.rb:40 in format\n"
-                     "                                 from the app's line app/pricing.rb:23 in "
+  EXPECT_NE(out.find("  600  42.2 KiB   42.2 KiB  Pricing::Quote  app/pricing.rb:32 in quote\n"
+                     "  600  23.4 KiB   23.4 KiB  String          money-6.1/lib/money.rb:40 in "
+                     "format\n"
+                     "                            from the app's line app/pricing.rb:23 in "
                      "quote (450 of them)\n"),
             std::string::npos)
       << out;
   // In 80 columns, the note is cut, not the table.
   const std::string narrow = render::text(a, {80});
   EXPECT_NE(narrow.find("  money-6.1/lib/money.rb:40 in format\n"
-                        "                                 from the app's line app/pr…"),
+                        "                            from the app's line app/pri…3 in quote"),
             std::string::npos)
       << narrow;
   const std::string json = render::json(a);
@@ -232,11 +253,22 @@ TEST(LeaksRender, ALeakHeldByAGcRoot) {
                      "   finalizers of Connection (600 entries)\n"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("   the root holds 600 of them\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("   the root holds 600 of them directly, the other 600 through references\n"),
+            std::string::npos)
+      << out;
   const std::string json = render::json(a);
   expect_valid(json, "leaks.schema.json");
   EXPECT_NE(json.find(R"("holder_root": "finalizers")"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("name": "finalizers of Connection")"), std::string::npos) << json;
+  // Every root category of Ruby's is explained, and memprof's fork parent's.
+  leak.holder_root = "end_proc";
+  EXPECT_NE(render::text(a, {100}).find("ROOT(end_proc), at_exit blocks (Kernel#at_exit"),
+            std::string::npos);
+  leak.holder_root = "fork_parent:machine_context";
+  EXPECT_NE(render::text(a, {0}).find("in the forking parent (not the fork child that dumped): "
+                                      "a thread's machine stack"),
+            std::string::npos)
+      << render::text(a, {0});
   leak.holder_root = "\x1b[2Jevil";
   EXPECT_EQ(render::text(a, {100}).find('\x1b'), std::string::npos) << "a dump's string, escaped";
 }
@@ -278,6 +310,25 @@ TEST(LeaksRender, TextCutsALongListOfGroups) {
   const std::string out = render::text(a, {80});
   EXPECT_NE(out.find("(4 more groups; --format json lists all)\n"), std::string::npos) << out;
   EXPECT_EQ(render::json(a).find("(4 more"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace heapq
+
+namespace heapq {
+namespace {
+
+// Names are cut to 100 columns in 80, to the width when it is wider, and not with --width 0.
+TEST(LeaksRender, NamesAreCutOnlyAsTheWidthAsks) {
+  LeaksAnswer a = several();
+  const std::string name = "Module" + std::string(200, 'x') + "::Cache";
+  a.leaks[0].holds[0].cls = name;
+  EXPECT_NE(render::render(render::Answer(a), render::Format::kText, {0}).value().find(name),
+            std::string::npos);
+  EXPECT_EQ(render::render(render::Answer(a), render::Format::kText, {80}).value().find(name),
+            std::string::npos);
+  const std::string wide = render::render(render::Answer(a), render::Format::kText, {300}).value();
+  EXPECT_NE(wide.find(name.substr(0, 120)), std::string::npos) << "cut at 300, not 100";
 }
 
 }  // namespace

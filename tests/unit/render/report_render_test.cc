@@ -37,11 +37,14 @@ ReportAnswer answer() {
               true,
               0x30,
               std::nullopt,
-              0}};
+              0,
+              40,
+              std::nullopt}};
   s.holder =
       ObjectRef{0x20, "Hash", SiteRef{"app/shop.rb", 3, "initialize"}, std::nullopt, std::nullopt};
   s.holder_share = 1;
   s.path = PathRef{"vm", {{*s.holder, ""}}, 0, 0, ""};
+  s.path_kind = LeaksAnswer::Leak::PathKind::kOwners;
   a.leaks.leaks = {s};
   ReportAnswer::LeakPicture p;
   p.picture.boxes = {{viz::BoxKind::kRoots, "GC roots", {}}, {viz::BoxKind::kHolder, "Hash", {}}};
@@ -65,7 +68,7 @@ TEST(ReportRender, Page) {
   EXPECT_NE(page.find("<td>Shop::Cart</td><td>app/cart.rb:12 in new</td>"), std::string::npos)
       << "what the leak holds, a row per class and site";
   EXPECT_NE(page.find("the holder is drawn in red"), std::string::npos);
-  EXPECT_NE(page.find("path: ROOT(vm) -&gt; Hash 0x20"), std::string::npos) << page;
+  EXPECT_NE(page.find("owned by: ROOT(vm) -&gt; Hash 0x20"), std::string::npos) << page;
   EXPECT_NE(page.find("<svg"), std::string::npos) << "the leak's picture, laid out by graphviz";
   EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos) << "a class name is text";
 }

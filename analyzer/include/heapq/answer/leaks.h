@@ -45,6 +45,10 @@ struct LeaksAnswer {
     // and how many were; none without stacks.
     std::optional<SiteRef> app;
     uint64_t app_count = 0;
+    uint64_t retained_bytes = 0;  // what they hold alone (LeakGroup::retained_bytes)
+    // Strings and Symbols: the example's value (its first kSampleBytes), where the dump file
+    // has it (a text String; a memprof dump with strings).
+    std::optional<std::string> sample;
   };
   struct Leak {
     std::optional<ObjectRef> holder;
@@ -53,12 +57,19 @@ struct LeaksAnswer {
     std::string holder_root;
     std::vector<std::pair<std::string, uint64_t>> holder_root_names;  // "finalizers of Foo", count
     uint64_t holder_share = 0;
-    std::optional<PathRef> path;  // from a GC root to the holder
+    // The path to the holder: its owners (kOwners: the dominator chain, each step alone keeping
+    // the next alive, from the outermost owner down, from its root where one holds it
+    // directly), or the shortest path from a GC root where no object alone keeps it alive.
+    enum class PathKind { kOwners, kShortest };
+    PathKind path_kind = PathKind::kShortest;
+    std::optional<PathRef> path;
+    // kOwners whose outermost owner no root holds directly: the shortest path to that owner.
+    std::optional<PathRef> owner_path;
     uint64_t count = 0, bytes = 0, retained_bytes = 0;
     std::vector<uint64_t> growth;  // what it holds in each dump
     bool growing = false, steady = false;
     bool own_memory = false;  // one object whose own memory is the accumulation
-    std::vector<Held> holds;  // by class and site, most likely first
+    std::vector<Held> holds;  // by class and site, retaining the most first
   };
   std::vector<Leak> leaks;  // most likely first
 
@@ -68,6 +79,8 @@ struct LeaksAnswer {
   std::string host, started;  // of that process, as its META says; empty: unknown
   std::vector<LeaksAnswer> processes;
 };
+
+inline constexpr size_t kSampleBytes = 200;
 
 struct LeaksOptions {
   size_t top = 5;  // SIZE_MAX: every leak
@@ -87,8 +100,9 @@ Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const Le
 // accumulation finds, with the objects of each leak.
 LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
                       const LeaksOptions& options);
-// Those leaks resolved into the answer: holders, the edges into them, their paths.
-LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const LeakReport& report,
-                         const LeaksOptions& options);
+// Those leaks resolved into the answer: holders, the edges into them, their paths (dom: the
+// last dump's).
+LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                         const LeakReport& report, const LeaksOptions& options);
 
 }  // namespace heapq
