@@ -47,16 +47,18 @@ module E2E
 
   # Runs samples/SAMPLE.rb (see samples/three_dumps.rb) and returns its three dumps, written by
   # ObjectSpace.dump_all with allocation tracing or, with memprof: true, by Memprof.dump_all
-  # (omitted when the extension is not built). requests: requests between two dumps.
-  def three_dumps(sample, memprof: false, requests: nil)
+  # (omitted when the extension is not built), or with signal: true by memprof's signal handler
+  # in the sample's process, each dump asked for by SIGUSR2 from outside.
+  # requests: requests between two dumps.
+  def three_dumps(sample, memprof: false, signal: false, requests: nil)
     load_path = []
     args = []
-    if memprof
+    if memprof || signal
       load_path = ["-I", ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }]
-      args << "--memprof"
+      args << (signal ? "--signal" : "--memprof")
     end
     args.push("--requests", requests.to_s) if requests
-    outdir = File.join(@tmp, "#{sample}#{memprof ? '-memprof' : ''}")
+    outdir = File.join(@tmp, "#{sample}#{memprof ? '-memprof' : ''}#{signal ? '-signal' : ''}")
     out, err, status = Open3.capture3(RbConfig.ruby, *load_path, sample_path(sample), outdir, *args)
     assert(status.success?, "sample #{sample} failed: #{out}#{err}")
     dumps = out.lines(chomp: true)
