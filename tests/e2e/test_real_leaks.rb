@@ -32,10 +32,11 @@ class TestRealLeaks < Test::Unit::TestCase
   # The cases heapq does not answer right yet, and why: pending while they fail (with the first
   # assertion that fails), failing once they pass, so that their entry is removed here.
   KNOWN_WRONG = {
-    ["query_cache", :objspace] => "one leak split in two: the Hash under @query_cache of the " \
-                                  "orders' SQL is the holder of a second leak inside the first",
-    ["query_cache", :memprof] => "one leak split in two (the Hash [\"SELECT ...orders...\"] inside " \
-                                 "@query_cache), and no app line past activerecord's frames",
+    ["query_cache", :objspace] => "one leak split in two: the Hash of the orders' SQL, inside " \
+                                  "@query_cache, holds a second leak inside the first",
+    ["query_cache", :memprof] => "no app line past activerecord's frames; one leak split in two " \
+                                 "(the Hash [\"SELECT ...orders...\"] inside @query_cache), or " \
+                                 "held by that inner Hash, which holds two thirds of it",
     ["inline_templates", :objspace] => "the symbol table is not named, and the holder is one of its " \
                                        "chunks (the hidden Array [32]), holding part of the leak",
     ["inline_templates", :memprof] => "the holder is a chunk of the symbol table ([32]) holding " \
