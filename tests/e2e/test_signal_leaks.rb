@@ -50,6 +50,16 @@ class TestSignalLeaks < Test::Unit::TestCase
     assert_in_delta(REQUESTS, growth[2] - growth[1], 2, "steady growth: #{growth}")
     assert_true(top["growing"])
     assert_equal(%w[Array SESSIONS], top["holder"]&.values_at("class", "edge"), "held by SESSIONS")
+    # Nothing of memprof's is the program's: its signal handler's caches and its tracker are
+    # the profiler's overhead, and its files are never the app's line.
+    report = heapq_json("leaks", "--top", "0", *dumps)
+    assert_operator(report["profiler_bytes"], :>, 0)
+    report["leaks"].each do |leak|
+      steps = (leak["path"] || []) + (leak["owner_path"] || [])
+      assert(steps.none? { |s| s["class"].include?("Memprof") }, "memprof's own: #{steps}")
+      files = leak["holds"].flat_map { |h| [h["site"], h["app"]] }.compact.map { |site| site["file"] }
+      assert(files.none? { |f| File.basename(f) == "memprof.rb" || f.include?("/memprof/") }, files.to_s)
+    end
   end
 
   private
