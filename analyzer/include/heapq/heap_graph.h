@@ -289,4 +289,8 @@ class HeapGraph {
   mutable std::shared_ptr<std::once_flag> index_once_ = std::make_shared<std::once_flag>();
 };
 
+// The objects the roots reach (references held by weak maps do not count), by object id.
+// O(objects + references).
+std::vector<bool> reachable_from_roots(const HeapGraph& graph);
+
 }  // namespace heapq

@@ -75,8 +75,11 @@ struct LoadReport {
   std::vector<LineIssue> first_repaired_strings;
 
   uint64_t dangling_references = 0;  // references to addresses the dump does not have
-  bool references_read = true;       // false: loaded without references (none counted above)
-  uint64_t dangling_classes = 0;     // class fields that point to no class record
+  // Entries of the finalizer table (memprof's owners) whose object is dead, awaiting their run:
+  // not roots, so what only they hold counts as garbage.
+  uint64_t dead_finalizers = 0;
+  bool references_read = true;    // false: loaded without references (none counted above)
+  uint64_t dangling_classes = 0;  // class fields that point to no class record
   // Of the bad lines, records at an address an earlier record has (the first is the object).
   uint64_t duplicate_addresses = 0;
 

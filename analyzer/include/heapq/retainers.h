@@ -147,10 +147,6 @@ class HeapDominators;
 MergedPaths merge_dominator_paths(const HeapGraph& graph, const HeapDominators& dominators,
                                   size_t max_depth);
 
-// The objects the roots reach (references held by weak maps do not count), by object id.
-// O(objects + references).
-std::vector<bool> reachable_from_roots(const HeapGraph& graph);
-
 // How an object reads in a path: its class, "class Foo" / "module Bar" for classes, "symbol
 // table (hidden Array)" for Ruby's symbol table.
 std::string describe(const HeapGraph& graph, ObjectId o);

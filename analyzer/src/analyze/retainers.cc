@@ -79,25 +79,6 @@ bool is_transient_root(std::string_view category) {
   return category == "machine_context" || category.starts_with("fork_parent:");
 }
 
-std::vector<bool> reachable_from_roots(const HeapGraph& g) {
-  const uint32_t root = g.virtual_root().value();
-  std::vector<bool> seen(g.object_count() + 1, false);
-  std::vector<uint32_t> stack{root};
-  seen[root] = true;
-  while (!stack.empty()) {
-    const uint32_t v = stack.back();
-    stack.pop_back();
-    if (!g.retains_from(v)) continue;
-    for (ObjectId w : g.references(ObjectId(v)))
-      if (!seen[w.value()]) {
-        seen[w.value()] = true;
-        stack.push_back(w.value());
-      }
-  }
-  seen.pop_back();  // the virtual root
-  return seen;
-}
-
 ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_not) {
   ShortestPathTree t;
   const uint32_t root = g.virtual_root().value();

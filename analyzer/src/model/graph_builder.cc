@@ -210,9 +210,10 @@ class GraphBuilder::Builder {
     for (const RootRecord& root : c.roots) {
       const StringId category = mapped(strings, root.category);
       for (; r < root.refs_end; ++r)
-        roots_.push_back({category, c.root_refs[r],
-                          r < c.root_ref_names.size() ? mapped(strings, c.root_ref_names[r])
-                                                      : StringId::none()});
+        roots_.push_back(
+            {category, c.root_refs[r],
+             r < c.root_ref_names.size() ? mapped(strings, c.root_ref_names[r]) : StringId::none(),
+             r < c.root_ref_owners.size() ? c.root_ref_owners[r] : 0});
     }
   }
 
@@ -226,9 +227,10 @@ class GraphBuilder::Builder {
       g_.edge_begin_.assign(n + 1, 0);
       g_.added_class_edge_.assign(n, false);
     }
-    add_roots();
+    std::vector<FinalizerOwner> owners = add_roots();
     // The virtual root's references close the CSR.
     g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
+    if (references_) report_.dead_finalizers = GraphBuilder::drop_dead_finalizers(g_, owners);
     count_dangling_classes();
     add_stacks();
     g_.drop_empty_fields();
@@ -415,9 +417,15 @@ class GraphBuilder::Builder {
     }
   }
 
-  void add_roots() {
+  // The roots; and for those the dump gives the object of (memprof's finalizers), that object
+  // (none: not in the dump).
+  std::vector<FinalizerOwner> add_roots() {
+    std::vector<FinalizerOwner> owners;
     for (const PendingRoot& root : roots_) {
       if (auto to = g_.find(root.address)) {
+        if (root.owner != 0)
+          owners.push_back({static_cast<uint32_t>(g_.roots_.size()),
+                            g_.find(root.owner).value_or(ObjectId::none())});
         g_.roots_.push_back({root.category, *to, root.name});
         g_.edge_target_.push_back(to->value());
         if (!g_.edge_name_.empty() || named_) g_.edge_name_.push_back(root.category);
@@ -426,6 +434,7 @@ class GraphBuilder::Builder {
       }
     }
     release(roots_);
+    return owners;
   }
 
   ClassId class_for(const ClassKey& key, const std::vector<StringId>& strings) {
@@ -532,6 +541,7 @@ class GraphBuilder::Builder {
     StringId category;
     uint64_t address = 0;
     StringId name;
+    uint64_t owner = 0;  // the object a finalizers Array is for; 0: not given
   };
 
   const unsigned threads_;

@@ -34,6 +34,17 @@ class GraphBuilder {
   static void name_classes(HeapGraph& graph, const std::vector<ClassRecord>& records,
                            const std::vector<ObjectLabel>& class_names);
 
+  // A root reference to an Array of finalizers (its index in roots()) and the object it is
+  // for, none when the dump does not have that object.
+  struct FinalizerOwner {
+    uint32_t root = 0;
+    ObjectId owner;
+  };
+  // Exposed for finalizer_roots.cc: takes out of the roots the finalizers of objects the GC
+  // would find dead (which the finalizer table holds only until they have run) and returns how
+  // many. The graph's CSR is complete.
+  static uint64_t drop_dead_finalizers(HeapGraph& graph, const std::vector<FinalizerOwner>& owners);
+
  private:
   class Builder;  // a member so that it may fill HeapGraph's arrays
   std::unique_ptr<Builder> builder_;

@@ -167,6 +167,25 @@ void HeapGraph::drop_empty_fields() {
   if (o == generation_.size()) generation_.clear();
 }
 
+std::vector<bool> reachable_from_roots(const HeapGraph& g) {
+  const uint32_t root = g.virtual_root().value();
+  std::vector<bool> seen(g.object_count() + 1, false);
+  std::vector<uint32_t> stack{root};
+  seen[root] = true;
+  while (!stack.empty()) {
+    const uint32_t v = stack.back();
+    stack.pop_back();
+    if (!g.retains_from(v)) continue;
+    for (ObjectId w : g.references(ObjectId(v)))
+      if (!seen[w.value()]) {
+        seen[w.value()] = true;
+        stack.push_back(w.value());
+      }
+  }
+  seen.pop_back();  // the virtual root
+  return seen;
+}
+
 void HeapGraph::drop_references() {
   std::vector<uint32_t>().swap(edge_target_);
   std::vector<StringId>().swap(edge_name_);

@@ -133,6 +133,9 @@ struct ParsedChunk {
   std::vector<RootRecord> roots;
   std::vector<uint64_t> root_refs;
   std::vector<StringId> root_ref_names;  // parallel to root_refs once a ROOT names one
+  // Parallel to root_refs once a ROOT gives them: the object a finalizers Array is for (memprof);
+  // 0: none given.
+  std::vector<uint64_t> root_ref_owners;
 
   StringTable strings;
 

@@ -58,6 +58,7 @@ enum class Field : uint8_t {
   kFrozen,
   kFstring,
   kValueHash,
+  kOwners,  // ROOT finalizers (memprof): the object each Array of finalizers is for
 };
 
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
@@ -107,6 +108,7 @@ Field classify(const char* s, size_t n) {
       if (s[0] == 's') HEAPQ_KEY("struct", Field::kStruct);
       if (s[0] == 'f') HEAPQ_KEY("frames", Field::kFrames);
       if (s[0] == 'f') HEAPQ_KEY("frozen", Field::kFrozen);
+      if (s[0] == 'o') HEAPQ_KEY("owners", Field::kOwners);
       break;
     case 7:
       switch (s[0]) {
@@ -252,6 +254,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     refs_mark_ = out_.refs.size();
     frames_mark_ = out_.stack_frames.size();
     names_.clear();
+    owners_.clear();
     unnamed_.clear();
     repaired_mark_ = out_.repaired_strings;
     issues_mark_ = out_.first_repaired_strings.size();
@@ -274,10 +277,12 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       ++depth_;
       return true;
     }
-    if (depth_ == 1 && (field_ == Field::kReferences || field_ == Field::kReferenceNames))
+    if (depth_ == 1 && (field_ == Field::kReferences || field_ == Field::kReferenceNames ||
+                        field_ == Field::kOwners))
       return fail("\"" + field_name() + "\" must be an array");
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
+    if (in_owners()) return fail(kNotAnOwner);
     if (depth_ == 1 && field_ == Field::kFrames) return fail("\"frames\" must be an array");
     if (depth_ == 1 && field_ == Field::kBlock) in_block_ = true;
     ++depth_;
@@ -294,6 +299,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     if (depth_ == 0) return fail("a record must be a JSON object");
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
+    if (in_owners()) return fail(kNotAnOwner);
     if (depth_ == 1) in_array_ = field_;
     ++depth_;
     return true;
@@ -380,6 +386,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kReferenceNames:
       case Field::kFrames:
       case Field::kUnnamed:
+      case Field::kOwners:
         return fail("\"" + field_name() + "\" must be an array");
       case Field::kId:
       case Field::kStack:
@@ -402,12 +409,14 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool Double(double) {
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
+    if (in_owners()) return fail(kNotAnOwner);
     if (depth_ == 1 && counted_field()) return fail("\"" + field_name() + "\" must be an integer");
     return true;
   }
   bool Bool(bool b) {
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
+    if (in_owners()) return fail(kNotAnOwner);
     if (depth_ == 1 && field_ == Field::kSingleton) rec_.singleton = b;
     if (depth_ == 1 && field_ == Field::kFrozen) rec_.frozen = b;
     if (depth_ == 1 && field_ == Field::kFstring) rec_.fstring = b;
@@ -420,8 +429,13 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       names_.push_back(StringId::none());
       return true;
     }
+    if (in_owners()) {
+      owners_.push_back(0);
+      return true;
+    }
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
+    if (in_owners()) return fail(kNotAnOwner);
     return true;
   }
 
@@ -429,6 +443,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   static constexpr const char* kNotAnAddress =
       "\"references\" holds something that is not an address";
   static constexpr const char* kNotAFrame = "\"frames\" holds something that is not a frame id";
+  static constexpr const char* kNotAnOwner = "\"owners\" holds something that is not an address";
   // rapidjson's parser recurses once per level, before calling the handler for the level's
   // contents: stopping here bounds the stack (records nest 3 deep; 120k levels overflowed it).
   static constexpr int kMaxDepth = 100;
@@ -436,6 +451,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   bool in_references() const { return depth_ == 2 && in_array_ == Field::kReferences; }
   bool in_frames() const { return depth_ == 2 && in_array_ == Field::kFrames; }
+  bool in_owners() const { return depth_ == 2 && in_array_ == Field::kOwners; }
   bool counted_field() const {
     return field_ == Field::kMemsize || field_ == Field::kLine || field_ == Field::kGeneration ||
            field_ == Field::kSeq || field_ == Field::kRecords || field_ == Field::kId ||
@@ -447,6 +463,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
 
   bool number(uint64_t v) {
     if (in_references()) return fail(kNotAnAddress);
+    if (in_owners()) return fail(kNotAnOwner);
     if (in_frames()) {
       if (v == 0 || v > UINT32_MAX) return fail(kNotAFrame);
       out_.stack_frames.push_back(static_cast<uint32_t>(v));
@@ -504,6 +521,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool negative() {
     if (in_references()) return fail(kNotAnAddress);
     if (in_frames()) return fail(kNotAFrame);
+    if (in_owners()) return fail(kNotAnOwner);
     if (depth_ == 1 && (counted_field() || address_field()))
       return fail("\"" + field_name() + "\" is negative");
     return true;
@@ -520,6 +538,10 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       return fail(kNotAFrame);
     } else if (in_array_ == Field::kUnnamed) {
       unnamed_.emplace_back(s, n);
+    } else if (in_array_ == Field::kOwners) {
+      uint64_t a;
+      if (!parse_address(s, n, a)) return fail(kNotAnOwner);
+      owners_.push_back(a);
     }
     return true;
   }
@@ -600,6 +622,8 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
         return "fstring";
       case Field::kValueHash:
         return "value_hash";
+      case Field::kOwners:
+        return "owners";
       case Field::kOther:
         break;
     }
@@ -659,6 +683,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint64_t repaired_mark_ = 0;
   size_t issues_mark_ = 0;
   std::vector<StringId> names_;
+  std::vector<uint64_t> owners_;           // ROOT finalizers; 0: null
   std::vector<std::string_view> unnamed_;  // META
   // One memo each: a Proc's block file would otherwise evict the allocation file's.
   std::string file_memo_, method_memo_, block_file_memo_;
@@ -680,6 +705,14 @@ bool RecordHandler::commit() {
       out_.root_ref_names.resize(out_.root_refs.size(), StringId::none());
       names_.resize(out_.refs.size() - refs_mark_, StringId::none());
       out_.root_ref_names.insert(out_.root_ref_names.end(), names_.begin(), names_.end());
+    }
+    if (!owners_.empty() && owners_.size() != out_.refs.size() - refs_mark_)
+      return fail("\"owners\" and \"references\" differ in length");
+    if (!owners_.empty() || !out_.root_ref_owners.empty()) {
+      // memprof's finalizers: the object each Array is for, whose death ends the entry.
+      out_.root_ref_owners.resize(out_.root_refs.size(), 0);
+      owners_.resize(out_.refs.size() - refs_mark_, 0);
+      out_.root_ref_owners.insert(out_.root_ref_owners.end(), owners_.begin(), owners_.end());
     }
     out_.root_refs.insert(out_.root_refs.end(), out_.refs.begin() + refs_mark_, out_.refs.end());
     out_.refs.resize(refs_mark_);

@@ -262,23 +262,56 @@ void HeapDumper::WriteRootRecords(const RootList& roots, const char* prefix) {
     sink_.ArrayOpen();
     for (size_t k = first; k < i; ++k) sink_.Address(roots[k].second);
     sink_.ArrayClose();
-    if (*prefix == '\0') WriteRootNames(category, roots, first, i);
+    if (*prefix == '\0') {
+      const FinalizerOwners owners =
+          std::strcmp(category, "finalizers") == 0 ? FinalizerTableOwners() : FinalizerOwners();
+      WriteFinalizerOwners(owners, roots, first, i);
+      WriteRootNames(category, roots, first, i, owners);
+    }
     sink_.EndRecord();
   }
+}
+
+// The finalizer table's (hidden Array of finalizers, the object they are for) pairs, sorted:
+// 16 bytes an entry of the table, which may hold millions.
+HeapDumper::FinalizerOwners HeapDumper::FinalizerTableOwners() {
+  FinalizerOwners owners;
+  memprof_finalizer_table_each(
+      [](void* data, memprof_value table, memprof_value owner) {
+        static_cast<FinalizerOwners*>(data)->emplace_back(table, owner);
+      },
+      &owners);
+  std::sort(owners.begin(), owners.end());
+  return owners;
+}
+
+// The object each finalizers reference is for: the table does not keep it alive, so its Array
+// waits only for the object's death (heapq then counts the entry as no root). null where the
+// table has no such Array.
+void HeapDumper::WriteFinalizerOwners(const FinalizerOwners& owners, const RootList& roots,
+                                      size_t first, size_t end) {
+  if (owners.empty()) return;
+  sink_.Key("owners");
+  sink_.ArrayOpen();
+  for (size_t k = first; k < end; ++k) {
+    const VALUE ref = roots[k].second;
+    const auto owner = std::lower_bound(owners.begin(), owners.end(), std::pair(ref, VALUE(0)));
+    owner != owners.end() && owner->first == ref ? sink_.Address(owner->second) : sink_.Null();
+  }
+  sink_.ArrayClose();
 }
 
 // Names for what three root categories hold, which no reference of the dump says. vm: the VM's
 // own fields ("$LOAD_PATH", "main", "trap handler of SIGUSR2", the symbol table) and what C
 // code registered. global_tbl: the global variables holding each value ("$cache").
 // finalizers: the finalizer table's values, hidden Arrays of an object's finalizers, each named
-// for the class of the object it is for ("finalizers of Rack::ServerStatus"; the table does not
-// keep that object alive). Not its address: a table of a million entries would be a million
-// names for every reader to keep; by class, they are few. Nothing is written where no reference has
-// a name.
+// for the class of the object it is for ("finalizers of Rack::ServerStatus"; its address is in
+// "owners"): by class, names are few however big the table. Nothing is written where no
+// reference has a name.
 void HeapDumper::WriteRootNames(const char* category, const RootList& roots, size_t first,
-                                size_t end) {
+                                size_t end, const FinalizerOwners& owners) {
   const bool vm = std::strcmp(category, "vm") == 0;
-  const bool finalizers = std::strcmp(category, "finalizers") == 0;
+  const bool finalizers = !owners.empty();
   const bool globals = std::strcmp(category, "global_tbl") == 0;
   if (!vm && !finalizers && !globals) return;
   std::unordered_set<VALUE> registered;  // a few thousand objects
@@ -288,17 +321,6 @@ void HeapDumper::WriteRootNames(const char* category, const RootList& roots, siz
           static_cast<std::unordered_set<VALUE>*>(data)->insert(value);
         },
         &registered);
-  // (finalizers Array, its object), sorted: 16 bytes an entry of the table, which may hold
-  // millions.
-  std::vector<std::pair<VALUE, VALUE>> owners;
-  if (finalizers) {
-    memprof_finalizer_table_each(
-        [](void* data, memprof_value table, memprof_value owner) {
-          static_cast<std::vector<std::pair<VALUE, VALUE>>*>(data)->emplace_back(table, owner);
-        },
-        &owners);
-    std::sort(owners.begin(), owners.end());
-  }
   // (value, a global variable's name), sorted; an alias ($> of $stdout) shares its variable.
   struct GlobalName {
     VALUE value;

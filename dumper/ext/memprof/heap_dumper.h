@@ -63,7 +63,12 @@ class HeapDumper {
   void WriteMeta();
   void WriteRoots();
   void WriteRootRecords(const RootList& roots, const char* prefix);
-  void WriteRootNames(const char* category, const RootList& roots, size_t first, size_t end);
+  using FinalizerOwners = std::vector<std::pair<VALUE, VALUE>>;  // (finalizers, their object)
+  static FinalizerOwners FinalizerTableOwners();
+  void WriteFinalizerOwners(const FinalizerOwners& owners, const RootList& roots, size_t first,
+                            size_t end);
+  void WriteRootNames(const char* category, const RootList& roots, size_t first, size_t end,
+                      const FinalizerOwners& owners);
   void WriteTypeFields(VALUE obj, int type, VALUE klass);
   void WriteStringFields(VALUE obj);
   void WriteImemoFields(VALUE obj);
