@@ -106,4 +106,12 @@ Status refuse_output_over_inputs(const std::string& output, const std::vector<st
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);
 
+// Whether the dump lacks objects its records reference: then what the roots do not reach in it
+// may be alive, held by what is missing. ObjectSpace lets other threads run at each write of
+// its buffer, so that its dump of a running program is no snapshot: an object they allocate
+// where the walk has been is missing, though a record written later references it, and one
+// allocated where the walk has not yet been reads as unreachable, the record of what holds it
+// written before it. memprof writes with GC off and no other thread running.
+bool lacks_referenced_objects(const LoadReport& report);
+
 }  // namespace heapq

@@ -209,7 +209,10 @@ std::string html(const ReportAnswer& a) {
       {"reachable from the GC roots",
        counted(a.reachable_objects, "object", "objects") + ", " + format_bytes(a.reachable_bytes)});
   if (a.unreachable_objects)
-    r.summary.push_back({"unreachable (garbage not yet swept)",
+    r.summary.push_back({leaks.input.incomplete
+                             ? "unreachable (through the objects the dump has; some may be "
+                               "alive, held by objects missing from it)"
+                             : "unreachable (garbage not yet swept)",
                          counted(a.unreachable_objects, "object", "objects") + ", " +
                              format_bytes(a.unreachable_bytes)});
   r.summary.push_back({"classes", format_count(a.stats.classes)});

@@ -30,6 +30,8 @@ void write_input_object(JsonWriter& w, const InputSummary& input) {
   w.Uint64(r.repaired_strings);
   json_key(w, "dangling_references");
   w.Uint64(r.dangling_references);
+  json_key(w, "incomplete");
+  w.Bool(input.incomplete);
   json_key(w, "dead_finalizers");
   w.Uint64(r.dead_finalizers);
   json_key(w, "references_read");

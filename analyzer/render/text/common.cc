@@ -41,6 +41,12 @@ std::string object_text(const ObjectRef& object) {
   return out;
 }
 
+std::string unreachable_text(const InputSummary& input) {
+  if (!input.incomplete) return "garbage not yet swept";
+  return counted(input.report.dangling_references, "reference points", "references point") +
+         " to objects missing from the dump: some may be alive, held by those";
+}
+
 std::string path_text(const PathRef& path) {
   // A path from an object (a leak's outermost owner) has no root.
   std::string out = path.root.empty() ? "" : "ROOT(" + name_text(path.root) + ")";

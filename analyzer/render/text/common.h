@@ -52,6 +52,9 @@ std::vector<LabelledPath> holder_paths(const LeaksAnswer::Leak& leak);
 // How many of a leak's objects its holder (or root) holds, when not all: "the holder holds 40
 // of them"; a root holds them directly, the others through references. Empty when all.
 std::string leak_share_text(const LeaksAnswer::Leak& leak);
+// What objects the roots do not reach are: garbage not yet swept, unless the dump lacks
+// objects its records reference (InputSummary::incomplete).
+std::string unreachable_text(const InputSummary& input);
 
 // heapq fleet's words (the report's fleet section too): "web-1 pid 1234" (with when it started
 // where a process is described, not just named); a rate an hour, signed and rounded ("+3,600",

@@ -45,7 +45,7 @@ std::string text(const DominatorsAnswer& a, const TextOptions& options) {
                     " reachable from the roots";
   if (a.unreachable_count)
     out += "; " + counted(a.unreachable_count, "unreachable object", "unreachable objects") + " (" +
-           format_bytes(a.unreachable_bytes) + ", garbage not yet swept) left out";
+           format_bytes(a.unreachable_bytes) + ", " + unreachable_text(a.input) + ") left out";
   out += "\n\n";
   for (size_t i = 0; i < a.dominators.size(); ++i) {
     out += std::to_string(i + 1) + ". " + object_line(a.dominators[i].node) + "\n";

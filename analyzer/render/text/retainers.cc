@@ -11,10 +11,16 @@ std::string object_text(const RetainersAnswer& a, const ObjectRef& o) {
       render::object_text(o) + " " + hex_address(o.address) + " (" + format_bytes(a.bytes);
   if (o.site) text += ", allocated at " + site_text(*o.site);
   text += ")\n";
-  if (a.paths.empty())
+  if (a.paths.empty() && !a.input.incomplete)
     text +=
         "not reachable from the GC roots: garbage not yet swept, or held only through weak "
         "references\n";
+  else if (a.paths.empty())
+    text +=
+        "not reachable from the GC roots through the objects the dump has: held by one of "
+        "the objects missing from the dump (" +
+        counted(a.input.report.dangling_references, "reference points", "references point") +
+        " to them), held only through weak references, or garbage\n";
   else
     text += "shortest paths from the GC roots, each through a different referrer:\n";
   for (size_t i = 0; i < a.paths.size(); ++i)
@@ -47,7 +53,7 @@ std::string class_text(const RetainersAnswer& a) {
     text += "(" + counted(a.more_groups, "more shape", "more shapes") + "; --paths N shows more)\n";
   if (a.unreachable)
     text += counted(a.unreachable, "instance is", "instances are") +
-            " not reachable from the roots (garbage not yet swept)\n";
+            " not reachable from the roots (" + unreachable_text(a.input) + ")\n";
   if (!a.referrers_asked) return text;
   text += "referenced by (class, reference, count):\n";
   for (const RetainersAnswer::ReferrerGroup& r : a.referrer_groups) {

@@ -6,7 +6,8 @@
 namespace heapq {
 
 InputSummary summarize(const LoadedDump& dump) {
-  return {dump.path, dump.name, dump.report, load_warnings(dump)};
+  return {dump.path, dump.name, dump.report, load_warnings(dump),
+          lacks_referenced_objects(dump.report)};
 }
 
 std::optional<std::string> compaction_warning(const DumpOrigin& before, const DumpOrigin& after,

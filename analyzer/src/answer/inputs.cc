@@ -65,7 +65,11 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
                 counted(r.lines - 1, "line precedes", "lines precede") + " it");
   if (r.dangling_references)
     w.push_back(p + ": " + counted(r.dangling_references, "reference", "references") +
-                " to addresses that are not in the dump ignored");
+                " to addresses that are not in the dump ignored" +
+                (r.format == DumpFormat::kObjectSpace && r.bad_lines == 0
+                     ? " (ObjectSpace wrote the dump while the program ran on): objects the roots "
+                       "do not reach in it may be alive"
+                     : ": objects the roots do not reach in it may be alive"));
   if (r.dangling_classes)
     w.push_back(p + ": " + counted(r.dangling_classes, "object", "objects") +
                 " whose class is not in the dump (shown as \"(unknown class 0x...)\")");
@@ -78,6 +82,10 @@ std::vector<std::string> load_warnings(const LoadedDump& d) {
                 ": nothing is reachable, so every object counts as unreachable garbage and retains "
                 "nothing");
   return w;
+}
+
+bool lacks_referenced_objects(const LoadReport& r) {
+  return r.dangling_references > 0;
 }
 
 Result<std::vector<std::string>> dumps_over_time(const std::vector<std::string>& paths) {

@@ -90,6 +90,30 @@ TEST_F(CliWording, TextOutputCountsOneAsOne) {
   EXPECT_NE(run.out.find("1 instance is not reachable"), std::string::npos) << run.out;
 }
 
+// An ObjectSpace dump of a running program: the Array written before the String pushed onto
+// it, which is there with no referrer, and with a reference to an object allocated where the
+// walk had been. The String may be alive: heapq never calls it garbage.
+TEST_F(CliWording, UnreachableInADumpThatLacksObjectsIsNotCalledGarbage) {
+  const std::string dump = write("running.json", root("vm", {0x500}) + kFoo +
+                                                     record(0x500, "ARRAY", 0x300, {0x900}, 40) +
+                                                     record(0x600, "OBJECT", 0x310, {}, 40) + kBar);
+  auto run = run_cli({"retainers", dump, "Bar"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out.find("garbage"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("1 instance is not reachable from the roots (1 reference points to "
+                         "objects"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.err.find(": 1 reference to addresses that are not in the dump ignored (ObjectSpace "
+                         "wrote the dump while the program ran on): objects the roots do not "
+                         "reach in it may be alive"),
+            std::string::npos)
+      << run.err;
+  run = run_cli({"--format", "json", "dominators", dump});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find(R"("incomplete": true)"), std::string::npos) << run.out;
+}
+
 // Dumps given out of order by GC count: one GC run is one.
 TEST_F(CliWording, OrderMessageCountsOneGcRun) {
   auto dump = [&](const char* name, int gc_count) {

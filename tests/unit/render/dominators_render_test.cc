@@ -52,6 +52,18 @@ TEST(DominatorsRender, JsonMatchesTheSchema) {
   EXPECT_NE(t.find("\"class\": \"(roots)\""), std::string::npos) << t;
 }
 
+TEST(DominatorsRender, UnreachableInADumpThatLacksObjectsIsNotCalledGarbage) {
+  DominatorsAnswer a = list();
+  a.input.report.dangling_references = 1;
+  a.input.incomplete = true;
+  const std::string text = render::text(a, {0});
+  EXPECT_NE(text.find("1 unreachable object (40 B, 1 reference points to objects missing from "
+                      "the dump: some may be alive, held by those) left out"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("garbage"), std::string::npos) << text;
+}
+
 TEST(DominatorsRender, Text) {
   EXPECT_EQ(render::text(list(), {80}),
             "app.json: 2.00 KiB in 3 objects reachable from the roots; 1 unreachable object\n"

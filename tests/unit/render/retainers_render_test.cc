@@ -90,5 +90,31 @@ TEST(RetainersRender, Text) {
             "  Proc (block at app/hooks.rb:7)  1\n");
 }
 
+// A dump that lacks objects its records reference (ObjectSpace's of a running program): what
+// the roots do not reach may be alive, held by those, and is never called garbage.
+TEST(RetainersRender, UnreachableInADumpThatLacksObjectsIsNotCalledGarbage) {
+  RetainersAnswer a = class_answer();
+  a.input.report.dangling_references = 309;
+  a.input.incomplete = true;
+  const std::string text = render::text(a, {0});
+  EXPECT_EQ(text.find("garbage"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 instance is not reachable from the roots (309 references point to "
+                      "objects missing from the dump: some may be alive, held by those)"),
+            std::string::npos)
+      << text;
+  RetainersAnswer o = object_answer();
+  o.paths.clear();
+  o.input = a.input;
+  const std::string object_text = render::text(o, {0});
+  EXPECT_NE(object_text.find("not reachable from the GC roots through the objects the dump has: "
+                             "held by one of the objects missing from the dump (309 references "
+                             "point to them)"),
+            std::string::npos)
+      << object_text;
+  const std::string json = render::json(a);
+  expect_valid(json, "retainers.schema.json");
+  EXPECT_NE(json.find(R"("incomplete": true)"), std::string::npos) << json;
+}
+
 }  // namespace
 }  // namespace heapq

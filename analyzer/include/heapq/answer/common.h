@@ -21,6 +21,9 @@ struct InputSummary {
   std::string name;  // for text headings: a store's dump by its number, "app.db#3"
   LoadReport report;
   std::vector<std::string> warnings;  // load_warnings
+  // The dump lacks objects its records reference (lacks_referenced_objects): what the roots do
+  // not reach in it may be alive, not garbage.
+  bool incomplete = false;
 };
 
 InputSummary summarize(const LoadedDump& dump);
