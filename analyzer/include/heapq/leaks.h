@@ -94,8 +94,10 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
                               const std::vector<const std::vector<bool>*>& reachable = {});
 
 // The profilers' own objects (ObjectSpace's allocation tracer, memprof's tracker, memprof's
-// modules Memprof and Memprof::*) and everything they alone keep alive (what they dominate),
-// by object: the profiler's overhead, not the program's memory. O(objects).
+// modules Memprof and Memprof::*) and everything they alone keep alive, by object: the
+// profiler's overhead, not the program's memory. "Alone": no durable root reaches it but
+// through them (a thread's stack, the forking parent's included, owns nothing: memprof's code
+// runs there when it dumps). O(objects + references).
 std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom);
 
 // One dump: where its memory accumulates. When no object retains the threshold, the three

@@ -207,31 +207,47 @@ std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom) 
     const std::string_view name = g.string(g.own_name(o));
     return name == "Memprof" || name.starts_with("Memprof::");
   };
-  // Each object is decided once: up the dominator tree to a node already decided, a profiler's
-  // object or the virtual root, then everything on the way takes that answer.
-  enum : uint8_t { kUnknown, kProgram, kProfiler };
-  std::vector<uint8_t> state(n, kUnknown);
-  std::vector<uint32_t> way;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (state[i] != kUnknown || !dom.reachable(ObjectId(i))) continue;
-    uint8_t answer = kProgram;
-    for (ObjectId o(i); o != g.virtual_root(); o = dom.idom(o)) {
-      if (state[o.value()] != kUnknown) {
-        answer = state[o.value()];
-        break;
-      }
-      if (own(o)) {
-        answer = kProfiler;
-        state[o.value()] = kProfiler;
-        break;
-      }
-      way.push_back(o.value());
-    }
-    for (uint32_t w : way) state[w] = answer;
-    way.clear();
+  std::vector<bool> seed(n, false);
+  bool any = false;
+  for (uint32_t i = 0; i < n; ++i)
+    if (own(ObjectId(i))) seed[i] = any = true;
+  if (!any) return seed;
+  // What the durable roots reach without going through a profiler's object, and what the
+  // profiler's objects reach: a profiler's is in the second and not in the first. A thread's
+  // stack (a Thread's frames, the forking parent's, where memprof's own code ran) owns
+  // nothing, nor does the VM's cache of the methods it called last.
+  std::vector<bool> owns_nothing(g.class_count(), false);
+  for (uint32_t c = 0; c < g.class_count(); ++c) {
+    const std::string_view name = g.class_name(ClassId(c));
+    owns_nothing[c] = name == "IMEMO:callcache" || name == "IMEMO:constcache" || name == "Thread";
   }
-  std::vector<bool> out(n);
-  for (uint32_t i = 0; i < n; ++i) out[i] = state[i] == kProfiler;
+  auto search = [&](std::vector<uint32_t> stack, bool through_seeds) {
+    std::vector<bool> seen(n, false);
+    for (uint32_t v : stack) seen[v] = true;
+    while (!stack.empty()) {
+      const uint32_t v = stack.back();
+      stack.pop_back();
+      const ClassId c = g.class_of(ObjectId(v));
+      if (!g.retains_from(v) ||
+          (!through_seeds && (seed[v] || (c.valid() && owns_nothing[c.value()]))))
+        continue;
+      for (ObjectId w : g.references(ObjectId(v)))
+        if (!seen[w.value()]) {
+          seen[w.value()] = true;
+          stack.push_back(w.value());
+        }
+    }
+    return seen;
+  };
+  std::vector<uint32_t> durable, seeds;
+  for (const RootEdge& r : g.roots())
+    if (!is_transient_root(g.string(r.category))) durable.push_back(r.target.value());
+  for (uint32_t i = 0; i < n; ++i)
+    if (seed[i]) seeds.push_back(i);
+  const std::vector<bool> program = search(std::move(durable), false);
+  std::vector<bool> out = search(std::move(seeds), true);
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = out[i] && dom.reachable(ObjectId(i)) && (seed[i] || !program[i]);
   return out;
 }
 
