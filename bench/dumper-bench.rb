@@ -165,7 +165,7 @@ m = median(with_memprof)
 n = median(without_stacks)
 o = median(with_objspace)
 printf("tracking (%d rounds, ~%d allocations): untracked %.3f s, Memprof.start %.3f s (+%.0f%%; " \
-       "stacks of %d frames), Memprof.start(stack: 0) %.3f s (+%.0f%%), " \
+       "stacks of %s frames), Memprof.start(stack: 0) %.3f s (+%.0f%%), " \
        "ObjectSpace.trace_object_allocations %.3f s (+%.0f%%)\n",
-       ROUNDS, ROUNDS * 6, b, m, 100 * (m - b) / b, Memprof::DEFAULT_STACK, n, 100 * (n - b) / b,
+       ROUNDS, ROUNDS * 6, b, m, 100 * (m - b) / b, Memprof.stack_depths(Memprof::DEFAULT_STACK).join(".."), n, 100 * (n - b) / b,
        o, 100 * (o - b) / b)

@@ -7,9 +7,11 @@ require "tmpdir"
 module Memprof
   VERSION = "0.1.0"
 
-  # The allocation stack depth (frames, C methods' included) Memprof.start records by default:
-  # MEMPROF_STACK when set (0 records none), else DEFAULT_STACK.
-  DEFAULT_STACK = 8
+  # Allocation stacks (frames, C methods' included): the innermost MIN_STACK frames of each, and
+  # past them the frames up to the application's first and two more (in Rails the app's line is
+  # often 30-40 frames up), at most Memprof.start's stack: (MEMPROF_STACK, else DEFAULT_STACK).
+  DEFAULT_STACK = 64
+  MIN_STACK = 8
   MAX_STACK = 64
 
   # Memprof.dump_all(path_or_io, fork: false, strings: 1024) is defined by the extension:
@@ -39,16 +41,43 @@ module Memprof
     end
 
     # Starts tracking allocations (file, line, method, generation, sequence number and the
-    # innermost `stack` frames of the allocation's stack, which heapq reads to name the line of
-    # the app that allocated, past the gems' and Ruby's own frames). Running already, the
-    # stack depth applies to the allocations from now on.
+    # allocation's stack, which heapq reads to name the line of the app that allocated, past the
+    # gems' and Ruby's own frames). stack: the most frames of a stack (0: none), or a Range
+    # MIN..MAX (8..8 records 8 frames, app or not). Running already, the stack depths apply to
+    # the allocations from now on.
     def start(stack: default_stack)
-      unless stack.is_a?(Integer) && stack.between?(0, MAX_STACK)
-        raise ArgumentError, "memprof: stack: expects a depth from 0 to #{MAX_STACK}, got #{stack.inspect}"
+      min, max = stack_depths(stack)
+      unless min
+        raise ArgumentError, "memprof: stack: expects a depth from 0 to #{MAX_STACK} or a Range of " \
+                             "them, got #{stack.inspect}"
       end
 
-      _start(stack)
+      _start(min, max, library_dirs)
       true
+    end
+
+    # [min, max] frames of a stack for Memprof.start's stack:: a depth from 0 to MAX_STACK (the
+    # most, at least MIN_STACK of them), or a Range of depths (8..8: 8 frames, app or not); nil
+    # for anything else.
+    def stack_depths(stack)
+      case stack
+      when Integer then min, max = [MIN_STACK, stack].min, stack
+      when Range
+        min, max = stack.begin, stack.end
+        max -= 1 if stack.exclude_end? && max.is_a?(Integer)
+      else return nil
+      end
+      [min, max].all? { |d| d.is_a?(Integer) && d.between?(0, MAX_STACK) } && min <= max ? [min, max] : nil
+    end
+
+    # Where this Ruby's libraries are, for the stacks to tell the application's frames from
+    # them (heapq's rule: gem directories and Ruby's library are recognised by their names too).
+    def library_dirs
+      require "rbconfig"
+      dirs = RbConfig::CONFIG.values_at("rubylibprefix", "rubylibdir", "rubyarchdir", "sitedir", "vendordir")
+      dirs.concat(Gem.path) if defined?(Gem)
+      dirs.push(File.join(__dir__, "memprof.rb"), File.join(__dir__, "memprof"))
+      dirs.compact.reject(&:empty?).map { |dir| File.expand_path(dir) }.uniq
     end
 
     # A fork: true dump leaves out the garbage (what no root reaches, as a full GC in the child
@@ -71,15 +100,17 @@ module Memprof
       FALSE_WORDS.include?(word) ? false : nil
     end
 
+    # MEMPROF_STACK as Memprof.start's stack: (a depth, or MIN..MAX), else DEFAULT_STACK.
     def default_stack(env = ENV)
       value = env.fetch("MEMPROF_STACK", "")
       return DEFAULT_STACK if value.empty?
 
-      depth = Integer(value, 10, exception: false)
-      return depth if depth&.between?(0, MAX_STACK)
+      bounds = value.match(/\A(\d+)(?:\.\.(\d+))?\z/)&.captures&.compact&.map { |d| Integer(d, 10) }
+      stack = bounds && (bounds.size == 1 ? bounds[0] : bounds[0]..bounds[1])
+      return stack if stack && stack_depths(stack)
 
-      $stderr.write("memprof: MEMPROF_STACK=#{printable(value)}: expects a depth from 0 to #{MAX_STACK}; " \
-                    "recording #{DEFAULT_STACK} frames\n")
+      $stderr.write("memprof: MEMPROF_STACK=#{printable(value)}: expects a depth from 0 to #{MAX_STACK} " \
+                    "or MIN..MAX; recording at most #{DEFAULT_STACK} frames\n")
       DEFAULT_STACK
     end
 

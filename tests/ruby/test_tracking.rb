@@ -201,6 +201,10 @@ class TestTracking < Test::Unit::TestCase
     assert_equal(Memprof::DEFAULT_STACK, Memprof.default_stack({}))
     assert_equal(0, Memprof.default_stack({ "MEMPROF_STACK" => "0" }))
     assert_equal(16, Memprof.default_stack({ "MEMPROF_STACK" => "16" }))
+    assert_equal(8..8, Memprof.default_stack({ "MEMPROF_STACK" => "8..8" }))
+    assert_raise(ArgumentError) { Memprof.start(stack: 9..3) }
+    assert_equal([[8, 8], [8, 64], [3, 3], [0, 64], [8, 15]],
+                 [8, 64, 3, 0..64, 8...16].map { |stack| Memprof.stack_depths(stack) }, "[least, most]")
     _out, err = capture_stderr { assert_equal(Memprof::DEFAULT_STACK, Memprof.default_stack({ "MEMPROF_STACK" => "lots\e" })) }
     assert_match(/MEMPROF_STACK=lots\\x1b: expects a depth from 0 to 64/, err)
   end

@@ -62,9 +62,11 @@ size_t AllocTracker::Bytes() const {
          path_ignored_.capacity() / 8;
 }
 
-void AllocTracker::Start(int stack_depth) {
-  stack_depth_ = std::clamp(stack_depth, 0, StackTable::kMaxDepth);
+void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> library_dirs) {
+  max_depth_ = std::clamp(max_depth, 0, StackTable::kMaxDepth);
+  min_depth_ = std::clamp(min_depth, 0, max_depth_);
   if (running_) return;
+  frames_.SetLibraryDirs(std::move(library_dirs));
   if (NIL_P(tracepoint_)) {
     tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
                                     &AllocTracker::OnEvent, this);
@@ -123,20 +125,34 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
                                            : 0;
   site.generation = static_cast<uint32_t>(rb_gc_count());
   site.stack = 0;
-  if (self->stack_depth_ > 0) site.stack = self->InternStack();
+  if (self->max_depth_ > 0) site.stack = self->InternStack();
   self->objects_.Insert(obj, site);
 }
 
 // The current stack's id, its frames named by the frame table; 0 when it cannot be stored.
+// Past min_depth_ frames, the stack is walked again as deep as max_depth_ only when none of
+// them was the application's (rb_profile_frames' start argument skips no frame before 3.4).
 uint32_t AllocTracker::InternStack() noexcept {
   VALUE frames[StackTable::kMaxDepth];
   int lines[StackTable::kMaxDepth];
-  const int n = rb_profile_frames(0, stack_depth_, frames, lines);
   uint32_t ids[StackTable::kMaxDepth];
-  for (int i = 0; i < n; ++i) {
-    ids[i] = frames_.Resolve(frames[i]);
-    if (ids[i] == FrameTable::kFailed) return 0;
+  int n = rb_profile_frames(0, std::max(min_depth_, 1), frames, lines);
+  int resolved = 0;
+  int app = -1;  // the first frame of the application's code
+  auto resolve = [&]() {
+    for (; resolved < n; ++resolved) {
+      ids[resolved] = frames_.Resolve(frames[resolved]);
+      if (ids[resolved] == FrameTable::kFailed) return false;
+      if (app < 0 && frames_.IsApp(ids[resolved])) app = resolved;
+    }
+    return true;
+  };
+  if (!resolve()) return 0;
+  if (app < 0 && n == std::max(min_depth_, 1) && max_depth_ > n) {
+    n = rb_profile_frames(0, max_depth_, frames, lines);
+    if (!resolve()) return 0;
   }
+  if (app >= 0) n = std::clamp(app + 1 + kPastApp, std::min(min_depth_, n), n);
   return stacks_.Intern(ids, lines, n);
 }
 

@@ -31,10 +31,11 @@ class AllocTracker {
   // from Init_memprof_ext.
   static void Init();
 
-  // Ruby context; no-op when running but for the stack depth, which applies from now on: the
-  // innermost `stack_depth` frames of each allocation (0: none; at most StackTable::kMaxDepth).
-  void Start(int stack_depth);
-  int StackDepth() const { return stack_depth_; }
+  // Ruby context; no-op when running but for the stack depths, which apply from now on: of each
+  // allocation's stack, the innermost min_depth frames, and past them the frames up to the first
+  // of the application's code and kPastApp more, at most max_depth in all (0: no stacks; at most
+  // StackTable::kMaxDepth). library_dirs: where this Ruby's libraries are (LibraryPaths).
+  void Start(int min_depth, int max_depth, std::vector<std::string> library_dirs);
   void Stop();  // disables the hooks and forgets every tracked object
   bool Running() const { return running_; }
   // While paused, new objects are not recorded: memprof's own allocations during a dump.
@@ -70,11 +71,15 @@ class AllocTracker {
   uint32_t InternPath(VALUE path);
   uint32_t InternStack() noexcept;
 
+  // Frames kept past the application's first: its caller's line gives that line's context.
+  static constexpr int kPastApp = 2;
+
   VALUE tracepoint_ = Qnil;
   bool running_ = false;
   bool paused_ = false;
   uint64_t next_seq_ = 1;
-  int stack_depth_ = 0;
+  int min_depth_ = 0;
+  int max_depth_ = 0;
   ObjectTable objects_;
   StackTable stacks_;
   FrameTable frames_;

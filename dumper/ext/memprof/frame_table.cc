@@ -10,7 +10,7 @@ void FrameTable::Clear() {
   by_object_.Clear();
   watched_imemo_types_ = 0;
   names_.Clear();
-  frames_.assign(1, Frame{0, kNoName});
+  frames_.assign(1, Frame{0, kNoName, false});
   by_names_.clear();
 }
 
@@ -30,7 +30,7 @@ uint32_t FrameTable::Intern(VALUE path, VALUE method) {
   const uint64_t key = uint64_t{path_id} << 32 | method_id;
   if (auto it = by_names_.find(key); it != by_names_.end()) return it->second;
   const auto id = static_cast<uint32_t>(frames_.size());
-  frames_.push_back(Frame{path_id, method_id});
+  frames_.push_back(Frame{path_id, method_id, libraries_.IsApp(names_[path_id])});
   try {
     by_names_.emplace(key, id);
   } catch (...) {

@@ -7,10 +7,12 @@
 #include <ruby.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "library_paths.h"
 #include "object_table.h"
 #include "ruby_compat.h"
 #include "string_table.h"
@@ -34,6 +36,11 @@ class FrameTable {
   }
   void UpdateAfterCompaction();
   void Clear();
+  // This Ruby's library directories (LibraryPaths), for the frames first seen from now on.
+  void SetLibraryDirs(std::vector<std::string> dirs) { libraries_.SetDirs(std::move(dirs)); }
+
+  // Whether the frame is the application's code (LibraryPaths); never a C method's.
+  bool IsApp(uint32_t id) const { return frames_[id].app; }
 
   std::string_view Path(uint32_t id) const { return names_[frames_[id].path]; }
   bool HasMethod(uint32_t id) const { return frames_[id].method != kNoName; }
@@ -45,12 +52,14 @@ class FrameTable {
   struct Frame {
     uint32_t path;    // into names_
     uint32_t method;  // into names_, or kNoName
+    bool app;
   };
   uint32_t Intern(VALUE path, VALUE method);
 
   AddressTable<uint32_t> by_object_;  // frame object -> id, while the object lives
   uint32_t watched_imemo_types_ = 0;  // a bit per IMEMO type by_object_ holds
   StringTable names_;
+  LibraryPaths libraries_;
   std::vector<Frame> frames_;                        // by id; id 0 is kCFrame
   std::unordered_map<uint64_t, uint32_t> by_names_;  // (path, method) -> id
 };

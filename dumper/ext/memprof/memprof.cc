@@ -11,6 +11,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "alloc_tracker.h"
 #include "class_names.h"
@@ -285,9 +286,24 @@ VALUE IgnoreFile(VALUE, VALUE path) {
   return Qnil;
 }
 
-// Memprof._start(stack_depth)
-VALUE Start(VALUE, VALUE stack_depth) {
-  AllocTracker::Instance().Start(NUM2INT(stack_depth));
+// Memprof._start(min_depth, max_depth, library_dirs)
+VALUE Start(VALUE, VALUE min_depth, VALUE max_depth, VALUE library_dirs) {
+  const int min = NUM2INT(min_depth);
+  const int max = NUM2INT(max_depth);
+  Check_Type(library_dirs, T_ARRAY);
+  bool out_of_memory = false;
+  try {
+    std::vector<std::string> dirs;
+    for (long i = 0; i < RARRAY_LEN(library_dirs); ++i) {
+      VALUE dir = rb_ary_entry(library_dirs, i);
+      if (RB_TYPE_P(dir, T_STRING))  // lib/memprof.rb passes Strings only
+        dirs.emplace_back(RSTRING_PTR(dir), static_cast<size_t>(RSTRING_LEN(dir)));
+    }
+    AllocTracker::Instance().Start(min, max, std::move(dirs));
+  } catch (const std::bad_alloc&) {
+    out_of_memory = true;
+  }
+  if (out_of_memory) rb_raise(rb_eNoMemError, "memprof: out of memory starting to track");
   return Qnil;
 }
 
@@ -367,7 +383,7 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   rb_define_singleton_method(memprof_module, "_forget_roots", ForgetParentRoots, 0);
   rb_define_singleton_method(memprof_module, "_heap_of", HeapOf, 2);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
-  rb_define_singleton_method(memprof_module, "_start", Start, 1);
+  rb_define_singleton_method(memprof_module, "_start", Start, 3);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);
   rb_define_singleton_method(memprof_module, "running?", Running, 0);
   rb_define_singleton_method(memprof_module, "_next_seq", NextSeq, 0);
