@@ -31,6 +31,7 @@ class TestAppStacks < Test::Unit::TestCase
           Framework.query(depth) # app's line
         end
       end
+      QUERY = -> { Framework.query(0) }
     RUBY
     load @gem
     load @app
@@ -59,5 +60,14 @@ class TestAppStacks < Test::Unit::TestCase
     assert_equal([@gem, 3], stack.first&.first(2), "the allocation's own frame first")
     assert_include(stack, [@app, 3, "perform"], "the app's line that called the framework")
     assert_operator(stack.size, :<=, Memprof::MAX_STACK)
+  end
+
+  # A line inside a lambda (or any block) is in that block, as Ruby's backtraces say, not in the
+  # code around it.
+  def test_a_frame_in_a_block_is_labelled_as_ruby_labels_it
+    Memprof.start
+    result = QUERY.call
+    stack = stack_of(dump_heap, os_address(result))
+    assert_include(stack, [@app, 6, "block in <top (required)>"], stack.inspect)
   end
 end

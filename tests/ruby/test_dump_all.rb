@@ -385,9 +385,11 @@ class TestDumpAll < Test::Unit::TestCase
     from_symbol = :upcase.to_proc
     dump = dump_heap
     record = dump[os_address(listener)]
-    assert_equal({ "file" => __FILE__, "line" => block_line }, record["block"])
+    # The block's label as Ruby's backtraces give it (3.4's add the class: "block in Foo#bar").
+    label = "block in #{__method__}"
+    assert_equal({ "file" => __FILE__, "line" => block_line, "method" => label }, record["block"])
     assert_not_equal(block_line, record["line"], "the allocation site is inside subscribe")
-    assert_equal({ "file" => __FILE__, "line" => lambda_line }, dump[os_address(lam)]["block"])
+    assert_equal({ "file" => __FILE__, "line" => lambda_line, "method" => label }, dump[os_address(lam)]["block"])
     assert_nil(dump[os_address(from_symbol)]["block"])
   ensure
     Memprof.stop

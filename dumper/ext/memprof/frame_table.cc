@@ -47,7 +47,7 @@ uint32_t FrameTable::Resolve(VALUE frame) noexcept {
   uint32_t id = kCFrame;
   if (RB_TYPE_P(path, T_STRING)) {
     try {
-      id = Intern(path, rb_profile_frame_base_label(frame));
+      id = Intern(path, rb_profile_frame_label(frame));
     } catch (const std::bad_alloc&) {
       return kFailed;
     }

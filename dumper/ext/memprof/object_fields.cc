@@ -159,17 +159,19 @@ void HeapDumper::WriteTypeFields(VALUE obj, int type, VALUE klass) {
         sink_.Key("struct");
         sink_.String(name);
       }
-      const char* path;
-      long path_len, line;
-      if (memprof_proc_block_site(obj, &path, &path_len, &line)) {
+      if (memprof_block_site block; memprof_proc_block_site(obj, &block)) {
         // Where the block is written: a Proc's own site is where it became a Proc (often
         // inside a framework's subscribe or define_method).
         sink_.Key("block");
         sink_.MapOpen();
         sink_.Key("file");
-        sink_.String({path, static_cast<size_t>(path_len)});
+        sink_.String({block.path, static_cast<size_t>(block.path_len)});
         sink_.Key("line");
-        sink_.Signed(line);
+        sink_.Signed(block.line);
+        if (block.label != nullptr) {
+          sink_.Key("method");
+          sink_.String({block.label, static_cast<size_t>(block.label_len)});
+        }
         sink_.MapClose();
       }
       break;

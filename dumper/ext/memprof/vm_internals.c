@@ -148,17 +148,20 @@ static const struct memprof_block* proc_block(VALUE obj) {
   return block;
 }
 
-int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
+int memprof_proc_block_site(memprof_value obj, struct memprof_block_site* site) {
   if (!memprof_vm_part_ok(MEMPROF_PART_PROC_SITES)) return 0;
   const struct memprof_block* block = proc_block(obj);
   if (block == NULL || block->type != 0 || block->as.captured.code == NULL) return 0;
-  /* Exported on every Ruby memprof knows; neither allocates. */
+  /* Exported on every Ruby memprof knows; none allocates. */
   const VALUE file = rb_iseq_path(block->as.captured.code);
   const VALUE first_line = rb_iseq_first_lineno(block->as.captured.code);
+  const VALUE label = rb_iseq_label(block->as.captured.code);
   if (!RB_TYPE_P(file, T_STRING) || !FIXNUM_P(first_line)) return 0;
-  *path = RSTRING_PTR(file);
-  *path_len = RSTRING_LEN(file);
-  *line = FIX2LONG(first_line);
+  site->path = RSTRING_PTR(file);
+  site->path_len = RSTRING_LEN(file);
+  site->line = FIX2LONG(first_line);
+  site->label = RB_TYPE_P(label, T_STRING) ? RSTRING_PTR(label) : NULL;
+  site->label_len = RB_TYPE_P(label, T_STRING) ? RSTRING_LEN(label) : 0;
   return 1;
 }
 
@@ -222,8 +225,8 @@ memprof_value memprof_const_entry_value(const void* entry) {
 void memprof_env_each_local(memprof_value env, memprof_local_fn* fn, void* data) {
   (void)env, (void)fn, (void)data;
 }
-int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line) {
-  (void)obj, (void)path, (void)path_len, (void)line;
+int memprof_proc_block_site(memprof_value obj, struct memprof_block_site* site) {
+  (void)obj, (void)site;
   return 0;
 }
 void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* data) {

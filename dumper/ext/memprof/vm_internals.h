@@ -60,10 +60,15 @@ void memprof_each_fiber_local(memprof_value obj, memprof_local_fn* fn, void* dat
    (its method table); nothing for other objects. The id serves rb_id2name, nothing else. */
 void memprof_class_each_method(memprof_value klass, memprof_local_fn* fn, void* data);
 
-/* Where a Proc's block is written (its iseq's file and first line), which is not where the
-   block became a Proc. Returns 0 for other objects and for blocks without an iseq (a method,
-   a Symbol, a C function). *path points into Ruby's own String: no allocation. */
-int memprof_proc_block_site(memprof_value obj, const char** path, long* path_len, long* line);
+/* Where a Proc's block is written (its iseq's file and first line, and its label as Ruby's
+   backtraces say it: "block in render"), which is not where the block became a Proc. Returns 0
+   for other objects and for blocks without an iseq (a method, a Symbol, a C function). The
+   strings point into Ruby's own: no allocation. */
+struct memprof_block_site {
+  const char *path, *label;
+  long path_len, label_len, line;
+};
+int memprof_proc_block_site(memprof_value obj, struct memprof_block_site* site);
 
 /* Calls fn(data, finalizers, owner) for each entry of gc.c's finalizer table: the hidden Array
    of an object's finalizers (what the "finalizers" GC root holds) and the object they are for.

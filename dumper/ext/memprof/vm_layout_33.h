@@ -21,6 +21,7 @@
 const void* rb_proc_get_iseq(VALUE proc, int* is_proc);
 VALUE rb_iseq_path(const void* iseq);
 VALUE rb_iseq_first_lineno(const void* iseq);
+VALUE rb_iseq_label(const void* iseq);
 
 struct memprof_list_node {
   struct memprof_list_node *next, *prev;
