@@ -131,11 +131,17 @@ class HeapGraph {
     auto it = block_sites_.find(o.value());
     return it == block_sites_.end() ? SiteId::none() : it->second;
   }
-  // Where the object's code is: a Proc's block when the dump has it, else the allocation site.
-  // What sites and leaks group by.
+  // Where the object's code is: a Proc's block when the dump has it and the block became a
+  // Proc on another line (handed to a library's subscribe), else the allocation site, which for
+  // `at_exit { }` or `lambda { }` names what made the Proc as ObjectSpace's dumps do. What sites
+  // and leaks group by.
   SiteId source_site(ObjectId o) const {
-    SiteId b = block_sites_.empty() ? SiteId::none() : block_site(o);
-    return b.valid() ? b : site(o);
+    const SiteId b = block_sites_.empty() ? SiteId::none() : block_site(o);
+    const SiteId s = site(o);
+    if (!b.valid() || (s.valid() && site_info(s).file == site_info(b).file &&
+                       site_info(s).line == site_info(b).line))
+      return s;
+    return b;
   }
   // memprof's allocation stacks: o's stack as sites, innermost (the allocation) first, frames
   // of Ruby code only; empty when the dump has none for o. has_stacks(): some object has one.

@@ -218,7 +218,7 @@ struct Record {
   uint64_t generation = 0;
   uint64_t seq = 0;
   bool has_seq = false;
-  std::string_view block_file;  // memprof: where a Proc's block is written
+  std::string_view block_file, block_method;  // memprof: where a Proc's block is written
   uint64_t block_line = 0;
   uint64_t pid = 0;  // META
   std::string_view time, host, started;
@@ -317,6 +317,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   bool String(const char* s, rapidjson::SizeType n, bool) {
     if (depth_ == 2 && in_block_) {
       if (block_field_ == Field::kFile) rec_.block_file = {s, n};
+      if (block_field_ == Field::kMethod) rec_.block_method = {s, n};
       return true;
     }
     if (depth_ == 2) return array_string(s, n);
@@ -659,10 +660,13 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   uint32_t class_slot(ObjectType type);
   uint32_t site_slot();
   uint32_t site_slot(StringId file, uint32_t line, StringId method);
-  // The method of a Proc's block site, interned once.
+  // The method of a Proc's block site: its label ("block in render"), or "(block)" in dumps
+  // that do not give it.
   StringId block_method() {
-    if (!block_method_.valid()) block_method_ = intern("(block)");
-    return block_method_;
+    if (!rec_.block_method.empty())
+      return intern_cached(rec_.block_method, block_method_memo_, block_method_memo_id_);
+    if (!unnamed_block_.valid()) unnamed_block_ = intern("(block)");
+    return unnamed_block_;
   }
 
   std::unordered_map<ClassKey, uint32_t, ClassKeyHash> class_slots_;
@@ -686,8 +690,9 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
   std::vector<uint64_t> owners_;           // ROOT finalizers; 0: null
   std::vector<std::string_view> unnamed_;  // META
   // One memo each: a Proc's block file would otherwise evict the allocation file's.
-  std::string file_memo_, method_memo_, block_file_memo_;
-  StringId file_memo_id_, method_memo_id_, block_file_memo_id_, block_method_;
+  std::string file_memo_, method_memo_, block_file_memo_, block_method_memo_;
+  StringId file_memo_id_, method_memo_id_, block_file_memo_id_, block_method_memo_id_,
+      unnamed_block_;
 };
 
 bool RecordHandler::commit() {
