@@ -31,10 +31,7 @@ class TestRealLeaks < Test::Unit::TestCase
 
   # The cases heapq does not answer right yet, and why: pending while they fail (with the first
   # assertion that fails), failing once they pass, so that their entry is removed here.
-  KNOWN_WRONG = {
-    ["query_cache", :memprof] => "no app line past activerecord's frames at the default stack depth",
-    ["inline_templates", :memprof] => "no app line past actionview's frames at the default stack depth",
-  }.freeze
+  KNOWN_WRONG = {}.freeze
 
   REQUESTS = 300
 

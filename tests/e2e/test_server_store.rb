@@ -63,7 +63,7 @@ class TestServerStore < Test::Unit::TestCase
     on_files = heapq_json("leaks", *dumps)
     on_server = heapq_json("leaks", *ids.map { |i| "#{url}##{i}" })
     assert_not_empty(on_files["leaks"])
-    assert_equal(on_files["leaks"], on_server["leaks"])
+    assert_equal(without_samples(on_files["leaks"]), on_server["leaks"])
     assert_equal(heapq_json("diff", dumps.first, dumps.last)["by_class"],
                  heapq_json("diff", "#{url}##{ids.first}", "#{url}##{ids.last}")["by_class"])
 
@@ -270,7 +270,7 @@ class TestServerStore < Test::Unit::TestCase
     assert_equal(3, ids.size)
     on_files = heapq_json("leaks", *dumps)
     on_server = heapq_json("leaks", *ids.map { |i| "#{url}##{i}" })
-    assert_equal(on_files["leaks"], on_server["leaks"])
+    assert_equal(without_samples(on_files["leaks"]), on_server["leaks"])
     row = heapq_json("sql", url, "SELECT app, labels, host FROM dumps WHERE id = #{ids.first}").first
     assert_equal("a'); DROP TABLE dumps; --", row["app"])
     assert_equal({"k\"" => "<v>\n\\"}, JSON.parse(row["labels"]))
@@ -287,5 +287,12 @@ class TestServerStore < Test::Unit::TestCase
     classes = heapq_json("stats", "#{url}##{id}")["by_class"].map { |c| c["class"] }
     assert_include(classes, "Bad\u2400Name")
     assert_include(heapq_json("stats", nul)["by_class"].map { |c| c["class"] }, "Bad\u0000Name")
+  end
+
+  private
+
+  # A store keeps no String values: the files' sample values are null there.
+  def without_samples(leaks)
+    leaks.map { |leak| leak.merge("holds" => leak["holds"].map { |h| h.merge("sample" => nil) }) }
   end
 end

@@ -170,7 +170,7 @@ std::vector<uint32_t> holder_above(const HeapGraph& g, const HeapDominators& dom
 
 // A chunk of Ruby's symbol table (512 Symbols' names) holds no leak: the table does, the names
 // of the Symbols made since the first dump being spread over its chunks. Such a holder is
-// lifted to the table, with the members the table holds through its chunks.
+// lifted to the table, with the members its chunks hold. O(members + the table's size).
 void lift_symbol_table_chunks(const HeapGraph& g, const HeapDominators& dom,
                               const std::vector<uint32_t>& group_of,
                               std::vector<std::pair<ObjectId, uint64_t>>& holders) {
@@ -187,13 +187,17 @@ void lift_symbol_table_chunks(const HeapGraph& g, const HeapDominators& dom,
     }
   }
   if (!any) return;
-  for (uint32_t i = 0; i < g.object_count(); ++i) {
-    const uint32_t k = group_of[i];
-    if (k == UINT32_MAX || !table[k].valid() || !dom.reachable(ObjectId(i))) continue;
-    const ObjectId chunk = dom.idom(ObjectId(i));
-    if (chunk == table[k] || (chunk != g.virtual_root() && dom.idom(chunk) == table[k]))
-      ++holders[k].second;
-  }
+  // The members the table's chunks hold (a name some other object also holds included).
+  std::vector<uint32_t> tables;
+  for (ObjectId t : table)
+    if (t.valid()) tables.push_back(t.value());
+  std::sort(tables.begin(), tables.end());
+  tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
+  for (uint32_t t : tables)
+    for (ObjectId chunk : g.references(ObjectId(t)))
+      for (ObjectId m : g.references(chunk))
+        if (const uint32_t k = group_of[m.value()]; k != UINT32_MAX && table[k] == ObjectId(t))
+          ++holders[k].second;
   for (size_t k = 0; k < holders.size(); ++k)
     if (table[k].valid()) holders[k].first = table[k];
 }
