@@ -59,6 +59,10 @@ StringId root_reference_name(const HeapGraph& graph, uint32_t edge);
 // Whether a GC root category is a transient one (see ShortestPathTree).
 bool is_transient_root(std::string_view category);
 
+// The VM's caches of the methods and constants code used last, and method scopes (a cref names
+// the module a method is defined in): classes whose references own nothing.
+bool is_vm_cache_class(std::string_view class_name);
+
 // The shortest path from the roots to every object, from a breadth-first search that keeps,
 // for each object, the reference that reached it. O(objects + references).
 //

@@ -219,12 +219,11 @@ std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom) 
   // What the durable roots reach without going through a profiler's object, and what the
   // profiler's objects reach: a profiler's is in the second and not in the first. A thread's
   // stack (a Thread's frames, the forking parent's, where memprof's own code ran) owns
-  // nothing, nor does the VM's cache of the methods it called last.
+  // nothing, nor do the VM's caches (is_vm_cache_class).
   std::vector<bool> owns_nothing(g.class_count(), false);
-  for (uint32_t c = 0; c < g.class_count(); ++c) {
-    const std::string_view name = g.class_name(ClassId(c));
-    owns_nothing[c] = name == "IMEMO:callcache" || name == "IMEMO:constcache" || name == "Thread";
-  }
+  for (uint32_t c = 0; c < g.class_count(); ++c)
+    owns_nothing[c] =
+        is_vm_cache_class(g.class_name(ClassId(c))) || g.class_name(ClassId(c)) == "Thread";
   auto search = [&](std::vector<uint32_t> stack, bool through_seeds) {
     std::vector<bool> seen(n, false);
     for (uint32_t v : stack) seen[v] = true;

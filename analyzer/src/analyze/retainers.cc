@@ -79,6 +79,10 @@ bool is_transient_root(std::string_view category) {
   return category == "machine_context" || category.starts_with("fork_parent:");
 }
 
+bool is_vm_cache_class(std::string_view name) {
+  return name == "IMEMO:callcache" || name == "IMEMO:constcache" || name == "IMEMO:cref";
+}
+
 ShortestPathTree ShortestPathTree::compute(const HeapGraph& g, ObjectId through_not) {
   ShortestPathTree t;
   const uint32_t root = g.virtual_root().value();

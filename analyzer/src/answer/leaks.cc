@@ -58,11 +58,10 @@ bool dominated_by(const HeapGraph& g, const HeapDominators& dom, ObjectId o, Obj
 }
 
 // For the objects on the shortest paths to the holders (at most kOwnerSteps each): how many
-// durable references each has: from objects the durable roots reach, other than the VM's
-// inline caches (a constant's cache holds its value) and method scopes (a cref names the
-// module a method is defined in), and from roots other than a thread's
-// machine stack (scanned conservatively: a stale word there owns nothing); not from what the
-// object itself dominates; counted up to 2. One pass over the references.
+// durable references each has, counted up to 2: from objects the durable roots reach, other
+// than the VM's caches (a constant's cache holds its value) and what the object dominates
+// itself, and from roots other than a thread's machine stack (scanned conservatively: a stale
+// word there owns nothing). One pass over the references.
 constexpr size_t kOwnerSteps = 1024;
 
 std::unordered_map<uint32_t, uint32_t> durable_referrers(const HeapGraph& g,
@@ -75,11 +74,8 @@ std::unordered_map<uint32_t, uint32_t> durable_referrers(const HeapGraph& g,
          ++step, h = tree.parent(h))
       count.try_emplace(h.value(), 0);
   std::vector<bool> cache_class(g.class_count(), false);
-  for (uint32_t c = 0; c < g.class_count(); ++c) {
-    const std::string_view name = g.class_name(ClassId(c));
-    cache_class[c] =
-        name == "IMEMO:constcache" || name == "IMEMO:callcache" || name == "IMEMO:cref";
-  }
+  for (uint32_t c = 0; c < g.class_count(); ++c)
+    cache_class[c] = is_vm_cache_class(g.class_name(ClassId(c)));
   for (uint32_t i = 0; i < g.object_count(); ++i) {
     const ObjectId o(i);
     if (!g.retains_from(i) || !tree.reachable(o) || tree.from_transient_root(o) ||
