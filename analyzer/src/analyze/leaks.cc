@@ -391,6 +391,27 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   app_lines.give(growing);
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
       find_holders(last, dom, growing_of, growing.size());
+  // Each group's example, one its holder holds itself (through a chunk, for the symbol table):
+  // what the leak is, not a stray member (a template's source beside the Symbols' names).
+  for (uint32_t k = 0; k < growing.size(); ++k) {
+    const ObjectId h = holders[k].first;
+    if (!h.valid() || h == last.virtual_root()) continue;
+    auto held = [&](ObjectId t) { return growing_of[t.value()] == k; };
+    bool found = false;
+    for (ObjectId t : last.references(h))
+      if ((found = held(t))) {
+        growing[k].example = t;
+        break;
+      }
+    if (!found && is_symbol_table(last, h))
+      for (ObjectId chunk : last.references(h)) {
+        auto refs = last.references(chunk);
+        if (auto it = std::find_if(refs.begin(), refs.end(), held); it != refs.end()) {
+          growing[k].example = *it;
+          break;
+        }
+      }
+  }
 
   // One leak: the groups one object holds, and those held by an object of another.
   GroupSets sets(growing.size());
