@@ -392,25 +392,31 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
       find_holders(last, dom, growing_of, growing.size());
   // Each group's example, one its holder holds itself (through a chunk, for the symbol table):
-  // what the leak is, not a stray member (a template's source beside the Symbols' names).
-  for (uint32_t k = 0; k < growing.size(); ++k) {
-    const ObjectId h = holders[k].first;
-    if (!h.valid() || h == last.virtual_root()) continue;
-    auto held = [&](ObjectId t) { return growing_of[t.value()] == k; };
-    bool found = false;
-    for (ObjectId t : last.references(h))
-      if ((found = held(t))) {
+  // what the leak is, not a stray member (a template's source beside the Symbols' names). One
+  // pass over each holder's references, whatever number of groups it holds.
+  {
+    std::vector<bool> holds_example(growing.size(), false);
+    auto take = [&](ObjectId h, ObjectId t) {
+      const uint32_t k = growing_of[t.value()];
+      if (k != UINT32_MAX && holders[k].first == h && !holds_example[k]) {
+        holds_example[k] = true;
         growing[k].example = t;
-        break;
       }
-    if (!found && is_symbol_table(last, h))
-      for (ObjectId chunk : last.references(h)) {
-        auto refs = last.references(chunk);
-        if (auto it = std::find_if(refs.begin(), refs.end(), held); it != refs.end()) {
-          growing[k].example = *it;
-          break;
-        }
+    };
+    std::vector<uint32_t> seen_holders;
+    for (const auto& [h, share] : holders)
+      if (h.valid() && h != last.virtual_root()) seen_holders.push_back(h.value());
+    std::sort(seen_holders.begin(), seen_holders.end());
+    seen_holders.erase(std::unique(seen_holders.begin(), seen_holders.end()), seen_holders.end());
+    for (uint32_t v : seen_holders) {
+      const ObjectId h(v);
+      const bool table = is_symbol_table(last, h);
+      for (ObjectId t : last.references(h)) {
+        take(h, t);
+        if (table)
+          for (ObjectId name : last.references(t)) take(h, name);
       }
+    }
   }
 
   // One leak: the groups one object holds, and those held by an object of another.

@@ -379,6 +379,28 @@ TEST(Leaks, TheSymbolTableHoldsItsChunksNames) {
   EXPECT_EQ(r.leaks[0].holder_share, 60u) << "every name made since the first dump";
 }
 
+// A row's example is one its holder holds itself, not a stray member of the group made on the
+// same line and held elsewhere (a template's source beside the names of its methods).
+TEST(Leaks, TheExampleIsOneTheHolderHolds) {
+  auto dump = [](int d) {
+    std::string out = kClasses + kClassRoots + root("vm", {0x100, 0x900});
+    std::vector<uint64_t> names;
+    for (int i = 0; i < 30 * d; ++i) names.push_back(0x20000 + 0x28 * i);
+    out += record(0x100, "ARRAY", 0x40, names, 80) + record(0x900, "ARRAY", 0x40, {0x10000}, 80);
+    // The stray String comes first in the dump, born with the others.
+    if (d > 1) out += record(0x10000, "STRING", 0x60, {}, 40, traced("t.rb", 3, 2).c_str());
+    for (int i = 0; i < 30 * d; ++i)
+      out += record(names[i], "STRING", 0x60, {}, 40, traced("t.rb", 3, i / 30 + 1).c_str());
+    return out;
+  };
+  HeapGraph d1 = load(dump(1)), d2 = load(dump(2)), d3 = load(dump(3));
+  HeapDominators dom = HeapDominators::compute(d3);
+  LeakReport r = find_growing_leaks({&d1, &d2, &d3}, dom, LeakOptions());
+  ASSERT_FALSE(r.leaks.empty());
+  EXPECT_EQ(d3.address(r.leaks[0].holder), 0x100u);
+  EXPECT_NE(d3.address(r.leaks[0].groups[0].example), 0x10000u);
+}
+
 // Garbage not yet swept is not growth: requests leave 20, then 40 dead Items behind, while the
 // Items the roots reach stay at 5, then 6. Counted all, they would gain 41 and make a leak.
 TEST(Leaks, GrowthCountsOnlyWhatTheRootsReach) {
