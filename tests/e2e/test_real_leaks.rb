@@ -72,7 +72,10 @@ class TestRealLeaks < Test::Unit::TestCase
     summary = "#{sample} #{dumper}: first leak #{describe(first)}"
     row = leak_row(sample, first, expected, summary)
     born = 2 * REQUESTS * expected.fetch(:per_request, 1)
-    assert_in_delta(born, row["count"], born / 10, "#{summary}: born after dump 1")
+    # A signal dump takes no GC first: what the program made since its last GC and still
+    # reaches (a template's source, interned, until the template goes) counts too.
+    slack = dumper == :memprof ? born / 5 : born / 10
+    assert_in_delta(born, row["count"], slack, "#{summary}: born after dump 1")
     assert_true(row["steady"], summary)
     check_holder(first, dumper, summary, **expected.slice(:holder, :owner, :edge, :holder_root))
     assert_match(expected[:sample], row["sample"].to_s, "#{summary}: a sample value") if expected[:sample]
