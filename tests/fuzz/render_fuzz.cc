@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<LoadedDump> one;
   one.push_back(std::move(dump));
   const LeakReport accumulations = find_leaks(one, dom, leaks);
-  render_all(leaks_answer(one, accumulations, leaks));
+  render_all(leaks_answer(one, dom, accumulations, leaks));
   const LoadedDump& d = one.back();
   if (auto diff = diff_answer(d, d, DiffOptions())) render_all(*diff);
 
@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ReportAnswer report;
   report.stats = stats_a;
   report.sites = sites_a;
-  report.leaks = leaks_answer(one, accumulations, leaks);
+  report.leaks = leaks_answer(one, dom, accumulations, leaks);
   report.icicle = icicle_nodes(d.graph, dom, 50);
   render::html(report);
   return 0;
