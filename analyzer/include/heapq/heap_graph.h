@@ -298,5 +298,9 @@ class HeapGraph {
 // The objects the roots reach (references held by weak maps do not count), by object id.
 // O(objects + references).
 std::vector<bool> reachable_from_roots(const HeapGraph& graph);
+// The same from the nodes `starts` (the virtual root among them, or not), reaching but never
+// going through the objects not_through marks (by object; empty: none).
+std::vector<bool> reachable_from(const HeapGraph& graph, std::vector<uint32_t> starts,
+                                 const std::vector<bool>& not_through);
 
 }  // namespace heapq

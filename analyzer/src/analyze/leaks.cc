@@ -224,31 +224,17 @@ std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom) 
   for (uint32_t c = 0; c < g.class_count(); ++c)
     owns_nothing[c] =
         is_vm_cache_class(g.class_name(ClassId(c))) || g.class_name(ClassId(c)) == "Thread";
-  auto search = [&](std::vector<uint32_t> stack, bool through_seeds) {
-    std::vector<bool> seen(n, false);
-    for (uint32_t v : stack) seen[v] = true;
-    while (!stack.empty()) {
-      const uint32_t v = stack.back();
-      stack.pop_back();
-      const ClassId c = g.class_of(ObjectId(v));
-      if (!g.retains_from(v) ||
-          (!through_seeds && (seed[v] || (c.valid() && owns_nothing[c.value()]))))
-        continue;
-      for (ObjectId w : g.references(ObjectId(v)))
-        if (!seen[w.value()]) {
-          seen[w.value()] = true;
-          stack.push_back(w.value());
-        }
-    }
-    return seen;
-  };
+  std::vector<bool> not_through(n, false);
   std::vector<uint32_t> durable, seeds;
+  for (uint32_t i = 0; i < n; ++i) {
+    const ClassId c = g.class_of(ObjectId(i));
+    not_through[i] = seed[i] || (c.valid() && owns_nothing[c.value()]);
+    if (seed[i]) seeds.push_back(i);
+  }
   for (const RootEdge& r : g.roots())
     if (!is_transient_root(g.string(r.category))) durable.push_back(r.target.value());
-  for (uint32_t i = 0; i < n; ++i)
-    if (seed[i]) seeds.push_back(i);
-  const std::vector<bool> program = search(std::move(durable), false);
-  std::vector<bool> out = search(std::move(seeds), true);
+  const std::vector<bool> program = reachable_from(g, std::move(durable), not_through);
+  std::vector<bool> out = reachable_from(g, std::move(seeds), {});
   for (uint32_t i = 0; i < n; ++i)
     out[i] = out[i] && dom.reachable(ObjectId(i)) && (seed[i] || !program[i]);
   return out;

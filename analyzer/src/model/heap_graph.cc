@@ -167,15 +167,15 @@ void HeapGraph::drop_empty_fields() {
   if (o == generation_.size()) generation_.clear();
 }
 
-std::vector<bool> reachable_from_roots(const HeapGraph& g) {
-  const uint32_t root = g.virtual_root().value();
+std::vector<bool> reachable_from(const HeapGraph& g, std::vector<uint32_t> starts,
+                                 const std::vector<bool>& not_through) {
   std::vector<bool> seen(g.object_count() + 1, false);
-  std::vector<uint32_t> stack{root};
-  seen[root] = true;
+  for (uint32_t v : starts) seen[v] = true;
+  std::vector<uint32_t>& stack = starts;
   while (!stack.empty()) {
     const uint32_t v = stack.back();
     stack.pop_back();
-    if (!g.retains_from(v)) continue;
+    if (!g.retains_from(v) || (v < not_through.size() && not_through[v])) continue;
     for (ObjectId w : g.references(ObjectId(v)))
       if (!seen[w.value()]) {
         seen[w.value()] = true;
@@ -184,6 +184,10 @@ std::vector<bool> reachable_from_roots(const HeapGraph& g) {
   }
   seen.pop_back();  // the virtual root
   return seen;
+}
+
+std::vector<bool> reachable_from_roots(const HeapGraph& g) {
+  return reachable_from(g, {g.virtual_root().value()}, {});
 }
 
 void HeapGraph::drop_references() {
