@@ -59,7 +59,7 @@ class TestFinalizerGarbage < Test::Unit::TestCase
       leaks = heapq_json("leaks", *paths)["leaks"]
       summary = leaks.map { |l| [l.dig("holder", "class"), l["holds"].map { _1["class"] }] }
       assert_equal(["Array", ["Session"]], summary.first, "#{kind} dumps: #{summary}")
-      finalizers = leaks.select { |l| JSON.generate(l).match?(/finalizers|Proc|hidden Array/) }
+      finalizers = leaks.select { |l| JSON.generate(l.except("pending_finalizers")).match?(/finalizers|Proc|hidden Array/) }
       assert_empty(finalizers.map { _1["holds"] }, "#{kind} dumps: no leak of finalizers")
     end
     assert_equal("SESSIONS", heapq_json("leaks", *signal)["leaks"].first.dig("holder", "edge"))

@@ -191,6 +191,9 @@ class HeapGraph {
   // The virtual root's references with their categories, in the order of
   // references(virtual_root()).
   std::span<const RootEdge> roots() const { return roots_; }
+  // The Arrays of finalizers whose object is dead (GraphBuilder took them out of the roots):
+  // garbage in waiting; the next GC runs them.
+  std::span<const ObjectId> dead_finalizers() const { return dead_finalizers_; }
 
   // Whether o's references do not keep their targets alive (ObjectSpace::WeakMap and its
   // kind: DATA objects whose struct is a weak map).
@@ -272,6 +275,7 @@ class HeapGraph {
   std::vector<bool> added_class_edge_;
 
   std::vector<RootEdge> roots_;
+  std::vector<ObjectId> dead_finalizers_;
   std::vector<ClassInfo> classes_;
   std::vector<Site> sites_;
   std::unordered_map<uint32_t, StringId> record_names_;

@@ -9,8 +9,9 @@
 // itself an object of another growing group (a captured Request held by its Proc's
 // environment), are one leak: the leaks are ranked by how steadily they grew (between every two
 // dumps; up to the last one; only once, as a warm-up does) and then by the memory they hold,
-// after those of the program: leaks of VM caches alone (IMEMO) come last. What a profiler's
-// own objects hold (profiler_owned) is never a leak nor part of the program's heap.
+// after those of the program: leaks of VM caches alone (IMEMO) come last, and so do those
+// that finalizers of dead objects refer to (pending_finalizers): the next GC may undo them. What a
+// profiler's own objects hold (profiler_owned) is never a leak nor part of the program's heap.
 //
 // One dump: an object retaining more than a threshold of the heap, followed down the dominator
 // tree while one child keeps most of its parent's retained size (the accumulation point); the
@@ -60,6 +61,9 @@ struct Leak {
   std::vector<uint64_t> growth;   // the groups' objects in each dump, summed
   bool growing = false;           // a group is growing
   bool steady = false;            // a group grew between every two dumps
+  // Finalizers of dead objects that reach most of it: the next GC runs them and they may undo
+  // it (ActionView's templates take their methods off the view class). 0: none.
+  uint64_t pending_finalizers = 0;
 };
 
 struct LeakOptions {

@@ -91,6 +91,8 @@ viz::LeakSection leak_section(const LeaksAnswer& leaks, size_t i,
   }
   if (std::string share = leak_share_text(l); !share.empty())
     section.facts.push_back(std::move(share));
+  if (std::string pending = pending_finalizers_text(l); !pending.empty())
+    section.facts.push_back(std::move(pending));
   if (l.holder && picture.holder_drawn) section.facts.push_back("the holder is drawn in red");
   section.holds = {"What it holds",
                    {"class", "allocated at", "objects", "bytes", "retaining"},

@@ -113,6 +113,8 @@ void write_answer(JsonWriter& w, const LeaksAnswer& a) {
     w.Bool(leak.growing);
     json_key(w, "steady");
     w.Bool(leak.steady);
+    json_key(w, "pending_finalizers");
+    w.Uint64(leak.pending_finalizers);
     json_key(w, "holds");
     w.StartArray();
     for (const LeaksAnswer::Held& h : leak.holds) {

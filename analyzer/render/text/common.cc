@@ -81,6 +81,13 @@ std::string leak_share_text(const LeaksAnswer::Leak& leak) {
          format_count(leak.count - leak.holder_share) + " through references";
 }
 
+std::string pending_finalizers_text(const LeaksAnswer::Leak& leak) {
+  if (leak.pending_finalizers == 0) return {};
+  return counted(leak.pending_finalizers, "finalizer", "finalizers") +
+         " of objects already dead reach most of it: the next GC runs them, and they may undo it "
+         "(a dump after GC.start shows what stays)";
+}
+
 std::string finish_text(std::string_view text, size_t width) {
   return fit_lines(escape_stray_controls(text, true), width);
 }

@@ -52,6 +52,8 @@ std::vector<LabelledPath> holder_paths(const LeaksAnswer::Leak& leak);
 // How many of a leak's objects its holder (or root) holds, when not all: "the holder holds 40
 // of them"; a root holds them directly, the others through references. Empty when all.
 std::string leak_share_text(const LeaksAnswer::Leak& leak);
+// Finalizers of dead objects that may undo the leak at the next GC; empty when none.
+std::string pending_finalizers_text(const LeaksAnswer::Leak& leak);
 // What objects the roots do not reach are: garbage not yet swept, unless the dump lacks
 // objects its records reference (InputSummary::incomplete).
 std::string unreachable_text(const InputSummary& input);

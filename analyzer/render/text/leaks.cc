@@ -158,6 +158,8 @@ std::string leak_text(const LeaksAnswer& a, size_t i, size_t width) {
          format_bytes(leak.retained_bytes) + (share.empty() ? "" : "\n   " + share) + "\n";
     t += "   in each dump: " + growth_text(leak.growth) + growth_note(leak.steady, leak.growing) +
          "\n";
+    if (std::string pending = pending_finalizers_text(leak); !pending.empty())
+      t += "   " + pending + "\n";
   } else {
     t += "   " +
          (leak.count == 1 ? std::string("1 object") : format_count(leak.count) + " held together") +

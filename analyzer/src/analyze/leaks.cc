@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 #include "heapq/keyed_hash.h"
@@ -57,6 +58,88 @@ class AppLineVotes {
  private:
   std::unordered_map<uint64_t, uint64_t, KeyedHash> votes_;
 };
+
+// How many finalizers of dead objects refer to each object the roots reach, through what only
+// they keep (their Procs and environments): the finalizer table lets go of them at the next
+// GC, which runs them, and a finalizer undoes what its object did (ActionView's compiled
+// template takes its method off the view class). Each object found once, for the first
+// finalizer that reaches it. O(what the dead finalizers alone keep and its references).
+std::unordered_map<uint32_t, uint64_t> dead_finalizer_refs(const HeapGraph& g,
+                                                           const HeapDominators& dom) {
+  std::unordered_map<uint32_t, uint64_t> refs;
+  std::unordered_map<uint32_t, uint32_t> finalizer_of;  // what they keep -> the first to reach it
+  std::vector<uint32_t> pending;
+  std::vector<uint64_t> pairs;  // object the roots reach << 32 | finalizer
+  const std::span<const ObjectId> dead = g.dead_finalizers();
+  for (uint32_t f = 0; f < dead.size(); ++f)
+    if (!dom.reachable(dead[f]) && finalizer_of.try_emplace(dead[f].value(), f).second)
+      pending.push_back(dead[f].value());
+  while (!pending.empty()) {
+    const uint32_t o = pending.back();
+    pending.pop_back();
+    const uint32_t f = finalizer_of[o];
+    for (ObjectId t : g.references(ObjectId(o))) {
+      if (dom.reachable(t))
+        pairs.push_back(uint64_t(t.value()) << 32 | f);
+      else if (finalizer_of.try_emplace(t.value(), f).second)
+        pending.push_back(t.value());
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  for (uint64_t p : pairs) ++refs[static_cast<uint32_t>(p >> 32)];
+  return refs;
+}
+
+// By leak, how many finalizers of dead objects may undo it at the next GC (0 for most): where
+// most of its objects are in groups that what such finalizers refer to reaches for the most
+// part, through objects of growing groups alone, one finalizer or more for every two of the
+// group's objects. ActionView's dead templates: each finalizer names the class its method is
+// on; the class reaches the method entries, their iseqs and what those hold. The same class
+// reaches more undefined methods than there are finalizers: they stay. O(what the objects the
+// finalizers refer to reach of the growing groups, and its references).
+std::vector<uint64_t> undone_by_finalizers(const HeapGraph& g, const HeapDominators& dom,
+                                           const std::vector<LeakGroup>& growing,
+                                           const std::vector<uint32_t>& growing_of,
+                                           const std::vector<uint32_t>& leak_index, size_t leaks) {
+  std::vector<uint64_t> finalizers(leaks, 0);
+  if (g.dead_finalizers().empty()) return finalizers;
+  // What the finalizers refer to, the most referred to first: each growing object reached is
+  // counted for the most finalizers that reach it.
+  std::vector<std::pair<uint64_t, uint32_t>> starts;
+  for (auto [object, count] : dead_finalizer_refs(g, dom)) starts.emplace_back(count, object);
+  std::sort(starts.begin(), starts.end(), std::greater<>());
+  std::vector<bool> reached(g.object_count(), false);
+  std::vector<uint64_t> reached_in(growing.size(), 0), by(growing.size(), 0);
+  std::vector<uint32_t> pending;
+  auto reach = [&](uint32_t o, uint64_t count) {
+    const uint32_t k = growing_of[o];
+    if (k == UINT32_MAX || reached[o]) return;
+    reached[o] = true;
+    ++reached_in[k];
+    by[k] = std::max(by[k], count);
+    pending.push_back(o);
+  };
+  for (auto [count, object] : starts) {
+    pending.push_back(object);
+    while (!pending.empty()) {
+      const uint32_t o = pending.back();
+      pending.pop_back();
+      for (ObjectId t : g.references(ObjectId(o))) reach(t.value(), count);
+    }
+  }
+  std::vector<uint64_t> members(leaks, 0), undone(leaks, 0);
+  for (uint32_t k = 0; k < growing.size(); ++k) {
+    const uint32_t leak = leak_index[k];
+    members[leak] += growing[k].count;
+    if (reached_in[k] * 2 <= growing[k].count || by[k] * 2 < growing[k].count) continue;
+    undone[leak] += growing[k].count;
+    finalizers[leak] = std::max(finalizers[leak], by[k]);
+  }
+  for (size_t i = 0; i < leaks; ++i)
+    if (undone[i] * 2 <= members[i]) finalizers[i] = 0;
+  return finalizers;
+}
 
 // For the leaks a GC root holds: what in its category holds them, where the dump names root
 // references (memprof names each finalizer table entry for its object's class, "finalizers of
@@ -480,6 +563,13 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   std::vector<bool> program(leaks.size(), false);
   for (uint32_t k = 0; k < growing.size(); ++k)
     if (!growing[k].group.cls.starts_with("IMEMO:")) program[leak_index[k]] = true;
+  // So do those that the finalizers of dead objects may undo at the next GC.
+  const std::vector<uint64_t> undone =
+      undone_by_finalizers(last, dom, growing, growing_of, leak_index, leaks.size());
+  for (size_t i = 0; i < leaks.size(); ++i) {
+    leaks[i].pending_finalizers = undone[i];
+    if (undone[i] > 0) program[i] = false;
+  }
 
   // Rank: steady growth first, then the bytes the born objects hold (what single objects
   // dominate: cheap for every group and every leak at once; the exact set size is computed for

@@ -204,6 +204,7 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominat
     out.growth = leak.growth;
     out.growing = leak.growing;
     out.steady = leak.steady;
+    out.pending_finalizers = leak.pending_finalizers;
     for (const LeakGroup& g : leak.groups)
       out.holds.push_back({g.group.cls, group_site(g.group), g.count, g.bytes, g.growth, g.growing,
                            g.steady, last.address(g.example), site_ref(last, g.app_site),

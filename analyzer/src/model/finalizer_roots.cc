@@ -30,7 +30,10 @@ uint64_t GraphBuilder::drop_dead_finalizers(HeapGraph& g,
   const size_t first = g.edge_begin_[g.object_count()];
   size_t out = 0;
   for (size_t i = 0; i < g.roots_.size(); ++i) {
-    if (dead[i]) continue;
+    if (dead[i]) {
+      g.dead_finalizers_.emplace_back(g.edge_target_[first + i]);
+      continue;
+    }
     g.roots_[out] = g.roots_[i];
     g.edge_target_[first + out] = g.edge_target_[first + i];
     if (!g.edge_name_.empty()) g.edge_name_[first + out] = g.edge_name_[first + i];

@@ -42,7 +42,7 @@ class GraphBuilder {
   };
   // Exposed for finalizer_roots.cc: takes out of the roots the finalizers of objects the GC
   // would find dead (which the finalizer table holds only until they have run) and returns how
-  // many. The graph's CSR is complete.
+  // many (HeapGraph::dead_finalizers keeps them). The graph's CSR is complete.
   static uint64_t drop_dead_finalizers(HeapGraph& graph, const std::vector<FinalizerOwner>& owners);
 
  private:

@@ -235,6 +235,24 @@ TEST(LeaksRender, AppLinesBesideGemSites) {
   EXPECT_NE(json.find(R"("app_count": 450)"), std::string::npos) << json;
 }
 
+// A leak the finalizers of dead objects may undo at the next GC says so, in text, JSON and the
+// report's words.
+TEST(LeaksRender, FinalizersThatMayUndoALeak) {
+  LeaksAnswer a = several();
+  a.leaks[0].pending_finalizers = 35;
+  const std::string out = render::text(a, {80});
+  EXPECT_NE(
+      out.find("   in each dump: 0 -> 600 -> 1,200 (grows between every two dumps)\n"
+               "   35 finalizers of objects already dead reach most of it: the next GC runs\n"
+               "       them, and they may undo it (a dump after GC.start shows what stays)\n"),
+      std::string::npos)
+      << out;
+  EXPECT_EQ(render::text(several(), {80}).find("finalizers"), std::string::npos);
+  const std::string json = render::json(a);
+  expect_valid(json, "leaks.schema.json");
+  EXPECT_NE(json.find(R"("pending_finalizers": 35)"), std::string::npos) << json;
+}
+
 // A leak no object holds as much of as a GC root does directly: the root, and what it is.
 TEST(LeaksRender, ALeakHeldByAGcRoot) {
   LeaksAnswer a = several();

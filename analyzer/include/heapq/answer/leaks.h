@@ -68,8 +68,9 @@ struct LeaksAnswer {
     uint64_t count = 0, bytes = 0, retained_bytes = 0;
     std::vector<uint64_t> growth;  // what it holds in each dump
     bool growing = false, steady = false;
-    bool own_memory = false;  // one object whose own memory is the accumulation
-    std::vector<Held> holds;  // by class and site, retaining the most first
+    uint64_t pending_finalizers = 0;  // of dead objects, reaching most of it (Leak's)
+    bool own_memory = false;          // one object whose own memory is the accumulation
+    std::vector<Held> holds;          // by class and site, retaining the most first
   };
   std::vector<Leak> leaks;  // most likely first
 
