@@ -1,64 +1,33 @@
 // A profile as pprof reads it: profile.proto (github.com/google/pprof, proto/profile.proto),
 // gzip-compressed. Each frame is a Location with one Line of its Function; functions are the
 // frames' names in their files.
-#include <zlib.h>
-
 #include <map>
-#include <unordered_map>
 
-#include "heapq/keyed_hash.h"
 #include "heapq/utf8.h"
-#include "render/profile/protobuf.h"
+#include "memprof/protobuf.h"
 #include "render/render.h"
 
 namespace heapq::render {
 
 namespace {
 
-// profile.proto's field numbers.
-enum ProfileField : uint32_t {
-  kSampleType = 1,
-  kSample = 2,
-  kMapping = 3,
-  kLocation = 4,
-  kFunction = 5,
-  kStringTable = 6,
-  kComment = 13,
-  kDefaultSampleType = 14,
-};
+namespace protobuf = memprof::protobuf;
 
-// The profile's strings, each escaped as terminal text is: pprof's viewers print names as they
-// are, and a name's control bytes would drive the terminal.
-class Strings {
- public:
-  Strings() { index(""); }  // string_table[0] is ""
-  int64_t index(const std::string& s) {
-    auto [it, added] = ids_.try_emplace(escape_controls(s), static_cast<int64_t>(table_.size()));
-    if (added) table_.push_back(&it->first);
-    return it->second;
-  }
-  void write(protobuf::Message& profile) const {
-    for (const std::string* s : table_) profile.bytes(kStringTable, *s);
-  }
+using protobuf::kComment;
+using protobuf::kDefaultSampleType;
+using protobuf::kFunction;
+using protobuf::kLocation;
+using protobuf::kMapping;
+using protobuf::kSample;
+using protobuf::kSampleType;
 
- private:
-  std::unordered_map<std::string, int64_t, KeyedHash> ids_;
-  std::vector<const std::string*> table_;  // node-based map: the keys stay put
-};
+// The profile's strings, each escaped as terminal text is.
+auto escaped = [](std::string_view s) { return escape_controls(s); };
+using Strings = protobuf::ProfileStrings<decltype(escaped)>;
 
 Result<std::string> gzip(const std::string& data) {
-  z_stream z{};
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    return io_error("cannot compress the profile: zlib failed to start");
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) return io_error("cannot compress the profile");
+  std::string out;
+  if (!protobuf::gzip(data, out)) return io_error("cannot compress the profile: zlib failed");
   return out;
 }
 
@@ -70,7 +39,7 @@ Result<std::string> pprof(const ProfileAnswer& a) {
   // zlib takes 32-bit lengths in one call; a profile that big is not one anybody can open.
   constexpr size_t kMaxProfile = size_t(1) << 31;
   protobuf::Message profile, m, inner;
-  Strings strings;
+  Strings strings(escaped);
   for (const ProfileAnswer::ValueType& t : a.types) {
     m.clear();
     m.int64(1, strings.index(t.type));
