@@ -14,6 +14,12 @@ module Memprof
   MIN_STACK = 8
   MAX_STACK = 64
 
+  # Memprof.start(sample: N) records one allocation in N on average (1: every one). The rate
+  # always-on profiles take unless told (MEMPROF_SAMPLE): see dumper/README.md for its cost and
+  # accuracy.
+  DEFAULT_SAMPLE = 32
+  MAX_SAMPLE = 1 << 30
+
   # Memprof.dump_all(path_or_io, fork: false, strings: 1024) is defined by the extension:
   # paths and IO objects are dumped without calling any Ruby method. It writes the whole heap
   # as memprof JSONL v1. strings: most bytes of each String's value written (false: none).
@@ -45,15 +51,47 @@ module Memprof
     # gems' and Ruby's own frames). stack: the most frames of a stack (0: none), or a Range
     # MIN..MAX (8..8 records 8 frames, app or not). Running already, the stack depths apply to
     # the allocations from now on.
-    def start(stack: default_stack)
+    # sample: N records one allocation in N on average, at random (MEMPROF_SAMPLE, else every
+    # one): what is recorded stays in memprof's table until the object is freed, and
+    # Memprof.profile writes it, scaled by N. seed: the random numbers' seed (tests), else the
+    # clock's. A change of sample: takes effect after Memprof.stop.
+    def start(stack: default_stack, sample: default_sample, seed: nil)
       min, max = stack_depths(stack)
       unless min
         raise ArgumentError, "memprof: stack: expects a depth from 0 to #{MAX_STACK} or a Range of " \
                              "them, got #{stack.inspect}"
       end
+      unless sample.is_a?(Integer) && sample.between?(1, MAX_SAMPLE)
+        raise ArgumentError, "memprof: sample: expects an Integer from 1 (every allocation) to #{MAX_SAMPLE}, " \
+                             "got #{sample.inspect}"
+      end
+      unless seed.nil? || (seed.is_a?(Integer) && seed.between?(1, 2**64 - 1))
+        raise ArgumentError, "memprof: seed: expects a positive Integer below 2**64, got #{seed.inspect}"
+      end
 
-      _start(min, max, library_dirs)
+      _start(min, max, library_dirs, sample, seed || 0)
       true
+    end
+
+    # Writes a profile of the sampled objects (see start's sample:) to path_or_io as pprof reads
+    # it (gzip'd profile.proto): inuse_objects and inuse_space (their memsize now) of what is
+    # alive, alloc_objects and alloc_space since start, each an estimate of the whole heap (the
+    # samples times N), by allocation stack, with labels class and type. A path is written
+    # whole or not at all; an IO gets the bytes with write. Returns path_or_io.
+    def profile(path_or_io)
+      if path_or_io.respond_to?(:write)
+        path_or_io.write(_profile(nil))
+      else
+        _profile(File.path(path_or_io)) # a String or a Pathname
+      end
+      path_or_io
+    end
+
+    # The sampling's state: { sample: N, live: sampled objects alive, bytes: memprof's table },
+    # and the time the last profile stopped the program (pause_ms).
+    def sampling
+      rate, live, bytes = _sampling
+      { sample: rate, live: live, bytes: bytes, pause_ms: _profile_pause_ns / 1e6 }
     end
 
     # [min, max] frames of a stack for Memprof.start's stack:: a depth from 0 to MAX_STACK (the
@@ -98,6 +136,17 @@ module Memprof
       return true if TRUE_WORDS.include?(word)
 
       FALSE_WORDS.include?(word) ? false : nil
+    end
+
+    # MEMPROF_SAMPLE as Memprof.start's sample:, else 1 (every allocation).
+    def default_sample(env = ENV)
+      value = env.fetch("MEMPROF_SAMPLE", "")
+      return 1 if value.empty?
+      return Integer(value, 10) if value.match?(/\A\d{1,10}\z/) && Integer(value, 10).between?(1, MAX_SAMPLE)
+
+      $stderr.write("memprof: MEMPROF_SAMPLE=#{printable(value)}: expects a number from 1 to #{MAX_SAMPLE}; " \
+                    "recording every allocation\n")
+      1
     end
 
     # MEMPROF_STACK as Memprof.start's stack: (a depth, or MIN..MAX), else DEFAULT_STACK.
@@ -297,6 +346,19 @@ module Memprof
       false
     end
   end
+end
+
+# A forked child (a preforking server's worker) profiles what it frees from its birth on: every
+# fork of Ruby's goes through Process._fork.
+module Memprof
+  module AfterFork
+    def _fork
+      pid = super
+      Memprof._after_fork if pid.zero?
+      pid
+    end
+  end
+  Process.singleton_class.prepend(AfterFork) if Process.respond_to?(:_fork)
 end
 
 # `RUBYOPT=-rmemprof MEMPROF_SIGNAL=USR2 ruby app.rb` dumps the heap on each SIGUSR2, with no

@@ -10,6 +10,17 @@ require "open3"
 require "rbconfig"
 
 module MemprofTestHelper
+  # The block's result and what it wrote to $stderr.
+  def capture_stderr
+    require "stringio"
+    saved = $stderr
+    $stderr = StringIO.new
+    result = yield
+    [result, $stderr.string]
+  ensure
+    $stderr = saved
+  end
+
   ADDRESS = /\A0x[0-9a-f]+\z/.freeze
   OBJECT_PREFIX = '{"address":"'
   SHAPE_TYPE = '"type":"SHAPE"'

@@ -208,14 +208,4 @@ class TestTracking < Test::Unit::TestCase
     _out, err = capture_stderr { assert_equal(Memprof::DEFAULT_STACK, Memprof.default_stack({ "MEMPROF_STACK" => "lots\e" })) }
     assert_match(/MEMPROF_STACK=lots\\x1b: expects a depth from 0 to 64/, err)
   end
-
-  def capture_stderr
-    require "stringio"
-    saved = $stderr
-    $stderr = StringIO.new
-    result = yield
-    [result, $stderr.string]
-  ensure
-    $stderr = saved
-  end
 end

@@ -2,8 +2,10 @@
 #include "alloc_tracker.h"
 
 #include <ruby/debug.h>
+#include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <unordered_map>
@@ -34,134 +36,6 @@ size_t SizeHook(const void*) {
 const rb_data_type_t kCompactionHookType = {
     "memprof/tracker", {MarkHook, nullptr, SizeHook, CompactHook, {nullptr}}, nullptr, nullptr, 0,
 };
-
-}  // namespace
-
-AllocTracker& AllocTracker::Instance() {
-  static AllocTracker tracker;
-  return tracker;
-}
-
-AllocTracker::AllocTracker() {
-  paths_.Intern("(unknown)");
-  path_ignored_.push_back(false);
-}
-
-// The data type is not write-barrier protected: every GC marks the tracepoint it holds.
-void AllocTracker::Init() {
-  compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
-  rb_gc_register_mark_object(compaction_hook);
-}
-
-void AllocTracker::Mark() const {
-  rb_gc_mark(tracepoint_);
-}
-
-size_t AllocTracker::Bytes() const {
-  return sizeof *this + objects_.Bytes() + stacks_.Bytes() + frames_.Bytes() + paths_.Bytes() +
-         path_ignored_.capacity() / 8;
-}
-
-void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> library_dirs) {
-  max_depth_ = std::clamp(max_depth, 0, StackTable::kMaxDepth);
-  min_depth_ = std::clamp(min_depth, 0, max_depth_);
-  if (running_) return;
-  frames_.SetLibraryDirs(std::move(library_dirs));
-  if (NIL_P(tracepoint_)) {
-    tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
-                                    &AllocTracker::OnEvent, this);
-  }
-  running_ = true;
-  rb_tracepoint_enable(tracepoint_);
-}
-
-void AllocTracker::Stop() {
-  if (!running_) return;
-  rb_tracepoint_disable(tracepoint_);
-  running_ = false;
-  objects_.Clear();  // without FREEOBJ events the entries would go stale
-  stacks_.Clear();
-  frames_.Clear();
-}
-
-uint32_t AllocTracker::InternPath(VALUE path) {
-  if (!RB_TYPE_P(path, T_STRING)) return 0;
-  try {
-    const uint32_t id = paths_.Intern({RSTRING_PTR(path), static_cast<size_t>(RSTRING_LEN(path))});
-    while (path_ignored_.size() <= id) path_ignored_.push_back(false);
-    return id;
-  } catch (const std::bad_alloc&) {
-    return 0;  // out of memory: "(unknown)"
-  }
-}
-
-void AllocTracker::IgnoreFile(VALUE path) {
-  uint32_t id = InternPath(path);
-  if (id != 0) path_ignored_[id] = true;
-}
-
-// Runs inside Ruby's allocator or sweeper: no Ruby allocation, no raising.
-void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
-  auto* self = static_cast<AllocTracker*>(data);
-  rb_trace_arg_t* arg = rb_tracearg_from_tracepoint(tracepoint);
-  VALUE obj = rb_tracearg_object(arg);
-  if (rb_tracearg_event_flag(arg) == RUBY_INTERNAL_EVENT_FREEOBJ) {
-    self->objects_.Erase(obj);
-    self->frames_.Forget(obj);
-    return;
-  }
-  if (self->paused_) return;
-  AllocationSite site;
-  site.path = self->InternPath(rb_tracearg_path(arg));
-  if (self->path_ignored_[site.path]) return;
-  site.seq = self->next_seq_++;
-  VALUE line = rb_tracearg_lineno(arg);
-  site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;
-  VALUE method = rb_tracearg_method_id(arg);
-  // A method named by a Symbol that was dynamic first ("name".to_sym before the def) has a
-  // dynamic Symbol made permanent when the method got its ID: rb_sym2id only reads that ID.
-  site.method = STATIC_SYM_P(method)       ? RSHIFT(method, RUBY_SPECIAL_SHIFT)
-                : RB_DYNAMIC_SYM_P(method) ? rb_sym2id(method)
-                                           : 0;
-  site.generation = static_cast<uint32_t>(rb_gc_count());
-  site.stack = 0;
-  if (self->max_depth_ > 0) site.stack = self->InternStack();
-  self->objects_.Insert(obj, site);
-}
-
-// The current stack's id, its frames named by the frame table; 0 when it cannot be stored.
-// Past min_depth_ frames, the stack is walked again as deep as max_depth_ only when none of
-// them was the application's (rb_profile_frames' start argument skips no frame before 3.4).
-uint32_t AllocTracker::InternStack() noexcept {
-  VALUE frames[StackTable::kMaxDepth];
-  int lines[StackTable::kMaxDepth];
-  uint32_t ids[StackTable::kMaxDepth];
-  int n = rb_profile_frames(0, std::max(min_depth_, 1), frames, lines);
-  int resolved = 0;
-  int app = -1;  // the first frame of the application's code
-  auto resolve = [&]() {
-    for (; resolved < n; ++resolved) {
-      ids[resolved] = frames_.Resolve(frames[resolved]);
-      if (ids[resolved] == FrameTable::kFailed) return false;
-      if (app < 0 && frames_.IsApp(ids[resolved])) app = resolved;
-    }
-    return true;
-  };
-  if (!resolve()) return 0;
-  if (app < 0 && n == std::max(min_depth_, 1) && max_depth_ > n) {
-    n = rb_profile_frames(0, max_depth_, frames, lines);
-    if (!resolve()) return 0;
-  }
-  if (app >= 0) n = std::clamp(app + 1 + kPastApp, std::min(min_depth_, n), n);
-  return stacks_.Intern(ids, lines, n);
-}
-
-void AllocTracker::UpdateAfterCompaction() {
-  objects_.RekeyAll([](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); });
-  frames_.UpdateAfterCompaction();
-}
-
-namespace {
 
 // heapq's label for an object Ruby hid (class 0): "(hidden Array)"; "(no class)" for a type
 // that is no instance otherwise.
@@ -200,7 +74,276 @@ const char* HiddenClassName(int type) {
   }
 }
 
+// What a sampled object is first counted as: one slot of Ruby's heap (its memsize is read when
+// a profile is written; an object freed before any is counted so).
+constexpr uint32_t kSlotBytes = 40;
+
+uint64_t NowNanos() {
+  timespec t{};
+  clock_gettime(CLOCK_REALTIME, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
+
+bool IsClassType(int type) {
+  return type == T_CLASS || type == T_MODULE || type == T_ICLASS;
+}
+
 }  // namespace
+
+AllocTracker& AllocTracker::Instance() {
+  static AllocTracker tracker;
+  return tracker;
+}
+
+AllocTracker::AllocTracker() {
+  paths_.Intern("(unknown)");
+  path_ignored_.push_back(false);
+  labels_.Intern("(unknown)");
+}
+
+// The data type is not write-barrier protected: every GC marks the tracepoint it holds.
+void AllocTracker::Init() {
+  compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
+  rb_gc_register_mark_object(compaction_hook);
+}
+
+void AllocTracker::Mark() const {
+  rb_gc_mark(tracepoint_);
+}
+
+size_t AllocTracker::Bytes() const {
+  constexpr size_t kFreedNodeBytes = sizeof(uint64_t) + sizeof(Freed) + 2 * sizeof(void*);
+  return sizeof *this + objects_.Bytes() + stacks_.Bytes() + frames_.Bytes() + paths_.Bytes() +
+         path_ignored_.capacity() / 8 + labels_.Bytes() + class_labels_.Bytes() +
+         freed_.size() * kFreedNodeBytes + freed_.bucket_count() * sizeof(void*);
+}
+
+void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> library_dirs,
+                         uint32_t sample, uint64_t seed) {
+  max_depth_ = std::clamp(max_depth, 0, StackTable::kMaxDepth);
+  min_depth_ = std::clamp(min_depth, 0, max_depth_);
+  if (running_) return;
+  frames_.SetLibraryDirs(std::move(library_dirs));
+  sample_ = std::max<uint32_t>(sample, 1);
+  log_skip_ = std::log1p(-1.0 / sample_);
+  started_nanos_ = NowNanos();
+  random_ = seed != 0 ? seed : started_nanos_ ^ (uint64_t(getpid()) << 32) ^ 0x9E3779B97F4A7C15ULL;
+  if (random_ == 0) random_ = 1;
+  countdown_ = NextInterval();
+  for (int type = 0; type < 32; ++type)
+    hidden_labels_[type] = labels_.Intern(HiddenClassName(type));
+  if (NIL_P(tracepoint_)) {
+    tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
+                                    &AllocTracker::OnEvent, this);
+  }
+  running_ = true;
+  rb_tracepoint_enable(tracepoint_);
+}
+
+void AllocTracker::Stop() {
+  if (!running_) return;
+  rb_tracepoint_disable(tracepoint_);
+  running_ = false;
+  objects_.Clear();  // without FREEOBJ events the entries would go stale
+  stacks_.Clear();
+  frames_.Clear();
+  freed_.clear();
+  class_labels_.Clear();
+  unnamed_.clear();
+  unnamed_classes_.Clear();
+}
+
+void AllocTracker::AfterFork() {
+  freed_.clear();
+  unnamed_.clear();
+  unnamed_classes_.Clear();
+  started_nanos_ = NowNanos();
+}
+
+// Each allocation is sampled with a chance of 1 in sample_: the count of those skipped before
+// the next one is geometric, drawn by inverting its distribution at a uniform u in (0, 1].
+uint64_t AllocTracker::NextInterval() noexcept {
+  if (sample_ <= 1) return 1;
+  random_ ^= random_ >> 12;
+  random_ ^= random_ << 25;
+  random_ ^= random_ >> 27;
+  const uint64_t bits = random_ * 0x2545F4914F6CDD1DULL;
+  const double u = static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
+  const double skipped = std::floor(std::log(u) / log_skip_);
+  return skipped >= 1e18 ? uint64_t(1e18) : 1 + static_cast<uint64_t>(skipped);
+}
+
+uint32_t AllocTracker::InternPath(VALUE path) {
+  if (!RB_TYPE_P(path, T_STRING)) return 0;
+  try {
+    const uint32_t id = paths_.Intern({RSTRING_PTR(path), static_cast<size_t>(RSTRING_LEN(path))});
+    while (path_ignored_.size() <= id) path_ignored_.push_back(false);
+    return id;
+  } catch (const std::bad_alloc&) {
+    return 0;  // out of memory: "(unknown)"
+  }
+}
+
+void AllocTracker::IgnoreFile(VALUE path) {
+  uint32_t id = InternPath(path);
+  if (id != 0) path_ignored_[id] = true;
+}
+
+// Runs inside Ruby's allocator or sweeper: no Ruby allocation, no raising.
+void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
+  auto* self = static_cast<AllocTracker*>(data);
+  rb_trace_arg_t* arg = rb_tracearg_from_tracepoint(tracepoint);
+  VALUE obj = rb_tracearg_object(arg);
+  if (rb_tracearg_event_flag(arg) == RUBY_INTERNAL_EVENT_FREEOBJ) {
+    self->OnFree(obj);
+    return;
+  }
+  if (self->paused_ || --self->countdown_ != 0) return;
+  self->countdown_ = self->NextInterval();
+  AllocationSite site;
+  site.path = self->InternPath(rb_tracearg_path(arg));
+  if (self->path_ignored_[site.path]) return;
+  site.seq = self->next_seq_++;
+  VALUE line = rb_tracearg_lineno(arg);
+  site.line = FIXNUM_P(line) ? static_cast<uint32_t>(FIX2LONG(line)) : 0;
+  VALUE method = rb_tracearg_method_id(arg);
+  // A method named by a Symbol that was dynamic first ("name".to_sym before the def) has a
+  // dynamic Symbol made permanent when the method got its ID: rb_sym2id only reads that ID.
+  site.method = STATIC_SYM_P(method)       ? RSHIFT(method, RUBY_SPECIAL_SHIFT)
+                : RB_DYNAMIC_SYM_P(method) ? rb_sym2id(method)
+                                           : 0;
+  site.generation = static_cast<uint32_t>(rb_gc_count());
+  site.stack = 0;
+  if (self->max_depth_ > 0) site.stack = self->InternStack();
+  site.size = kSlotBytes;
+  self->objects_.Insert(obj, site);
+}
+
+// A freed object: a tracked one is counted by its stack, label and type for the profiles'
+// allocations (its class is read before Ruby frees it, its name from the table MeasureLive
+// fills); a class freed leaves the table, so that its address names no other class.
+void AllocTracker::OnFree(VALUE obj) noexcept {
+  AllocationSite site;
+  if (objects_.Erase(obj, &site)) {
+    try {
+      const int type = BUILTIN_TYPE(obj);
+      if (type == T_IMEMO) NameImemo(ImemoType(obj));
+      const uint32_t label = LabelOf(obj);
+      const VALUE klass = RBASIC(obj)->klass;
+      const bool unnamed = label == 0 && ClassNames::IsClassLike(klass);
+      Freed& f =
+          unnamed ? unnamed_[{site.stack, type, klass}] : freed_[FreedKey(site.stack, label, type)];
+      if (unnamed && f.count == 0) unnamed_classes_.Insert(klass, 1);
+      ++f.count;
+      f.bytes += site.size;
+    } catch (const std::bad_alloc&) {
+      // out of memory: the profile's allocations leave this one out
+    }
+  }
+  frames_.Forget(obj);
+  if (IsClassType(BUILTIN_TYPE(obj))) ForgetClass(obj);
+}
+
+// A class freed: its address may next be another class's. Its objects freed unnamed so far
+// stay "(unknown)".
+void AllocTracker::ForgetClass(VALUE klass) noexcept {
+  if (class_labels_.Size() != 0) class_labels_.Erase(klass);
+  if (!unnamed_classes_.Erase(klass)) return;
+  for (auto it = unnamed_.begin(); it != unnamed_.end();) {
+    if (it->first.klass != klass) {
+      ++it;
+      continue;
+    }
+    try {
+      Freed& f = freed_[FreedKey(it->first.stack, 0, it->first.type)];
+      f.count += it->second.count;
+      f.bytes += it->second.bytes;
+    } catch (const std::bad_alloc&) {
+      // out of memory: left out
+    }
+    it = unnamed_.erase(it);
+  }
+}
+
+void AllocTracker::NameFreed() {
+  ClassNames names;
+  for (const auto& [u, count] : unnamed_) {
+    const uint32_t* known = class_labels_.Find(u.klass);
+    uint32_t label = known ? *known : 0;
+    if (!known && ClassNames::IsClassLike(u.klass)) {  // not so only when memory ran out
+      label = labels_.Intern(names.Of(rb_class_real(u.klass)));
+      class_labels_.Insert(u.klass, label);
+    }
+    Freed& f = freed_[FreedKey(u.stack, label, u.type)];
+    f.count += count.count;
+    f.bytes += count.bytes;
+  }
+  unnamed_.clear();
+  unnamed_classes_.Clear();
+}
+
+// "IMEMO:ment": named from an object of the type (rb_imemo_name knows only this Ruby's types).
+void AllocTracker::NameImemo(int imemo) {
+  if (imemo_labels_[imemo & 31] == 0)
+    imemo_labels_[imemo & 31] = labels_.Intern(std::string("IMEMO:") + rb_imemo_name(imemo));
+}
+
+uint32_t AllocTracker::LabelOf(VALUE obj) const noexcept {
+  const int type = BUILTIN_TYPE(obj);
+  if (type == T_IMEMO) return imemo_labels_[ImemoType(obj) & 31];
+  const VALUE klass = RBASIC(obj)->klass;
+  if (!ClassNames::IsClassLike(klass)) return hidden_labels_[type & 31];
+  const uint32_t* label = class_labels_.Find(klass);
+  return label ? *label : 0;
+}
+
+uint32_t AllocTracker::NameOf(VALUE obj, ClassNames& names) {
+  if (BUILTIN_TYPE(obj) == T_IMEMO) {
+    NameImemo(ImemoType(obj));
+  } else if (const VALUE klass = RBASIC(obj)->klass;
+             ClassNames::IsClassLike(klass) && class_labels_.Find(klass) == nullptr) {
+    class_labels_.Insert(klass, labels_.Intern(names.Of(rb_class_real(klass))));
+  }
+  return LabelOf(obj);
+}
+
+// The current stack's id, its frames named by the frame table; 0 when it cannot be stored.
+// Past min_depth_ frames, the stack is walked again as deep as max_depth_ only when none of
+// them was the application's (rb_profile_frames' start argument skips no frame before 3.4).
+uint32_t AllocTracker::InternStack() noexcept {
+  VALUE frames[StackTable::kMaxDepth];
+  int lines[StackTable::kMaxDepth];
+  uint32_t ids[StackTable::kMaxDepth];
+  int n = rb_profile_frames(0, std::max(min_depth_, 1), frames, lines);
+  int resolved = 0;
+  int app = -1;  // the first frame of the application's code
+  auto resolve = [&]() {
+    for (; resolved < n; ++resolved) {
+      ids[resolved] = frames_.Resolve(frames[resolved]);
+      if (ids[resolved] == FrameTable::kFailed) return false;
+      if (app < 0 && frames_.IsApp(ids[resolved])) app = resolved;
+    }
+    return true;
+  };
+  if (!resolve()) return 0;
+  if (app < 0 && n == std::max(min_depth_, 1) && max_depth_ > n) {
+    n = rb_profile_frames(0, max_depth_, frames, lines);
+    if (!resolve()) return 0;
+  }
+  if (app >= 0) n = std::clamp(app + 1 + kPastApp, std::min(min_depth_, n), n);
+  return stacks_.Intern(ids, lines, n);
+}
+
+void AllocTracker::UpdateAfterCompaction() {
+  auto moved = [](uintptr_t key) { return static_cast<uintptr_t>(rb_gc_location(key)); };
+  objects_.RekeyAll(moved);
+  class_labels_.RekeyAll(moved);
+  unnamed_classes_.RekeyAll(moved);
+  std::unordered_map<Unnamed, Freed, UnnamedHash> unnamed;
+  for (const auto& [u, f] : unnamed_) unnamed[{u.stack, u.type, rb_gc_location(u.klass)}] = f;
+  unnamed_.swap(unnamed);
+  frames_.UpdateAfterCompaction();
+}
 
 std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {
   ClassNames names;

@@ -111,19 +111,6 @@ void RefuseOtherRactors() {
   rb_raise(rb_eRuntimeError, "%s", failure.message);
 }
 
-// GC disabled and memprof's own allocations untracked for the scope's life.
-struct GcPause {
-  GcPause()
-      : gc_was_disabled(rb_gc_disable() == Qtrue),
-        tracker_was_paused(AllocTracker::Instance().Pause(true)) {}
-  ~GcPause() {
-    AllocTracker::Instance().Pause(tracker_was_paused);
-    if (!gc_was_disabled) rb_gc_enable();
-  }
-  bool gc_was_disabled;
-  bool tracker_was_paused;
-};
-
 // The dump itself, with GC disabled and memprof's own allocations untracked. Calls no Ruby
 // code and never raises (errors land in failure), so that GC, the tracker, the fd and any
 // temporary file are always put back by the caller.
@@ -286,10 +273,13 @@ VALUE IgnoreFile(VALUE, VALUE path) {
   return Qnil;
 }
 
-// Memprof._start(min_depth, max_depth, library_dirs)
-VALUE Start(VALUE, VALUE min_depth, VALUE max_depth, VALUE library_dirs) {
+// Memprof._start(min_depth, max_depth, library_dirs, sample, seed)
+VALUE Start(VALUE, VALUE min_depth, VALUE max_depth, VALUE library_dirs, VALUE sample_rate,
+            VALUE random_seed) {
   const int min = NUM2INT(min_depth);
   const int max = NUM2INT(max_depth);
+  const uint32_t sample = NUM2UINT(sample_rate);
+  const uint64_t seed = NUM2ULL(random_seed);
   Check_Type(library_dirs, T_ARRAY);
   bool out_of_memory = false;
   try {
@@ -299,7 +289,7 @@ VALUE Start(VALUE, VALUE min_depth, VALUE max_depth, VALUE library_dirs) {
       if (RB_TYPE_P(dir, T_STRING))  // lib/memprof.rb passes Strings only
         dirs.emplace_back(RSTRING_PTR(dir), static_cast<size_t>(RSTRING_LEN(dir)));
     }
-    AllocTracker::Instance().Start(min, max, std::move(dirs));
+    AllocTracker::Instance().Start(min, max, std::move(dirs), sample, seed);
   } catch (const std::bad_alloc&) {
     out_of_memory = true;
   }
@@ -383,9 +373,10 @@ extern "C" __attribute__((visibility("default"))) void Init_memprof_ext() {
   rb_define_singleton_method(memprof_module, "_forget_roots", ForgetParentRoots, 0);
   rb_define_singleton_method(memprof_module, "_heap_of", HeapOf, 2);
   rb_define_singleton_method(memprof_module, "_dump", DumpOne, 2);
-  rb_define_singleton_method(memprof_module, "_start", Start, 3);
+  rb_define_singleton_method(memprof_module, "_start", Start, 5);
   rb_define_singleton_method(memprof_module, "_stop", Stop, 0);
   rb_define_singleton_method(memprof_module, "running?", Running, 0);
   rb_define_singleton_method(memprof_module, "_next_seq", NextSeq, 0);
   rb_define_singleton_method(memprof_module, "_stats", Stats, 1);
+  DefineProfileMethods(memprof_module);
 }
