@@ -354,7 +354,10 @@ module Memprof
   module AfterFork
     def _fork
       pid = super
-      Memprof._after_fork if pid.zero?
+      if pid.zero?
+        Memprof._after_fork
+        Memprof::Profiles.after_fork if defined?(Memprof::Profiles)
+      end
       pid
     end
   end
@@ -364,3 +367,5 @@ end
 # `RUBYOPT=-rmemprof MEMPROF_SIGNAL=USR2 ruby app.rb` dumps the heap on each SIGUSR2, with no
 # change to the program (memprof/signal reads the rest of its settings from the environment).
 require "memprof/signal" unless ENV.fetch("MEMPROF_SIGNAL", "").empty?
+# `RUBYOPT=-rmemprof MEMPROF_PROFILE_EVERY=60 ruby app.rb` writes a sampled profile every minute.
+require "memprof/profiles" unless ENV.fetch("MEMPROF_PROFILE_EVERY", "").empty?

@@ -5,6 +5,7 @@
 # temporary directory, no tracking), Memprof::Signal.install does so from code.
 require "memprof" unless defined?(Memprof.start)
 require "tmpdir"
+require "memprof/settings"
 
 module Memprof
   # Objects this file allocates are memprof's own: tracking leaves them out.
@@ -19,17 +20,7 @@ module Memprof
   # writers of the dump's state, so no lock is needed; a signal that finds a dump running is
   # logged and dropped by the worker.
   module Signal
-    # A bad setting: for the API an ArgumentError, for the environment a message naming it.
-    class SettingError < ArgumentError
-      attr_reader :setting, :value, :reason
-
-      def initialize(setting, value, reason)
-        @setting = setting
-        @value = value
-        @reason = reason
-        super("memprof: #{setting} #{Memprof.printable(value.to_s)}: #{reason}")
-      end
-    end
+    SettingError = Settings::SettingError
 
     ENV_NAMES = { signal: "MEMPROF_SIGNAL", dir: "MEMPROF_DIR", track: "MEMPROF_TRACK" }.freeze
     MB = 1_000_000.0
@@ -94,25 +85,8 @@ module Memprof
 
       private
 
-      def signal_name(signal)
-        name = if signal.is_a?(Integer)
-                 ::Signal.signame(signal)
-               else
-                 signal.to_s.upcase.delete_prefix("SIG")
-               end
-        number = name && ::Signal.list[name]
-        raise SettingError.new(:signal, signal, "unknown signal") if number.nil? || number.zero?
-
-        name
-      end
-
-      def checked_dir(dir)
-        path = File.expand_path(dir.to_s)
-        raise SettingError.new(:dir, dir, "no such directory") unless File.directory?(path)
-        raise SettingError.new(:dir, dir, "directory not writable") unless File.writable?(path)
-
-        path
-      end
+      def signal_name(signal) = Settings.signal_name(signal)
+      def checked_dir(dir) = Settings.checked_dir(dir)
 
       def env_flag(value)
         return false if value.empty?
@@ -268,7 +242,7 @@ module Memprof
         end
       end
 
-      def glob_escape(path) = path.gsub(/[\\*?\[\]{}]/) { |c| "\\#{c}" }
+      def glob_escape(path) = Settings.glob_escape(path)
 
       # What the exited child wrote to its pipe, as ": text", else "". Never waits: a process
       # the program forked meanwhile may hold the pipe open.
@@ -298,24 +272,8 @@ module Memprof
         "exited with status #{status.exitstatus}"
       end
 
-      # DIR/memprof-PID-20261123T032512.345Z.jsonl: UTC to the millisecond; a suffix -2, -3 ...
-      # should a name exist already.
-      def next_path
-        stamp = Time.now.utc.strftime("%Y%m%dT%H%M%S.%LZ")
-        base = File.join(@dir, "memprof-#{Process.pid}-#{stamp}")
-        path = "#{base}.jsonl"
-        count = 1
-        path = "#{base}-#{count += 1}.jsonl" while File.exist?(path)
-        path
-      end
-
-      # One line on stderr, control characters escaped (a path or an error message may carry
-      # them); a closed stderr loses it rather than stop the dump.
-      def log(message)
-        $stderr.write("memprof: #{Memprof.printable(message)}\n")
-      rescue IOError, SystemCallError
-        nil
-      end
+      def next_path = Settings.next_path(@dir, "jsonl")
+      def log(message) = Settings.log(message)
     end
   end
 end
