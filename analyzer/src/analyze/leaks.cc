@@ -285,6 +285,329 @@ void lift_symbol_table_chunks(const HeapGraph& g, const HeapDominators& dom,
     if (table[k].valid()) holders[k].first = table[k];
 }
 
+// The objects of each group in each dump that its roots reach (the last dump's less the
+// profilers' own), and the group of each object of the last dump.
+struct GroupCounts {
+  std::vector<std::vector<uint64_t>> by_dump;  // by dump, then by group of the table
+  std::vector<uint32_t> of_last;               // by object (GroupTable::kNoGroup: none)
+};
+
+GroupCounts count_groups(GroupTable& table, const std::vector<const HeapGraph*>& dumps,
+                         const HeapDominators& dom, const std::vector<bool>& owned,
+                         const std::vector<const std::vector<bool>*>& reachable) {
+  GroupCounts out;
+  const HeapGraph& last = *dumps.back();
+  for (size_t d = 0; d < dumps.size(); ++d) {
+    const HeapGraph* g = dumps[d];
+    const std::vector<bool>* known =
+        g == &last ? nullptr : (d < reachable.size() ? reachable[d] : nullptr);
+    if (known && known->size() != g->object_count()) known = nullptr;
+    std::vector<uint32_t> of = table.assign(*g, [&](ObjectId o) {
+      return g == &last ? dom.reachable(o) && !owned[o.value()] : !known || (*known)[o.value()];
+    });
+    std::vector<uint64_t>& c = out.by_dump.emplace_back();
+    for (uint32_t grp : of)
+      if (grp != GroupTable::kNoGroup) {
+        if (grp >= c.size()) c.resize(grp + 1, 0);
+        ++c[grp];
+      }
+    if (g == &last) out.of_last = std::move(of);
+  }
+  for (auto& c : out.by_dump) c.resize(table.size(), 0);
+  return out;
+}
+
+// By group of the table, the objects of the last dump born after the first.
+struct BornByGroup {
+  std::vector<uint64_t> count, bytes;
+  std::vector<ObjectId> example;  // the first of them
+};
+
+// Counts the born objects (garbage not yet swept aside) and takes the others out of group_of.
+// The matcher's index of the first dump's addresses is freed once they are known.
+BornByGroup count_born(const HeapGraph& first, const HeapGraph& last, const HeapDominators& dom,
+                       const std::vector<bool>& owned, size_t groups,
+                       std::vector<uint32_t>& group_of, LeakReport& report) {
+  BornByGroup born{std::vector<uint64_t>(groups, 0), std::vector<uint64_t>(groups, 0),
+                   std::vector<ObjectId>(groups)};
+  const ObjectMatcher matcher(first, last);
+  report.match = matcher.method();
+  report.by_address = matcher.by_address();
+  for (uint32_t i = 0; i < last.object_count(); ++i) {
+    if (!dom.reachable(ObjectId(i)) || owned[i] || matcher.existed_before(ObjectId(i))) {
+      group_of[i] = GroupTable::kNoGroup;
+      continue;
+    }
+    const uint32_t grp = group_of[i];
+    if (born.count[grp]++ == 0) born.example[grp] = ObjectId(i);
+    add_saturating(born.bytes[grp], last.memsize(ObjectId(i)));
+    ++report.born;
+  }
+  return born;
+}
+
+// The groups that gained min_growth objects from the first dump to the last, and had some born.
+struct GrowingGroups {
+  std::vector<LeakGroup> groups;
+  std::vector<uint32_t> table_group;  // each one's group in the table
+  std::vector<uint32_t> of_table;     // by group of the table: its index here, or UINT32_MAX
+};
+
+GrowingGroups select_growing(const GroupTable& table, const GroupCounts& counts,
+                             const BornByGroup& born, const LeakOptions& options,
+                             LeakReport& report) {
+  GrowingGroups growing;
+  growing.of_table.assign(table.size(), GroupTable::kNoGroup);
+  const std::vector<std::vector<uint64_t>>& by_dump = counts.by_dump;
+  for (uint32_t grp = 0; grp < table.size(); ++grp) {
+    if (born.count[grp] == 0 ||
+        by_dump.back()[grp] < by_dump.front()[grp] + std::max<uint64_t>(options.min_growth, 1))
+      continue;
+    LeakGroup lg;
+    lg.group = table.group(grp);
+    lg.count = born.count[grp];
+    lg.bytes = born.bytes[grp];
+    for (const auto& per_dump : by_dump) lg.growth.push_back(per_dump[grp]);
+    lg.steady = true;
+    for (size_t d = 1; d < by_dump.size(); ++d)
+      lg.steady = lg.steady && by_dump[d][grp] > by_dump[d - 1][grp];
+    lg.growing = by_dump[by_dump.size() - 1][grp] > by_dump[by_dump.size() - 2][grp];
+    lg.example = born.example[grp];
+    report.groups_growing += lg.growing;
+    growing.of_table[grp] = static_cast<uint32_t>(growing.groups.size());
+    growing.groups.push_back(std::move(lg));
+    growing.table_group.push_back(grp);
+  }
+  report.groups = growing.groups.size();
+  return growing;
+}
+
+// Each born object's growing group in place of its group of the table (UINT32_MAX: none), the
+// groups' application lines voted for on the way.
+void to_growing_groups(const HeapGraph& last, GrowingGroups& growing,
+                       std::vector<uint32_t>& group_of) {
+  static_assert(GroupTable::kNoGroup == UINT32_MAX);
+  AppLineVotes app_lines;
+  for (uint32_t i = 0; i < group_of.size(); ++i)
+    if (group_of[i] != GroupTable::kNoGroup) {
+      group_of[i] = growing.of_table[group_of[i]];
+      if (group_of[i] != UINT32_MAX && last.has_stacks())
+        app_lines.add(last, group_of[i], ObjectId(i));
+    }
+  app_lines.give(growing.groups);
+}
+
+// Each group's example, one its holder holds itself (through a chunk, for the symbol table):
+// what the leak is, not a stray member (a template's source beside the Symbols' names). One
+// pass over each holder's references, whatever number of groups it holds.
+void take_held_examples(const HeapGraph& last, const std::vector<uint32_t>& growing_of,
+                        const std::vector<std::pair<ObjectId, uint64_t>>& holders,
+                        std::vector<LeakGroup>& growing) {
+  std::vector<bool> holds_example(growing.size(), false);
+  auto take = [&](ObjectId h, ObjectId t) {
+    const uint32_t k = growing_of[t.value()];
+    if (k != UINT32_MAX && holders[k].first == h && !holds_example[k]) {
+      holds_example[k] = true;
+      growing[k].example = t;
+    }
+  };
+  std::vector<uint32_t> seen_holders;
+  for (const auto& [h, share] : holders)
+    if (h.valid() && h != last.virtual_root()) seen_holders.push_back(h.value());
+  std::sort(seen_holders.begin(), seen_holders.end());
+  seen_holders.erase(std::unique(seen_holders.begin(), seen_holders.end()), seen_holders.end());
+  for (uint32_t v : seen_holders) {
+    const ObjectId h(v);
+    const bool table = is_symbol_table(last, h);
+    for (ObjectId t : last.references(h)) {
+      take(h, t);
+      if (table)
+        for (ObjectId name : last.references(t)) take(h, name);
+    }
+  }
+}
+
+// The growing groups' holders: each group's (find_holders), those that dominate most of their
+// group (a holder that merely references a member or two, a Proc its own environment, holds no
+// leak: none), and for each group the group whose strong holder is the nearest above its own.
+struct GroupHolders {
+  std::vector<std::pair<ObjectId, uint64_t>> all, strong;
+  std::vector<uint32_t> above;  // holder_above over the strong ones
+};
+
+GroupHolders hold_groups(const HeapGraph& last, const HeapDominators& dom,
+                         const std::vector<uint32_t>& growing_of, std::vector<LeakGroup>& growing) {
+  GroupHolders h;
+  h.all = find_holders(last, dom, growing_of, growing.size());
+  take_held_examples(last, growing_of, h.all, growing);
+  h.strong = h.all;
+  for (uint32_t k = 0; k < growing.size(); ++k)
+    if (h.strong[k].second * 2 <= growing[k].count) h.strong[k].first = ObjectId::none();
+  h.above = holder_above(last, dom, h.strong);
+  return h;
+}
+
+// One leak: the groups one object holds, and those held by an object of another. A holder
+// inside another's (the Hash of one query inside the query cache's Hash) holds part of the same
+// leak: one answer, held by the outer one, each byte counted once.
+void join_by_holders(const std::vector<uint32_t>& growing_of, const GroupHolders& holders,
+                     GroupSets& sets) {
+  std::unordered_map<uint32_t, uint32_t> by_holder;
+  for (uint32_t k = 0; k < holders.all.size(); ++k) {
+    const ObjectId h = holders.all[k].first;
+    if (!h.valid()) continue;
+    if (auto [it, added] = by_holder.try_emplace(h.value(), k); !added) sets.join(k, it->second);
+    if (growing_of[h.value()] != UINT32_MAX) sets.join(k, growing_of[h.value()]);
+  }
+  for (uint32_t k = 0; k < holders.above.size(); ++k)
+    if (holders.above[k] != UINT32_MAX) sets.join(k, holders.above[k]);
+}
+
+// And those whose objects another group's objects reference, one each (a Request captured by
+// each finalizer's environment: no single object holds them, the environments do together).
+void join_by_references(const HeapGraph& last, const std::vector<uint32_t>& growing_of,
+                        const std::vector<LeakGroup>& growing, const GroupHolders& holders,
+                        GroupSets& sets) {
+  std::unordered_map<uint64_t, uint64_t, KeyedHash>
+      referenced;  // group k << 32 | group j -> references
+  for (uint32_t i = 0; i < last.object_count(); ++i) {
+    const uint32_t j = growing_of[i];
+    if (j == UINT32_MAX || !last.retains_from(i)) continue;
+    for (ObjectId t : last.references(ObjectId(i)))
+      if (const uint32_t k = growing_of[t.value()]; k != UINT32_MAX && k != j)
+        ++referenced[uint64_t(k) << 32 | j];
+  }
+  for (auto [key, count] : referenced)
+    if (const uint32_t k = static_cast<uint32_t>(key >> 32);
+        count * 2 > growing[k].count && count > holders.all[k].second)
+      sets.join(k, static_cast<uint32_t>(key));
+}
+
+// The leaks, numbered in the order of their first group, each growing group's among them.
+std::vector<uint32_t> number_leaks(GroupSets& sets, size_t groups, size_t dumps,
+                                   std::vector<Leak>& leaks) {
+  std::vector<uint32_t> leak_index(groups, UINT32_MAX);
+  for (uint32_t k = 0; k < groups; ++k) {
+    uint32_t& index = leak_index[sets.find(k)];
+    if (index == UINT32_MAX) {
+      index = static_cast<uint32_t>(leaks.size());
+      leaks.emplace_back().growth.assign(dumps, 0);
+    }
+    leak_index[k] = index;
+  }
+  return leak_index;
+}
+
+// A leak of nested holders is held by its outermost holder: the one that holds (dominates) most
+// of it, its inner holders' members counted as its own.
+void hold_by_outermost(const GroupHolders& holders, const std::vector<uint32_t>& leak_index,
+                       std::vector<Leak>& leaks) {
+  const std::vector<uint32_t>& above = holders.above;
+  const std::vector<std::pair<ObjectId, uint64_t>>& strong = holders.strong;
+  std::vector<uint32_t> outermost(above.size(), UINT32_MAX);
+  std::vector<std::unordered_map<uint32_t, uint64_t>> outer_share(leaks.size());
+  for (uint32_t k = 0; k < above.size(); ++k) {
+    if (above[k] == UINT32_MAX) continue;
+    uint32_t top = above[k];
+    while (above[top] != UINT32_MAX && outermost[top] == UINT32_MAX) top = above[top];
+    if (outermost[top] != UINT32_MAX) top = outermost[top];
+    outermost[k] = top;
+    outer_share[leak_index[k]][strong[top].first.value()] += strong[k].second;
+  }
+  for (uint32_t k = 0; k < above.size(); ++k)
+    if (auto& shares = outer_share[leak_index[k]]; !shares.empty() && outermost[k] == UINT32_MAX &&
+                                                   strong[k].first.valid() &&
+                                                   shares.count(strong[k].first.value()))
+      shares[strong[k].first.value()] += strong[k].second;
+  for (uint32_t i = 0; i < leaks.size(); ++i)
+    for (auto [object, share] : outer_share[i])
+      if (share > leaks[i].holder_share ||
+          (share == leaks[i].holder_share && ObjectId(object) < leaks[i].holder)) {
+        leaks[i].holder = ObjectId(object);
+        leaks[i].holder_share = share;
+      }
+}
+
+// By leak, whether it is the program's: VM caches alone (IMEMO:callcache, IMEMO:constcache warm
+// up as code runs) rank after the program's leaks, and so do those that the finalizers of dead
+// objects may undo at the next GC (their count set on each leak).
+std::vector<bool> program_leaks(const HeapGraph& last, const HeapDominators& dom,
+                                const std::vector<LeakGroup>& growing,
+                                const std::vector<uint32_t>& growing_of,
+                                const std::vector<uint32_t>& leak_index, std::vector<Leak>& leaks) {
+  std::vector<bool> program(leaks.size(), false);
+  for (uint32_t k = 0; k < growing.size(); ++k)
+    if (!growing[k].group.cls.starts_with("IMEMO:")) program[leak_index[k]] = true;
+  const std::vector<uint64_t> undone =
+      undone_by_finalizers(last, dom, growing, growing_of, leak_index, leaks.size());
+  for (size_t i = 0; i < leaks.size(); ++i) {
+    leaks[i].pending_finalizers = undone[i];
+    if (undone[i] > 0) program[i] = false;
+  }
+  return program;
+}
+
+// Moves the groups into their leaks, ranked: steady growth first, then the bytes the born
+// objects hold (what single objects dominate: cheap for every group and every leak at once;
+// the exact set size is computed for the leaks kept). A leak's rows: those that hold the most
+// first (a Proc holding a client and its socket above the socket).
+void add_ranked_groups(const HeapGraph& last, const HeapDominators& dom,
+                       const std::vector<uint32_t>& growing_of, GrowingGroups& growing,
+                       const std::vector<uint32_t>& leak_index, std::vector<Leak>& leaks) {
+  std::vector<LeakGroup>& groups = growing.groups;
+  const std::vector<uint64_t> held_by_group =
+      dom.dominated_by_keys(last, growing_of, groups.size());
+  std::vector<uint32_t> order(groups.size());
+  for (uint32_t k = 0; k < groups.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const LeakGroup &x = groups[a], &y = groups[b];
+    if (x.steady != y.steady) return x.steady;
+    if (x.growing != y.growing) return x.growing;
+    if (held_by_group[a] != held_by_group[b]) return held_by_group[a] > held_by_group[b];
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return growing.table_group[a] < growing.table_group[b];
+  });
+  for (uint32_t k : order) {
+    Leak& leak = leaks[leak_index[k]];
+    LeakGroup& lg = groups[k];
+    lg.retained_bytes = held_by_group[k];
+    leak.count += lg.count;
+    add_saturating(leak.bytes, lg.bytes);
+    for (size_t d = 0; d < lg.growth.size(); ++d) leak.growth[d] += lg.growth[d];
+    leak.steady = leak.steady || lg.steady;
+    leak.growing = leak.growing || lg.growing;
+    leak.groups.push_back(std::move(lg));
+  }
+  for (Leak& leak : leaks)
+    std::stable_sort(
+        leak.groups.begin(), leak.groups.end(), [](const LeakGroup& x, const LeakGroup& y) {
+          return x.retained_bytes != y.retained_bytes ? x.retained_bytes > y.retained_bytes
+                                                      : x.bytes > y.bytes;
+        });
+}
+
+// The leaks most likely first, at most `top`: the program's, then steady growth, then what
+// their objects dominate.
+std::vector<uint32_t> rank_leaks(const HeapGraph& last, const HeapDominators& dom,
+                                 const std::vector<uint32_t>& leak_of,
+                                 const std::vector<Leak>& leaks, const std::vector<bool>& program,
+                                 size_t top) {
+  const std::vector<uint64_t> held = dom.dominated_by_keys(last, leak_of, leaks.size());
+  std::vector<uint32_t> rank(leaks.size());
+  for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = k;
+  std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
+    const Leak &x = leaks[a], &y = leaks[b];
+    if (program[a] != program[b]) return bool(program[a]);
+    if (x.steady != y.steady) return x.steady;
+    if (x.growing != y.growing) return x.growing;
+    if (held[a] != held[b]) return held[a] > held[b];
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return a < b;
+  });
+  if (rank.size() > top) rank.resize(top);
+  return rank;
+}
+
 }  // namespace
 
 std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom) {
@@ -378,249 +701,32 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   report.profiler_bytes = top_owned_bytes(last, dom, owned);
   report.heap_bytes = dom.retained_bytes(last.virtual_root()) - report.profiler_bytes;
 
-  // The objects of each group in each dump that its roots reach. One array of the last dump's
-  // objects goes through the steps below: each object's group, its group while born since the
-  // first dump, its growing group, its leak (UINT32_MAX: none).
+  // One array of the last dump's objects goes through the steps below: each object's group,
+  // its group while born since the first dump, its growing group, its leak (UINT32_MAX: none).
   GroupTable table;
-  std::vector<std::vector<uint64_t>> counts;
-  std::vector<uint32_t> of_last;
-  for (size_t d = 0; d < dumps.size(); ++d) {
-    const HeapGraph* g = dumps[d];
-    const std::vector<bool>* known =
-        g == &last ? nullptr : (d < reachable.size() ? reachable[d] : nullptr);
-    if (known && known->size() != g->object_count()) known = nullptr;
-    std::vector<uint32_t> of = table.assign(*g, [&](ObjectId o) {
-      return g == &last ? dom.reachable(o) && !owned[o.value()] : !known || (*known)[o.value()];
-    });
-    std::vector<uint64_t>& c = counts.emplace_back();
-    for (uint32_t grp : of)
-      if (grp != GroupTable::kNoGroup) {
-        if (grp >= c.size()) c.resize(grp + 1, 0);
-        ++c[grp];
-      }
-    if (g == &last) of_last = std::move(of);
-  }
-  for (auto& c : counts) c.resize(table.size(), 0);
+  GroupCounts counts = count_groups(table, dumps, dom, owned, reachable);
+  std::vector<uint32_t>& born_group = counts.of_last;
+  const BornByGroup born = count_born(first, last, dom, owned, table.size(), born_group, report);
+  GrowingGroups growing = select_growing(table, counts, born, options, report);
+  std::vector<uint32_t>& growing_of = counts.of_last;  // the born objects of growing groups
+  to_growing_groups(last, growing, growing_of);
+  const GroupHolders holders = hold_groups(last, dom, growing_of, growing.groups);
 
-  // Objects of the last dump born after the first, by group (garbage not yet swept aside). The
-  // matcher's index of the first dump's addresses is freed once they are known.
-  const uint32_t n = static_cast<uint32_t>(last.object_count());
-  std::vector<uint32_t>& born_group = of_last;
-  std::vector<uint64_t> born_count(table.size(), 0), born_bytes(table.size(), 0);
-  std::vector<ObjectId> example(table.size());
-  {
-    const ObjectMatcher matcher(first, last);
-    report.match = matcher.method();
-    report.by_address = matcher.by_address();
-    for (uint32_t i = 0; i < n; ++i) {
-      if (!dom.reachable(ObjectId(i)) || owned[i] || matcher.existed_before(ObjectId(i))) {
-        born_group[i] = GroupTable::kNoGroup;
-        continue;
-      }
-      const uint32_t grp = born_group[i];
-      if (born_count[grp]++ == 0) example[grp] = ObjectId(i);
-      add_saturating(born_bytes[grp], last.memsize(ObjectId(i)));
-      ++report.born;
-    }
-  }
-
-  // The growing groups, each with its holder.
-  std::vector<uint32_t> grown(table.size(), GroupTable::kNoGroup);  // group -> index in growing
-  std::vector<LeakGroup> growing;
-  std::vector<uint32_t> growing_group;
-  for (uint32_t grp = 0; grp < table.size(); ++grp) {
-    if (born_count[grp] == 0 ||
-        counts.back()[grp] < counts.front()[grp] + std::max<uint64_t>(options.min_growth, 1))
-      continue;
-    LeakGroup lg;
-    lg.group = table.group(grp);
-    lg.count = born_count[grp];
-    lg.bytes = born_bytes[grp];
-    for (const auto& per_dump : counts) lg.growth.push_back(per_dump[grp]);
-    lg.steady = true;
-    for (size_t d = 1; d < counts.size(); ++d)
-      lg.steady = lg.steady && counts[d][grp] > counts[d - 1][grp];
-    lg.growing = counts[counts.size() - 1][grp] > counts[counts.size() - 2][grp];
-    lg.example = example[grp];
-    report.groups_growing += lg.growing;
-    grown[grp] = static_cast<uint32_t>(growing.size());
-    growing.push_back(std::move(lg));
-    growing_group.push_back(grp);
-  }
-  report.groups = growing.size();
-  std::vector<uint32_t>& growing_of = of_last;  // the born objects of growing groups
-  static_assert(GroupTable::kNoGroup == UINT32_MAX);
-  AppLineVotes app_lines;
-  for (uint32_t i = 0; i < n; ++i)
-    if (growing_of[i] != GroupTable::kNoGroup) {
-      growing_of[i] = grown[growing_of[i]];
-      if (growing_of[i] != UINT32_MAX && last.has_stacks())
-        app_lines.add(last, growing_of[i], ObjectId(i));
-    }
-  app_lines.give(growing);
-  const std::vector<std::pair<ObjectId, uint64_t>> holders =
-      find_holders(last, dom, growing_of, growing.size());
-  // Each group's example, one its holder holds itself (through a chunk, for the symbol table):
-  // what the leak is, not a stray member (a template's source beside the Symbols' names). One
-  // pass over each holder's references, whatever number of groups it holds.
-  {
-    std::vector<bool> holds_example(growing.size(), false);
-    auto take = [&](ObjectId h, ObjectId t) {
-      const uint32_t k = growing_of[t.value()];
-      if (k != UINT32_MAX && holders[k].first == h && !holds_example[k]) {
-        holds_example[k] = true;
-        growing[k].example = t;
-      }
-    };
-    std::vector<uint32_t> seen_holders;
-    for (const auto& [h, share] : holders)
-      if (h.valid() && h != last.virtual_root()) seen_holders.push_back(h.value());
-    std::sort(seen_holders.begin(), seen_holders.end());
-    seen_holders.erase(std::unique(seen_holders.begin(), seen_holders.end()), seen_holders.end());
-    for (uint32_t v : seen_holders) {
-      const ObjectId h(v);
-      const bool table = is_symbol_table(last, h);
-      for (ObjectId t : last.references(h)) {
-        take(h, t);
-        if (table)
-          for (ObjectId name : last.references(t)) take(h, name);
-      }
-    }
-  }
-
-  // One leak: the groups one object holds, and those held by an object of another.
-  GroupSets sets(growing.size());
-  std::unordered_map<uint32_t, uint32_t> by_holder;
-  for (uint32_t k = 0; k < growing.size(); ++k) {
-    const ObjectId h = holders[k].first;
-    if (!h.valid()) continue;
-    if (auto [it, added] = by_holder.try_emplace(h.value(), k); !added) sets.join(k, it->second);
-    if (growing_of[h.value()] != UINT32_MAX) sets.join(k, growing_of[h.value()]);
-  }
-  // A holder inside another's (the Hash of one query inside the query cache's Hash) holds part
-  // of the same leak: one answer, held by the outer one, each byte counted once.
-  // Only holders that dominate most of their group count: one that merely references a
-  // member or two (a Proc its own environment) holds no leak.
-  std::vector<std::pair<ObjectId, uint64_t>> strong = holders;
-  for (uint32_t k = 0; k < growing.size(); ++k)
-    if (strong[k].second * 2 <= growing[k].count) strong[k].first = ObjectId::none();
-  const std::vector<uint32_t> above = holder_above(last, dom, strong);
-  for (uint32_t k = 0; k < growing.size(); ++k)
-    if (above[k] != UINT32_MAX) sets.join(k, above[k]);
-  // And those whose objects another group's objects reference, one each (a Request captured by
-  // each finalizer's environment: no single object holds them, the environments do together).
-  std::unordered_map<uint64_t, uint64_t, KeyedHash>
-      referenced;  // group k << 32 | group j -> references
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t j = growing_of[i];
-    if (j == UINT32_MAX || !last.retains_from(i)) continue;
-    for (ObjectId t : last.references(ObjectId(i)))
-      if (const uint32_t k = growing_of[t.value()]; k != UINT32_MAX && k != j)
-        ++referenced[uint64_t(k) << 32 | j];
-  }
-  for (auto [key, count] : referenced)
-    if (const uint32_t k = static_cast<uint32_t>(key >> 32);
-        count * 2 > growing[k].count && count > holders[k].second)
-      sets.join(k, static_cast<uint32_t>(key));
-  std::vector<uint32_t> leak_index(growing.size(), UINT32_MAX);
+  GroupSets sets(growing.groups.size());
+  join_by_holders(growing_of, holders, sets);
+  join_by_references(last, growing_of, growing.groups, holders, sets);
   std::vector<Leak> leaks;
-  for (uint32_t k = 0; k < growing.size(); ++k) {
-    uint32_t& index = leak_index[sets.find(k)];
-    if (index == UINT32_MAX) {
-      index = static_cast<uint32_t>(leaks.size());
-      leaks.emplace_back().growth.assign(dumps.size(), 0);
-    }
-    leak_index[k] = index;
-  }
+  const std::vector<uint32_t> leak_index =
+      number_leaks(sets, growing.groups.size(), dumps.size(), leaks);
   report.found = leaks.size();
-  // Such a leak is held by its outermost holder: the one that holds (dominates) most of it, its
-  // inner holders' members counted as its own.
-  std::vector<uint32_t> outermost(growing.size(), UINT32_MAX);
-  std::vector<std::unordered_map<uint32_t, uint64_t>> outer_share(leaks.size());
-  for (uint32_t k = 0; k < growing.size(); ++k) {
-    if (above[k] == UINT32_MAX) continue;
-    uint32_t top = above[k];
-    while (above[top] != UINT32_MAX && outermost[top] == UINT32_MAX) top = above[top];
-    if (outermost[top] != UINT32_MAX) top = outermost[top];
-    outermost[k] = top;
-    outer_share[leak_index[k]][strong[top].first.value()] += strong[k].second;
-  }
-  for (uint32_t k = 0; k < growing.size(); ++k)
-    if (auto& shares = outer_share[leak_index[k]]; !shares.empty() && outermost[k] == UINT32_MAX &&
-                                                   strong[k].first.valid() &&
-                                                   shares.count(strong[k].first.value()))
-      shares[strong[k].first.value()] += strong[k].second;
-  for (uint32_t i = 0; i < leaks.size(); ++i)
-    for (auto [object, share] : outer_share[i])
-      if (share > leaks[i].holder_share ||
-          (share == leaks[i].holder_share && ObjectId(object) < leaks[i].holder)) {
-        leaks[i].holder = ObjectId(object);
-        leaks[i].holder_share = share;
-      }
-
-  // VM caches alone (IMEMO:callcache, IMEMO:constcache warm up as code runs) rank after the
-  // program's leaks.
-  std::vector<bool> program(leaks.size(), false);
-  for (uint32_t k = 0; k < growing.size(); ++k)
-    if (!growing[k].group.cls.starts_with("IMEMO:")) program[leak_index[k]] = true;
-  // So do those that the finalizers of dead objects may undo at the next GC.
-  const std::vector<uint64_t> undone =
-      undone_by_finalizers(last, dom, growing, growing_of, leak_index, leaks.size());
-  for (size_t i = 0; i < leaks.size(); ++i) {
-    leaks[i].pending_finalizers = undone[i];
-    if (undone[i] > 0) program[i] = false;
-  }
-
-  // Rank: steady growth first, then the bytes the born objects hold (what single objects
-  // dominate: cheap for every group and every leak at once; the exact set size is computed for
-  // the leaks kept).
-  const std::vector<uint64_t> held_by_group =
-      dom.dominated_by_keys(last, growing_of, growing.size());
-  std::vector<uint32_t> order(growing.size());
-  for (uint32_t k = 0; k < growing.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const LeakGroup &x = growing[a], &y = growing[b];
-    if (x.steady != y.steady) return x.steady;
-    if (x.growing != y.growing) return x.growing;
-    if (held_by_group[a] != held_by_group[b]) return held_by_group[a] > held_by_group[b];
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
-    return growing_group[a] < growing_group[b];
-  });
-  for (uint32_t k : order) {
-    Leak& leak = leaks[leak_index[k]];
-    LeakGroup& lg = growing[k];
-    lg.retained_bytes = held_by_group[k];
-    leak.count += lg.count;
-    add_saturating(leak.bytes, lg.bytes);
-    for (size_t d = 0; d < lg.growth.size(); ++d) leak.growth[d] += lg.growth[d];
-    leak.steady = leak.steady || lg.steady;
-    leak.growing = leak.growing || lg.growing;
-    leak.groups.push_back(std::move(lg));
-  }
-  // A leak's rows: those that hold the most first (a Proc holding a client and its socket
-  // above the socket).
-  for (Leak& leak : leaks)
-    std::stable_sort(
-        leak.groups.begin(), leak.groups.end(), [](const LeakGroup& x, const LeakGroup& y) {
-          return x.retained_bytes != y.retained_bytes ? x.retained_bytes > y.retained_bytes
-                                                      : x.bytes > y.bytes;
-        });
-  std::vector<uint32_t>& leak_of = of_last;
+  hold_by_outermost(holders, leak_index, leaks);
+  const std::vector<bool> program =
+      program_leaks(last, dom, growing.groups, growing_of, leak_index, leaks);
+  add_ranked_groups(last, dom, growing_of, growing, leak_index, leaks);
+  std::vector<uint32_t>& leak_of = counts.of_last;
   for (uint32_t& k : leak_of)
     if (k != UINT32_MAX) k = leak_index[k];
-  const std::vector<uint64_t> held = dom.dominated_by_keys(last, leak_of, leaks.size());
-  std::vector<uint32_t> rank(leaks.size());
-  for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = k;
-  std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
-    const Leak &x = leaks[a], &y = leaks[b];
-    if (program[a] != program[b]) return bool(program[a]);
-    if (x.steady != y.steady) return x.steady;
-    if (x.growing != y.growing) return x.growing;
-    if (held[a] != held[b]) return held[a] > held[b];
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
-    return a < b;
-  });
-  if (rank.size() > options.top) rank.resize(options.top);
+  const std::vector<uint32_t> rank = rank_leaks(last, dom, leak_of, leaks, program, options.top);
 
   // The leaks kept, each with its members, holder and retained size: linear in the heap
   // however many there are (--top 0).
