@@ -608,6 +608,137 @@ std::vector<uint32_t> rank_leaks(const HeapGraph& last, const HeapDominators& do
   return rank;
 }
 
+// A chain (a linked list: each node dominating the rest) starts at a when its biggest child in
+// the dominator tree is of its class.
+bool chain_starts(const HeapGraph& g, ObjectId a, const std::vector<ObjectId>& kids) {
+  return !kids.empty() && g.class_of(kids[0]) == g.class_of(a);
+}
+
+// Objects that retain more than `least`, each followed down to where it accumulates, the
+// biggest first. A chain is followed no further than its first node: what accumulates is the
+// chain.
+std::vector<ObjectId> accumulation_points(const HeapGraph& g, const HeapDominators& dom,
+                                          const std::vector<bool>& owned, double dominant,
+                                          uint64_t least) {
+  auto big = [&](ObjectId o) {
+    return dom.retained_bytes(o) >= least && dom.retained_bytes(o) > 0 && !owned[o.value()];
+  };
+  std::vector<ObjectId> pending, points;
+  for (ObjectId c : dom.children(g.virtual_root()))
+    if (big(c)) pending.push_back(c);
+  while (!pending.empty()) {
+    ObjectId a = pending.back();
+    pending.pop_back();
+    std::vector<ObjectId> kids = dom.children(a);
+    while (!kids.empty() && !chain_starts(g, a, kids) &&
+           static_cast<double>(dom.retained_bytes(kids[0])) >=
+               dominant * static_cast<double>(dom.retained_bytes(a))) {
+      a = kids[0];
+      kids = dom.children(a);
+    }
+    // A container of a few big things is not where memory accumulates: each of them may be.
+    uint64_t in_big = 0;
+    size_t big_kids = 0;
+    while (big_kids < kids.size() && big(kids[big_kids]))
+      in_big += dom.retained_bytes(kids[big_kids++]);
+    if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a) && !chain_starts(g, a, kids)) {
+      pending.insert(pending.end(), kids.begin(), kids.begin() + static_cast<ptrdiff_t>(big_kids));
+      continue;
+    }
+    points.push_back(a);
+  }
+  std::sort(points.begin(), points.end(), [&](ObjectId x, ObjectId y) {
+    return dom.retained_bytes(x) != dom.retained_bytes(y)
+               ? dom.retained_bytes(x) > dom.retained_bytes(y)
+               : x < y;
+  });
+  return points;
+}
+
+// Nothing retains the threshold: the biggest three all the same, from the roots' biggest
+// children (the least of the three is the bar).
+std::vector<ObjectId> biggest_points(const HeapGraph& g, const HeapDominators& dom,
+                                     const std::vector<bool>& owned, double dominant) {
+  std::vector<uint64_t> sizes;
+  for (ObjectId c : dom.unordered_children(g.virtual_root()))
+    if (!owned[c.value()] && dom.retained_bytes(c) > 0) sizes.push_back(dom.retained_bytes(c));
+  if (sizes.empty()) return {};
+  const size_t third = std::min<size_t>(3, sizes.size()) - 1;
+  std::nth_element(sizes.begin(), sizes.begin() + static_cast<ptrdiff_t>(third), sizes.end(),
+                   std::greater<>());
+  std::vector<ObjectId> points = accumulation_points(g, dom, owned, dominant, sizes[third]);
+  if (points.size() > 3) points.resize(3);
+  return points;
+}
+
+// What an accumulation point holds: its children in the dominator tree, or the chain's nodes
+// (then held by what holds its first one), or the object itself where its children hold less
+// than it does (a big String, an Array of small Integers): the memory is its own.
+std::vector<ObjectId> accumulated(const HeapGraph& g, const HeapDominators& dom, Leak& leak) {
+  const ObjectId a = leak.holder;
+  std::vector<ObjectId> kids = dom.children(a);
+  if (chain_starts(g, a, kids)) {
+    std::vector<ObjectId> chain{a};
+    while (chain_starts(g, chain.back(), kids)) {
+      chain.push_back(kids[0]);
+      kids = dom.children(kids[0]);
+    }
+    kids = std::move(chain);
+    if (dom.idom(a) != g.virtual_root()) leak.holder = dom.idom(a);
+  }
+  uint64_t in_kids = 0;
+  for (ObjectId k : kids) add_saturating(in_kids, dom.retained_bytes(k));
+  if (in_kids < g.memsize(a) && leak.holder == a) kids.assign(1, a);
+  return kids;
+}
+
+// The leak's rows: what it holds by class and site, the groups retaining the most first (a
+// child's retained set is its own: the sums are exact). Marks its objects in leak_of.
+void group_accumulated(const HeapGraph& g, const HeapDominators& dom,
+                       const std::vector<bool>& owned, const GroupTable& table,
+                       const std::vector<uint32_t>& group_of, const std::vector<ObjectId>& kids,
+                       uint32_t index, Leak& leak, std::vector<uint32_t>& leak_of) {
+  std::unordered_map<uint32_t, size_t> row;
+  std::vector<uint64_t> row_retained;
+  AppLineVotes app_lines;
+  for (ObjectId k : kids) {
+    if (owned[k.value()]) continue;
+    const uint32_t grp = group_of[k.value()];
+    auto [it, added] = row.try_emplace(grp, leak.groups.size());
+    if (added) {
+      LeakGroup& lg = leak.groups.emplace_back();
+      lg.group = table.group(grp);
+      lg.example = k;
+      row_retained.push_back(0);
+    }
+    LeakGroup& lg = leak.groups[it->second];
+    ++lg.count;
+    add_saturating(lg.bytes, g.memsize(k));
+    add_saturating(row_retained[it->second], dom.retained_bytes(k));
+    if (g.has_stacks()) app_lines.add(g, static_cast<uint32_t>(it->second), k);
+    leak_of[k.value()] = index;
+    ++leak.count;
+    add_saturating(leak.bytes, g.memsize(k));
+  }
+  if (leak.groups.empty()) return;
+  app_lines.give(leak.groups);
+  std::vector<size_t> order(leak.groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    if (row_retained[x] != row_retained[y]) return row_retained[x] > row_retained[y];
+    if (leak.groups[x].count != leak.groups[y].count)
+      return leak.groups[x].count > leak.groups[y].count;
+    return x < y;
+  });
+  std::vector<LeakGroup> sorted;
+  for (size_t i : order) {
+    sorted.push_back(std::move(leak.groups[i]));
+    sorted.back().growth = {sorted.back().count};
+    sorted.back().retained_bytes = row_retained[i];
+  }
+  leak.groups = std::move(sorted);
+}
+
 }  // namespace
 
 std::vector<bool> profiler_owned(const HeapGraph& g, const HeapDominators& dom) {
@@ -744,72 +875,17 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
 LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
                               const LeakOptions& options) {
   LeakReport report;
-  const ObjectId root = g.virtual_root();
   // The profilers' own objects (the allocation tracer's table, memprof's tracker) are not the
   // program's memory: neither suspects nor part of the heap the threshold is a share of.
   const std::vector<bool> owned = profiler_owned(g, dom);
-  auto profiler = [&](ObjectId o) { return bool(owned[o.value()]); };
   report.profiler_bytes = top_owned_bytes(g, dom, owned);
-  report.heap_bytes = dom.retained_bytes(root) - report.profiler_bytes;
+  report.heap_bytes = dom.retained_bytes(g.virtual_root()) - report.profiler_bytes;
   const auto threshold =
       static_cast<uint64_t>(options.threshold * static_cast<double>(report.heap_bytes));
-  // Objects that retain more than `least`, each followed down to where it accumulates. A chain
-  // (a linked list: each node dominating the rest) is followed no further than its first node:
-  // what accumulates is the chain.
-  auto chain_starts = [&](ObjectId a, const std::vector<ObjectId>& kids) {
-    return !kids.empty() && g.class_of(kids[0]) == g.class_of(a);
-  };
-  auto accumulation_points = [&](uint64_t least) {
-    auto big = [&](ObjectId o) {
-      return dom.retained_bytes(o) >= least && dom.retained_bytes(o) > 0 && !profiler(o);
-    };
-    std::vector<ObjectId> pending, points;
-    for (ObjectId c : dom.children(root))
-      if (big(c)) pending.push_back(c);
-    while (!pending.empty()) {
-      ObjectId a = pending.back();
-      pending.pop_back();
-      std::vector<ObjectId> kids = dom.children(a);
-      while (!kids.empty() && !chain_starts(a, kids) &&
-             static_cast<double>(dom.retained_bytes(kids[0])) >=
-                 options.dominant * static_cast<double>(dom.retained_bytes(a))) {
-        a = kids[0];
-        kids = dom.children(a);
-      }
-      // A container of a few big things is not where memory accumulates: each of them may be.
-      uint64_t in_big = 0;
-      size_t big_kids = 0;
-      while (big_kids < kids.size() && big(kids[big_kids]))
-        in_big += dom.retained_bytes(kids[big_kids++]);
-      if (big_kids > 0 && in_big * 2 >= dom.retained_bytes(a) && !chain_starts(a, kids)) {
-        pending.insert(pending.end(), kids.begin(),
-                       kids.begin() + static_cast<ptrdiff_t>(big_kids));
-        continue;
-      }
-      points.push_back(a);
-    }
-    std::sort(points.begin(), points.end(), [&](ObjectId x, ObjectId y) {
-      return dom.retained_bytes(x) != dom.retained_bytes(y)
-                 ? dom.retained_bytes(x) > dom.retained_bytes(y)
-                 : x < y;
-    });
-    return points;
-  };
-  std::vector<ObjectId> points = accumulation_points(threshold);
+  std::vector<ObjectId> points = accumulation_points(g, dom, owned, options.dominant, threshold);
   if (points.empty() && options.top > 0) {
-    // Nothing retains the threshold: the biggest three all the same, from the roots' biggest
-    // children (the least of the three is the bar), marked as below it.
-    std::vector<uint64_t> sizes;
-    for (ObjectId c : dom.unordered_children(root))
-      if (!profiler(c) && dom.retained_bytes(c) > 0) sizes.push_back(dom.retained_bytes(c));
-    if (!sizes.empty()) {
-      const size_t third = std::min<size_t>(3, sizes.size()) - 1;
-      std::nth_element(sizes.begin(), sizes.begin() + static_cast<ptrdiff_t>(third), sizes.end(),
-                       std::greater<>());
-      points = accumulation_points(sizes[third]);
-      if (points.size() > 3) points.resize(3);
-      report.below_threshold = !points.empty();
-    }
+    points = biggest_points(g, dom, owned, options.dominant);
+    report.below_threshold = !points.empty();  // marked as below it
   }
   report.found = points.size();
   if (points.size() > options.top) points.resize(options.top);
@@ -820,66 +896,13 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
   for (ObjectId a : points) {
     Leak& leak = report.leaks.emplace_back();
     leak.holder = a;
-    std::vector<ObjectId> kids = dom.children(a);
-    if (chain_starts(a, kids)) {
-      // The chain's nodes, held by what holds its first one.
-      std::vector<ObjectId> chain{a};
-      while (chain_starts(chain.back(), kids)) {
-        chain.push_back(kids[0]);
-        kids = dom.children(kids[0]);
-      }
-      kids = std::move(chain);
-      if (dom.idom(a) != root) leak.holder = dom.idom(a);
-    }
-    // Where the children hold less than the object itself (a big String, an Array of small
-    // Integers), the memory is the object's own.
-    uint64_t in_kids = 0;
-    for (ObjectId k : kids) add_saturating(in_kids, dom.retained_bytes(k));
-    if (in_kids < g.memsize(a) && leak.holder == a) kids.assign(1, a);
-    // What it holds by class and site, the groups retaining the most first (a child's
-    // retained set is its own: the sums are exact).
-    std::unordered_map<uint32_t, size_t> row;
-    std::vector<uint64_t> row_retained;
-    AppLineVotes app_lines;
-    for (ObjectId k : kids) {
-      if (profiler(k)) continue;
-      const uint32_t grp = group_of[k.value()];
-      auto [it, added] = row.try_emplace(grp, leak.groups.size());
-      if (added) {
-        LeakGroup& lg = leak.groups.emplace_back();
-        lg.group = table.group(grp);
-        lg.example = k;
-        row_retained.push_back(0);
-      }
-      LeakGroup& lg = leak.groups[it->second];
-      ++lg.count;
-      add_saturating(lg.bytes, g.memsize(k));
-      add_saturating(row_retained[it->second], dom.retained_bytes(k));
-      if (g.has_stacks()) app_lines.add(g, static_cast<uint32_t>(it->second), k);
-      leak_of[k.value()] = static_cast<uint32_t>(report.leaks.size() - 1);
-      ++leak.count;
-      add_saturating(leak.bytes, g.memsize(k));
-    }
+    const std::vector<ObjectId> kids = accumulated(g, dom, leak);
+    const auto index = static_cast<uint32_t>(report.leaks.size() - 1);
+    group_accumulated(g, dom, owned, table, group_of, kids, index, leak, leak_of);
     if (leak.groups.empty()) {  // the profiler's alone
       report.leaks.pop_back();
       continue;
     }
-    app_lines.give(leak.groups);
-    std::vector<size_t> order(leak.groups.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      if (row_retained[x] != row_retained[y]) return row_retained[x] > row_retained[y];
-      if (leak.groups[x].count != leak.groups[y].count)
-        return leak.groups[x].count > leak.groups[y].count;
-      return x < y;
-    });
-    std::vector<LeakGroup> sorted;
-    for (size_t i : order) {
-      sorted.push_back(std::move(leak.groups[i]));
-      sorted.back().growth = {sorted.back().count};
-      sorted.back().retained_bytes = row_retained[i];
-    }
-    leak.groups = std::move(sorted);
     leak.growth = {leak.count};
     leak.holder_share = leak.count;
   }
