@@ -15,6 +15,8 @@ namespace heapq {
 
 namespace {
 
+constexpr uint32_t kNone = UINT32_MAX;
+
 struct Group {
   std::string_view value;
   uint64_t bytesize = 0, hash = 0;
@@ -22,18 +24,16 @@ struct Group {
   uint64_t count = 0, bytes = 0, smallest = UINT64_MAX, frozen = 0, interned = 0;
 };
 
-}  // namespace
+// By copy, its value's first copy; by first copy, how many copies its value has.
+struct FirstCopies {
+  std::vector<uint32_t> first, copies;
+};
 
-StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t sites_per_value) {
-  StringReport r;
-  for (uint32_t o = 0; o < g.object_count(); ++o)
-    r.strings += g.type(ObjectId(o)) == ObjectType::kString;
-  // Copies of one value agree on all the dump says of it: the bytes written, the byte size (a
-  // binary "\xFF\xFE" is written as the UTF-8 "\u00ff\u00fe") and, for a cut one, the hash
-  // of the whole. Each copy finds its value's first copy in an open-addressing table of copies'
-  // indexes: a few bytes a copy, most values being unique; groups are made for the values held
-  // twice or more only.
-  const std::span<const StringValue> values = g.string_values();
+// Copies of one value agree on all the dump says of it: the bytes written, the byte size (a
+// binary "\xFF\xFE" is written as the UTF-8 "\u00ff\u00fe") and, for a cut one, the hash
+// of the whole. Each copy finds its value's first copy in an open-addressing table of copies'
+// indexes: a few bytes a copy, most values being unique. Counts the distinct values in r.
+FirstCopies find_first_copies(std::span<const StringValue> values, StringReport& r) {
   const uint32_t m = static_cast<uint32_t>(values.size());
   auto same = [&](const StringValue& a, const StringValue& b) {
     return a.hash == b.hash && a.bytesize == b.bytesize && a.value == b.value;
@@ -42,34 +42,39 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
     return v.hash ? address_hash(v.hash ^ v.bytesize * 0x9e3779b97f4a7c15ull)
                   : string_hash(v.value);
   };
-  constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> first(m);      // by copy: its value's first copy
-  std::vector<uint32_t> copies(m, 0);  // by first copy
-  {
-    std::vector<uint32_t> table(std::bit_ceil(std::max<size_t>(16, size_t(m) * 2)), kNone);
-    const size_t mask = table.size() - 1;
-    for (uint32_t i = 0; i < m; ++i) {
-      for (size_t slot = hash_of(values[i]) & mask;; slot = (slot + 1) & mask) {
-        if (table[slot] == kNone) {
-          table[slot] = first[i] = i;
-          ++r.distinct;
-          break;
-        }
-        if (same(values[table[slot]], values[i])) {
-          first[i] = table[slot];
-          break;
-        }
+  FirstCopies out{std::vector<uint32_t>(m), std::vector<uint32_t>(m, 0)};
+  std::vector<uint32_t>&first = out.first, &copies = out.copies;
+  std::vector<uint32_t> table(std::bit_ceil(std::max<size_t>(16, size_t(m) * 2)), kNone);
+  const size_t mask = table.size() - 1;
+  for (uint32_t i = 0; i < m; ++i) {
+    for (size_t slot = hash_of(values[i]) & mask;; slot = (slot + 1) & mask) {
+      if (table[slot] == kNone) {
+        table[slot] = first[i] = i;
+        ++r.distinct;
+        break;
       }
-      ++copies[first[i]];
+      if (same(values[table[slot]], values[i])) {
+        first[i] = table[slot];
+        break;
+      }
     }
+    ++copies[first[i]];
   }
-  r.with_value = m;
-  // A group for each value held twice or more, in the order of their first copies.
+  return out;
+}
+
+// A group for each value held twice or more, in the order of their first copies, with its
+// copies counted. Leaves in `found.first` each copy's group (kNone: its value's only copy) and
+// frees `found.copies`.
+std::vector<Group> group_copies(const HeapGraph& g, std::span<const StringValue> values,
+                                FirstCopies& found) {
+  const uint32_t m = static_cast<uint32_t>(values.size());
+  std::vector<uint32_t>& first = found.first;
   std::vector<Group> groups;
-  std::vector<uint32_t>& group_at = copies;  // by first copy, from here on: its group, or kNone
+  std::vector<uint32_t>& group_at = found.copies;  // by first copy: its group, or kNone
   for (uint32_t i = 0; i < m; ++i) {
     if (first[i] != i) continue;
-    if (copies[i] < 2) {
+    if (group_at[i] < 2) {
       group_at[i] = kNone;
       continue;
     }
@@ -93,10 +98,16 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
     gr.frozen += values[i].frozen;
     gr.interned += values[i].interned;
   }
-  std::vector<uint32_t>().swap(copies);
+  std::vector<uint32_t>().swap(group_at);
+  return groups;
+}
 
-  // Copies by (value, site).
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>, KeyedHash> by_site;  // count, bytes
+// Copies by (value, site): group << 32 | site -> count, bytes.
+using BySite = std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>, KeyedHash>;
+
+BySite count_by_site(const HeapGraph& g, std::span<const StringValue> values,
+                     const std::vector<uint32_t>& group_of) {
+  BySite by_site;
   for (size_t i = 0; i < group_of.size(); ++i) {
     if (group_of[i] == kNone) continue;
     const ObjectId o = values[i].object;
@@ -104,7 +115,13 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
     ++count;
     add_saturating(bytes, g.memsize(o));
   }
+  return by_site;
+}
 
+// The totals over every duplicated value, and the `top` values that waste the most as rows of
+// r.duplicates. Returns each group's row (kNone: not shown).
+std::vector<uint32_t> show_most_wasted(const std::vector<Group>& groups, size_t top,
+                                       StringReport& r) {
   std::vector<uint32_t> order;
   for (uint32_t i = 0; i < groups.size(); ++i) {
     ++r.duplicated;
@@ -123,7 +140,7 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(shown), order.end(),
                     more_wasted);
   order.resize(shown);
-  std::vector<uint32_t> row_of(groups.size(), UINT32_MAX);
+  std::vector<uint32_t> row_of(groups.size(), kNone);
   for (uint32_t row = 0; row < order.size(); ++row) {
     const Group& gr = groups[order[row]];
     row_of[order[row]] = row;
@@ -138,12 +155,17 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
                             gr.interned,
                             {}});
   }
+  return row_of;
+}
 
-  // Each shown value's sites, and the lines that make the most copies of one value.
+// Each shown value's sites, and the `top` lines that make the most copies of one value.
+void add_sites(const BySite& by_site, const std::vector<Group>& groups,
+               const std::vector<uint32_t>& row_of, size_t top, size_t sites_per_value,
+               StringReport& r) {
   for (const auto& [key, cb] : by_site) {
     const uint32_t group = static_cast<uint32_t>(key >> 32);
     const SiteId site(static_cast<uint32_t>(key));
-    if (row_of[group] != UINT32_MAX) r.duplicates[row_of[group]].sites.emplace_back(site, cb.first);
+    if (row_of[group] != kNone) r.duplicates[row_of[group]].sites.emplace_back(site, cb.first);
     const Group& gr = groups[group];
     if (site.valid() && cb.first >= 2)
       r.copying_sites.push_back({site, gr.value, gr.bytesize, gr.cut, cb.first, cb.second});
@@ -164,6 +186,23 @@ StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t si
   std::partial_sort(copying.begin(), copying.begin() + static_cast<ptrdiff_t>(sites_shown),
                     copying.end(), more_copies);
   copying.resize(sites_shown);
+}
+
+}  // namespace
+
+StringReport compute_duplicate_strings(const HeapGraph& g, size_t top, size_t sites_per_value) {
+  StringReport r;
+  for (uint32_t o = 0; o < g.object_count(); ++o)
+    r.strings += g.type(ObjectId(o)) == ObjectType::kString;
+  // Groups are made for the values held twice or more only.
+  const std::span<const StringValue> values = g.string_values();
+  FirstCopies found = find_first_copies(values, r);
+  r.with_value = values.size();
+  const std::vector<Group> groups = group_copies(g, values, found);
+  const std::vector<uint32_t>& group_of = found.first;
+  const BySite by_site = count_by_site(g, values, group_of);
+  const std::vector<uint32_t> row_of = show_most_wasted(groups, top, r);
+  add_sites(by_site, groups, row_of, top, sites_per_value, r);
   return r;
 }
 
