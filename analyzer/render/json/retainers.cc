@@ -3,12 +3,10 @@
 
 namespace heapq::render {
 
-std::string json(const RetainersAnswer& a) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  write_input(w, a.input);
-  json_key(w, "target");
+namespace {
+
+// The object asked about, or the class and its instances.
+void target_json(JsonWriter& w, const RetainersAnswer& a) {
   w.StartObject();
   if (a.object) {
     object_json(w, *a.object);
@@ -27,6 +25,47 @@ std::string json(const RetainersAnswer& a) {
     w.Uint64(a.bytes);
   }
   w.EndObject();
+}
+
+// What references the target directly: each object, or by class and edge.
+void referrers_json(JsonWriter& w, const RetainersAnswer& a) {
+  w.StartArray();
+  for (const RetainersAnswer::Referrer& r : a.referrers) {
+    w.StartObject();
+    if (r.object) {
+      object_json(w, *r.object);
+    } else {
+      json_key(w, "address");
+      w.Null();
+      json_key(w, "class");
+      json_string(w, "ROOT");
+    }
+    json_key(w, "edge");
+    json_string_or_null(w, r.edge);
+    w.EndObject();
+  }
+  for (const RetainersAnswer::ReferrerGroup& r : a.referrer_groups) {
+    w.StartObject();
+    json_key(w, "class");
+    json_string(w, r.cls);
+    json_key(w, "edge");
+    json_string_or_null(w, r.edge);
+    json_key(w, "count");
+    w.Uint64(r.count);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string json(const RetainersAnswer& a) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  write_input(w, a.input);
+  json_key(w, "target");
+  target_json(w, a);
   json_key(w, "paths");
   w.StartArray();
   for (const PathRef& p : a.paths) path_json(w, p);
@@ -55,32 +94,7 @@ std::string json(const RetainersAnswer& a) {
   }
   if (a.referrers_asked) {
     json_key(w, "referrers");
-    w.StartArray();
-    for (const RetainersAnswer::Referrer& r : a.referrers) {
-      w.StartObject();
-      if (r.object) {
-        object_json(w, *r.object);
-      } else {
-        json_key(w, "address");
-        w.Null();
-        json_key(w, "class");
-        json_string(w, "ROOT");
-      }
-      json_key(w, "edge");
-      json_string_or_null(w, r.edge);
-      w.EndObject();
-    }
-    for (const RetainersAnswer::ReferrerGroup& r : a.referrer_groups) {
-      w.StartObject();
-      json_key(w, "class");
-      json_string(w, r.cls);
-      json_key(w, "edge");
-      json_string_or_null(w, r.edge);
-      json_key(w, "count");
-      w.Uint64(r.count);
-      w.EndObject();
-    }
-    w.EndArray();
+    referrers_json(w, a);
   }
   w.EndObject();
   return json_text(buffer);
