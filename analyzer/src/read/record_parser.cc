@@ -61,10 +61,56 @@ enum class Field : uint8_t {
   kOwners,  // ROOT finalizers (memprof): the object each Array of finalizers is for
 };
 
+// Each field's key, by Field (what error messages name).
+constexpr std::string_view kFieldKeys[] = {
+    "?",
+    "type",
+    "address",
+    "class",
+    "references",
+    "reference_names",
+    "memsize",
+    "file",
+    "line",
+    "method",
+    "generation",
+    "name",
+    "real_class_name",
+    "singleton",
+    "superclass",
+    "imemo_type",
+    "root",
+    "class_name",
+    "format",
+    "records",
+    "struct",
+    "seq",
+    "block",
+    "pid",
+    "time",
+    "host",
+    "started",
+    "gc_count",
+    "compact_count",
+    "unnamed",
+    "id",
+    "frames",
+    "stack",
+    "value",
+    "bytesize",
+    "frozen",
+    "fstring",
+    "value_hash",
+    "owners",
+};
+static_assert(std::size(kFieldKeys) == static_cast<size_t>(Field::kOwners) + 1);
+
 // Keys come ~10 per record: dispatch on length and first letter before comparing bytes.
-Field classify(const char* s, size_t n) {
 #define HEAPQ_KEY(text, field) \
   if (std::memcmp(s, text, sizeof(text) - 1) == 0) return field
+
+// Keys of 6 bytes or fewer.
+Field classify_short(const char* s, size_t n) {
   switch (n) {
     case 2:
       if (s[0] == 'i') HEAPQ_KEY("id", Field::kId);
@@ -110,6 +156,13 @@ Field classify(const char* s, size_t n) {
       if (s[0] == 'f') HEAPQ_KEY("frozen", Field::kFrozen);
       if (s[0] == 'o') HEAPQ_KEY("owners", Field::kOwners);
       break;
+  }
+  return Field::kOther;
+}
+
+// Keys of 7 bytes or more.
+Field classify_long(const char* s, size_t n) {
+  switch (n) {
     case 7:
       switch (s[0]) {
         case 'a':
@@ -169,8 +222,12 @@ Field classify(const char* s, size_t n) {
       if (s[0] == 'r' && s[2] == 'a') HEAPQ_KEY("real_class_name", Field::kRealClassName);
       break;
   }
-#undef HEAPQ_KEY
   return Field::kOther;
+}
+#undef HEAPQ_KEY
+
+Field classify(const char* s, size_t n) {
+  return n <= 6 ? classify_short(s, n) : classify_long(s, n);
 }
 
 // Value of each hex digit, 0xff for other characters.
@@ -322,10 +379,46 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     }
     if (depth_ == 2) return array_string(s, n);
     if (depth_ != 1) return true;
-    switch (field_) {
+    if (std::string_view* text = text_field(field_)) {
+      *text = {s, n};
+      return true;
+    }
+    return field_string(s, n);
+  }
+
+  // The record's fields kept as the line writes them (views into it), by field; null for others.
+  std::string_view* text_field(Field f) {
+    switch (f) {
       case Field::kType:
-        rec_.type = {s, n};
-        break;
+        return &rec_.type;
+      case Field::kName:
+        return &rec_.name;
+      case Field::kRealClassName:
+        return &rec_.real_class_name;
+      case Field::kImemoType:
+        return &rec_.imemo_type;
+      case Field::kRoot:
+        return &rec_.root;
+      case Field::kClassName:
+        return &rec_.class_name;
+      case Field::kFormat:
+        return &rec_.format;
+      case Field::kStruct:
+        return &rec_.struct_name;
+      case Field::kTime:
+        return &rec_.time;
+      case Field::kHost:
+        return &rec_.host;
+      case Field::kStarted:
+        return &rec_.started;
+      default:
+        return nullptr;
+    }
+  }
+
+  // A string at the record's top level, for a field that is not text kept as written.
+  bool field_string(const char* s, rapidjson::SizeType n) {
+    switch (field_) {
       case Field::kAddress:
         if (!parse_address(s, n, rec_.address)) return fail("\"address\" is not a hex address");
         rec_.has_address = true;
@@ -344,36 +437,6 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
       case Field::kMethod:
         rec_.method = {s, n};
         rec_.has_method = true;
-        break;
-      case Field::kName:
-        rec_.name = {s, n};
-        break;
-      case Field::kRealClassName:
-        rec_.real_class_name = {s, n};
-        break;
-      case Field::kImemoType:
-        rec_.imemo_type = {s, n};
-        break;
-      case Field::kRoot:
-        rec_.root = {s, n};
-        break;
-      case Field::kClassName:
-        rec_.class_name = {s, n};
-        break;
-      case Field::kFormat:
-        rec_.format = {s, n};
-        break;
-      case Field::kStruct:
-        rec_.struct_name = {s, n};
-        break;
-      case Field::kTime:
-        rec_.time = {s, n};
-        break;
-      case Field::kHost:
-        rec_.host = {s, n};
-        break;
-      case Field::kStarted:
-        rec_.started = {s, n};
         break;
       case Field::kValue:
         rec_.value = {s, n};
@@ -547,89 +610,7 @@ class RecordHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Rec
     return true;
   }
 
-  std::string field_name() const {
-    switch (field_) {
-      case Field::kType:
-        return "type";
-      case Field::kAddress:
-        return "address";
-      case Field::kClass:
-        return "class";
-      case Field::kReferences:
-        return "references";
-      case Field::kReferenceNames:
-        return "reference_names";
-      case Field::kMemsize:
-        return "memsize";
-      case Field::kFile:
-        return "file";
-      case Field::kLine:
-        return "line";
-      case Field::kMethod:
-        return "method";
-      case Field::kGeneration:
-        return "generation";
-      case Field::kSeq:
-        return "seq";
-      case Field::kName:
-        return "name";
-      case Field::kRealClassName:
-        return "real_class_name";
-      case Field::kSingleton:
-        return "singleton";
-      case Field::kSuperclass:
-        return "superclass";
-      case Field::kImemoType:
-        return "imemo_type";
-      case Field::kRoot:
-        return "root";
-      case Field::kClassName:
-        return "class_name";
-      case Field::kFormat:
-        return "format";
-      case Field::kRecords:
-        return "records";
-      case Field::kStruct:
-        return "struct";
-      case Field::kBlock:
-        return "block";
-      case Field::kPid:
-        return "pid";
-      case Field::kTime:
-        return "time";
-      case Field::kHost:
-        return "host";
-      case Field::kStarted:
-        return "started";
-      case Field::kGcCount:
-        return "gc_count";
-      case Field::kCompactCount:
-        return "compact_count";
-      case Field::kUnnamed:
-        return "unnamed";
-      case Field::kId:
-        return "id";
-      case Field::kFrames:
-        return "frames";
-      case Field::kStack:
-        return "stack";
-      case Field::kValue:
-        return "value";
-      case Field::kBytesize:
-        return "bytesize";
-      case Field::kFrozen:
-        return "frozen";
-      case Field::kFstring:
-        return "fstring";
-      case Field::kValueHash:
-        return "value_hash";
-      case Field::kOwners:
-        return "owners";
-      case Field::kOther:
-        break;
-    }
-    return "?";
-  }
+  std::string field_name() const { return std::string(kFieldKeys[static_cast<size_t>(field_)]); }
 
   bool fail(std::string message) {
     error_ = std::move(message);
