@@ -145,9 +145,15 @@ class GraphBuilder::Builder {
     std::vector<SiteId> sites;
     for (const SiteKey& k : c.site_keys)
       sites.push_back(site_for({mapped(strings, k.file), k.line, mapped(strings, k.method)}));
-
-    const size_t n = c.object_count();
     add_references(c, strings, base);
+    add_object_columns(c, classes, sites, base);
+    add_records(c, strings, sites, base);
+  }
+
+  // The chunk's per-object fields (moved out of it), after the objects of the chunks before it.
+  void add_object_columns(ParsedChunk& c, const std::vector<ClassId>& classes,
+                          const std::vector<SiteId>& sites, uint32_t base) {
+    const size_t n = c.object_count();
     for (uint32_t slot : c.class_slot) g_.class_of_.push_back(classes[slot]);
     // Sites and generations only from the first chunk that has any (see drop_empty_fields).
     const bool any_site = std::any_of(c.site_slot.begin(), c.site_slot.end(),
@@ -175,6 +181,15 @@ class GraphBuilder::Builder {
       append(g_.stack_, c.stack);
       g_.stack_.resize(base + n, 0);
     }
+    g_.weak_holder_.resize(base + n, false);
+    for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
+    g_.weak_holders_ += c.weak_holders.size();
+  }
+
+  // The chunk's tables (frames, stacks, classes, string values, roots), its strings and object
+  // ids made the graph's.
+  void add_records(ParsedChunk& c, const std::vector<StringId>& strings,
+                   const std::vector<SiteId>& sites, uint32_t base) {
     for (const FrameRecord& f : c.frames) frame_sites_.try_emplace(f.id, sites[f.site]);
     uint32_t first_frame = 0;
     for (const StackRecord& st : c.stacks) {
@@ -191,9 +206,6 @@ class GraphBuilder::Builder {
     }
     for (ObjectLabel l : c.class_names)
       class_names_.push_back({l.object + base, mapped(strings, l.label)});
-    g_.weak_holder_.resize(base + n, false);
-    for (uint32_t w : c.weak_holders) g_.weak_holder_[base + w] = true;
-    g_.weak_holders_ += c.weak_holders.size();
     for (auto [object, slot] : c.block_sites) g_.block_sites_.emplace(base + object, sites[slot]);
     if (!c.string_values.empty()) {
       // The chunk's bytes move into the graph whole (a vector's move keeps its buffer).
