@@ -111,6 +111,30 @@ size_t help_width(const ParsedArgs& args) {
   return columns == 0 ? SIZE_MAX : columns;
 }
 
+// A format the command does not write, or pprof to a terminal: said before any input is read.
+Status check_format(const Command& command, const GlobalOptions& global, const ParsedArgs& args) {
+  if (global.format == OutputFormat::kCsv && !command.writes_csv)
+    return usage_error("--format csv is for heapq sql; " + std::string(command.name) +
+                       " writes text or json");
+  const bool picture = global.format == OutputFormat::kDot || global.format == OutputFormat::kSvg;
+  if (picture && !command.draws)
+    return usage_error("--format dot and svg are for heapq viz; " + std::string(command.name) +
+                       " writes text or json");
+  if (profile_format(global) && !command.profiles)
+    return usage_error("--format pprof and folded are for heapq sites, retainers and dominators; " +
+                       std::string(command.name) + " writes " +
+                       (command.draws ? "dot or svg" : "text or json"));
+  // Compressed bytes would only garble a terminal.
+  if (global.format == OutputFormat::kPprof && !args.has("o") && !args.has("output") &&
+      ::isatty(STDOUT_FILENO))
+    return usage_error(
+        "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
+        "the output");
+  if (command.draws && !picture && global.format != OutputFormat::kText)
+    return usage_error("heapq " + std::string(command.name) + " draws dot or svg, not json");
+  return Ok{};
+}
+
 }  // namespace
 
 extern "C" void cancel_and_reraise(int sig) {
@@ -165,27 +189,8 @@ int run_heapq(const std::vector<std::string>& args) {
   if (parsed->has("help")) return emit(command_help(*command, help_width(*parsed))) ? 0 : 3;
   auto global = get_global(*parsed);
   if (!global) return report_error(global.error());
-  if (global->format == OutputFormat::kCsv && !command->writes_csv)
-    return report_error(usage_error("--format csv is for heapq sql; " + std::string(command->name) +
-                                    " writes text or json"));
-  const bool picture = global->format == OutputFormat::kDot || global->format == OutputFormat::kSvg;
-  if (picture && !command->draws)
-    return report_error(usage_error("--format dot and svg are for heapq viz; " +
-                                    std::string(command->name) + " writes text or json"));
-  if (profile_format(*global) && !command->profiles)
-    return report_error(
-        usage_error("--format pprof and folded are for heapq sites, retainers and dominators; " +
-                    std::string(command->name) + " writes " +
-                    (command->draws ? "dot or svg" : "text or json")));
-  // Compressed bytes would only garble a terminal: said before any input is read.
-  if (global->format == OutputFormat::kPprof && !parsed->has("o") && !parsed->has("output") &&
-      ::isatty(STDOUT_FILENO))
-    return report_error(usage_error(
-        "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
-        "the output"));
-  if (command->draws && !picture && global->format != OutputFormat::kText)
-    return report_error(
-        usage_error("heapq " + std::string(command->name) + " draws dot or svg, not json"));
+  if (Status format = check_format(*command, *global, *parsed); !format)
+    return report_error(format.error());
   // A server's notices are a stranger's text: escaped, and silent with --quiet.
   if (!global->quiet)
     heapq::set_server_notices(
