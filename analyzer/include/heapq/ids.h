@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace heapq {
 
@@ -63,6 +65,36 @@ using ObjectId = Id<struct ObjectTag>;
 using ClassId = Id<struct ClassTag>;
 using SiteId = Id<struct SiteTag>;
 using StringId = Id<struct StringTag>;
+// A group of objects of one class and allocation site, as one analysis numbers them (a leak's).
+using GroupId = Id<struct GroupTag>;
+using LeakId = Id<struct LeakTag>;
+
+// An id for each object of a graph (none for many), kept as the raw array the dominator tree's
+// per-key sums take as it is (HeapDominators::*_by_keys): 4 bytes an object.
+template <typename IdT>
+class IdsByObject {
+ public:
+  IdsByObject() = default;
+  explicit IdsByObject(size_t objects) : raw_(objects, IdT::kNoneValue) {}
+  explicit IdsByObject(std::vector<uint32_t> raw) : raw_(std::move(raw)) {}
+
+  IdT operator[](ObjectId o) const { return IdT(raw_[o.value()]); }
+  void set(ObjectId o, IdT id) { raw_[o.value()] = id.value(); }
+  size_t size() const { return raw_.size(); }
+  const std::vector<uint32_t>& raw() const { return raw_; }
+
+  // The same array made ids of another kind, each id mapped by to(id) (none stays none): one
+  // array goes through an analysis's steps without a copy.
+  template <typename ToId, typename Map>
+  IdsByObject<ToId> map(Map to) && {
+    for (uint32_t& v : raw_)
+      if (v != IdT::kNoneValue) v = to(IdT(v)).value();
+    return IdsByObject<ToId>(std::move(raw_));
+  }
+
+ private:
+  std::vector<uint32_t> raw_;
+};
 
 }  // namespace heapq
 

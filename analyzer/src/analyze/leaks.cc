@@ -20,13 +20,14 @@ class GroupSets {
   explicit GroupSets(size_t n) : parent_(n), size_(n, 1) {
     for (uint32_t i = 0; i < n; ++i) parent_[i] = i;
   }
-  uint32_t find(uint32_t x) {
+  GroupId find(GroupId group) {
+    uint32_t x = group.value();
     while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
+    return GroupId(x);
   }
-  void join(uint32_t a, uint32_t b) {
-    a = find(a);
-    b = find(b);
+  void join(GroupId group_a, GroupId group_b) {
+    uint32_t a = find(group_a).value();
+    uint32_t b = find(group_b).value();
     if (a == b) return;
     if (size_[a] < size_[b]) std::swap(a, b);
     parent_[b] = a;
@@ -41,8 +42,9 @@ class GroupSets {
 // object at a time, the most common line (the lowest site id among equals) wins.
 class AppLineVotes {
  public:
-  void add(const HeapGraph& g, uint32_t group, ObjectId o) {
-    if (const SiteId s = g.app_site(o); s.valid()) ++votes_[uint64_t(group) << 32 | s.value()];
+  void add(const HeapGraph& g, GroupId group, ObjectId o) {
+    if (const SiteId s = g.app_site(o); s.valid())
+      ++votes_[uint64_t(group.value()) << 32 | s.value()];
   }
   void give(std::vector<LeakGroup>& groups) const {
     for (auto [key, count] : votes_) {
@@ -100,8 +102,8 @@ std::unordered_map<uint32_t, uint64_t> dead_finalizer_refs(const HeapGraph& g,
 // finalizers refer to reach of the growing groups, and its references).
 std::vector<uint64_t> undone_by_finalizers(const HeapGraph& g, const HeapDominators& dom,
                                            const std::vector<LeakGroup>& growing,
-                                           const std::vector<uint32_t>& growing_of,
-                                           const std::vector<uint32_t>& leak_index, size_t leaks) {
+                                           const IdsByObject<GroupId>& growing_of,
+                                           const std::vector<LeakId>& leak_index, size_t leaks) {
   std::vector<uint64_t> finalizers(leaks, 0);
   if (g.dead_finalizers().empty()) return finalizers;
   // What the finalizers refer to, the most referred to first: each growing object reached is
@@ -113,11 +115,11 @@ std::vector<uint64_t> undone_by_finalizers(const HeapGraph& g, const HeapDominat
   std::vector<uint64_t> reached_in(growing.size(), 0), by(growing.size(), 0);
   std::vector<uint32_t> pending;
   auto reach = [&](uint32_t o, uint64_t count) {
-    const uint32_t k = growing_of[o];
-    if (k == UINT32_MAX || reached[o]) return;
+    const GroupId k = growing_of[ObjectId(o)];
+    if (!k.valid() || reached[o]) return;
     reached[o] = true;
-    ++reached_in[k];
-    by[k] = std::max(by[k], count);
+    ++reached_in[k.value()];
+    by[k.value()] = std::max(by[k.value()], count);
     pending.push_back(o);
   };
   for (auto [count, object] : starts) {
@@ -130,7 +132,7 @@ std::vector<uint64_t> undone_by_finalizers(const HeapGraph& g, const HeapDominat
   }
   std::vector<uint64_t> members(leaks, 0), undone(leaks, 0);
   for (uint32_t k = 0; k < growing.size(); ++k) {
-    const uint32_t leak = leak_index[k];
+    const uint32_t leak = leak_index[k].value();
     members[leak] += growing[k].count;
     if (reached_in[k] * 2 <= growing[k].count || by[k] * 2 < growing[k].count) continue;
     undone[leak] += growing[k].count;
@@ -144,15 +146,15 @@ std::vector<uint64_t> undone_by_finalizers(const HeapGraph& g, const HeapDominat
 // For the leaks a GC root holds: what in its category holds them, where the dump names root
 // references (memprof names each finalizer table entry for its object's class, "finalizers of
 // Foo").
-void name_root_holders(const HeapGraph& g, const std::vector<uint32_t>& leak_of,
+void name_root_holders(const HeapGraph& g, const IdsByObject<LeakId>& leak_of,
                        std::vector<Leak>& leaks) {
   std::vector<std::unordered_map<std::string_view, uint64_t, KeyedHash>> names(leaks.size());
   for (const RootEdge& r : g.roots()) {
-    const uint32_t k = leak_of[r.target.value()];
-    if (k == UINT32_MAX || !r.name.valid() || leaks[k].holder.valid() ||
-        r.category != leaks[k].holder_root)
+    const LeakId k = leak_of[r.target];
+    if (!k.valid() || !r.name.valid() || leaks[k.value()].holder.valid() ||
+        r.category != leaks[k.value()].holder_root)
       continue;
-    ++names[k][g.string(r.name)];
+    ++names[k.value()][g.string(r.name)];
   }
   for (size_t k = 0; k < leaks.size(); ++k) {
     std::vector<std::pair<std::string, uint64_t>> top(names[k].begin(), names[k].end());
@@ -164,26 +166,26 @@ void name_root_holders(const HeapGraph& g, const std::vector<uint32_t>& leak_of,
   }
 }
 
-// The leaks' objects as one key per object (UINT32_MAX: none), their holders and what they
-// retain, for the leaks in `wanted` (by index).
+// The leaks' objects (leak_of: each object's leak), their holders and what they retain.
 void resolve_leaks(const HeapGraph& g, const HeapDominators& dom,
-                   const std::vector<uint32_t>& leak_of, std::vector<Leak>& leaks) {
+                   const IdsByObject<LeakId>& leak_of, std::vector<Leak>& leaks) {
   for (Leak& leak : leaks) leak.members.clear();
   for (uint32_t i = 0; i < g.object_count(); ++i)
-    if (leak_of[i] != UINT32_MAX) leaks[leak_of[i]].members.push_back(ObjectId(i));
+    if (const LeakId k = leak_of[ObjectId(i)]; k.valid())
+      leaks[k.value()].members.push_back(ObjectId(i));
   std::vector<uint32_t> wanted(leaks.size());
   for (uint32_t k = 0; k < leaks.size(); ++k) wanted[k] = k;
   const std::vector<uint64_t> retained =
       leaks.empty() ? std::vector<uint64_t>()
-                    : dom.retained_by_keys(g, leak_of, leaks.size(), wanted);
+                    : dom.retained_by_keys(g, leak_of.raw(), leaks.size(), wanted);
   const std::vector<std::pair<ObjectId, uint64_t>> holders =
-      find_holders(g, dom, leak_of, leaks.size());
+      find_holders(g, dom, leak_of.raw(), leaks.size());
   // What GC roots hold directly, by leak and category: a VM table (the finalizer table, which
   // holds every finalizer given to ObjectSpace.define_finalizer) is no object of the dump.
   std::unordered_map<uint64_t, uint64_t, KeyedHash> by_root;  // leak << 32 | category -> members
   for (const RootEdge& r : g.roots())
-    if (const uint32_t k = leak_of[r.target.value()]; k != UINT32_MAX)
-      ++by_root[uint64_t(k) << 32 | r.category.value()];
+    if (const LeakId k = leak_of[r.target]; k.valid())
+      ++by_root[uint64_t(k.value()) << 32 | r.category.value()];
   for (uint32_t k = 0; k < leaks.size(); ++k) {
     leaks[k].retained_bytes = retained[k];
     if (leaks[k].holder.valid()) continue;  // the accumulation point, or nested holders' outer
@@ -213,26 +215,26 @@ uint64_t top_owned_bytes(const HeapGraph& g, const HeapDominators& dom,
 }
 
 // For each group, the group whose holder is the nearest above its holder in the dominator tree
-// (that holder dominates it), or UINT32_MAX. Each object is climbed once: O(objects).
-std::vector<uint32_t> holder_above(const HeapGraph& g, const HeapDominators& dom,
-                                   const std::vector<std::pair<ObjectId, uint64_t>>& holders) {
-  constexpr uint32_t kUnknown = UINT32_MAX - 1, kNone = UINT32_MAX;
-  std::unordered_map<uint32_t, uint32_t> group_held_by;  // holder object -> its first group
+// (that holder dominates it), or none. Each object is climbed once: O(objects).
+std::vector<GroupId> holder_above(const HeapGraph& g, const HeapDominators& dom,
+                                  const std::vector<std::pair<ObjectId, uint64_t>>& holders) {
+  const GroupId kUnknown(GroupId::kNoneValue - 1);
+  std::unordered_map<uint32_t, GroupId> group_held_by;  // holder object -> its first group
   for (uint32_t k = 0; k < holders.size(); ++k)
     if (holders[k].first.valid() && holders[k].first != g.virtual_root())
-      group_held_by.try_emplace(holders[k].first.value(), k);
-  std::vector<uint32_t> above(g.object_count(), kUnknown);  // by object: the group held nearest
-  std::vector<uint32_t> way;                                // at or above it
-  std::vector<uint32_t> out(holders.size(), kNone);
+      group_held_by.try_emplace(holders[k].first.value(), GroupId(k));
+  std::vector<GroupId> above(g.object_count(), kUnknown);  // by object: the group held nearest
+  std::vector<uint32_t> way;                               // at or above it
+  std::vector<GroupId> out(holders.size());
   for (uint32_t k = 0; k < holders.size(); ++k) {
     const ObjectId h = holders[k].first;
     if (!h.valid() || h == g.virtual_root()) continue;
-    const uint32_t first = group_held_by.at(h.value());
-    if (first != k) {  // computed for the first group with this holder
-      out[k] = out[first];
+    const GroupId first = group_held_by.at(h.value());
+    if (first != GroupId(k)) {  // computed for the first group with this holder
+      out[k] = out[first.value()];
       continue;
     }
-    uint32_t answer = kNone;
+    GroupId answer;
     for (ObjectId o = dom.idom(h); o.valid() && o != g.virtual_root(); o = dom.idom(o)) {
       if (above[o.value()] != kUnknown) {
         answer = above[o.value()];
@@ -350,14 +352,14 @@ BornByGroup count_born(const HeapGraph& first, const HeapGraph& last, const Heap
 struct GrowingGroups {
   std::vector<LeakGroup> groups;
   std::vector<uint32_t> table_group;  // each one's group in the table
-  std::vector<uint32_t> of_table;     // by group of the table: its index here, or UINT32_MAX
+  std::vector<GroupId> of_table;      // by group of the table: its id here, or none
 };
 
 GrowingGroups select_growing(const GroupTable& table, const GroupCounts& counts,
                              const BornByGroup& born, const LeakOptions& options,
                              LeakReport& report) {
   GrowingGroups growing;
-  growing.of_table.assign(table.size(), GroupTable::kNoGroup);
+  growing.of_table.assign(table.size(), GroupId::none());
   const std::vector<std::vector<uint64_t>>& by_dump = counts.by_dump;
   for (uint32_t grp = 0; grp < table.size(); ++grp) {
     if (born.count[grp] == 0 ||
@@ -374,7 +376,7 @@ GrowingGroups select_growing(const GroupTable& table, const GroupCounts& counts,
     lg.growing = by_dump[by_dump.size() - 1][grp] > by_dump[by_dump.size() - 2][grp];
     lg.example = born.example[grp];
     report.groups_growing += lg.growing;
-    growing.of_table[grp] = static_cast<uint32_t>(growing.groups.size());
+    growing.of_table[grp] = GroupId(static_cast<uint32_t>(growing.groups.size()));
     growing.groups.push_back(std::move(lg));
     growing.table_group.push_back(grp);
   }
@@ -382,33 +384,34 @@ GrowingGroups select_growing(const GroupTable& table, const GroupCounts& counts,
   return growing;
 }
 
-// Each born object's growing group in place of its group of the table (UINT32_MAX: none), the
+// Each born object's growing group in place of its group of the table (the same array), the
 // groups' application lines voted for on the way.
-void to_growing_groups(const HeapGraph& last, GrowingGroups& growing,
-                       std::vector<uint32_t>& group_of) {
-  static_assert(GroupTable::kNoGroup == UINT32_MAX);
+IdsByObject<GroupId> to_growing_groups(const HeapGraph& last, GrowingGroups& growing,
+                                       std::vector<uint32_t> group_of) {
+  static_assert(GroupTable::kNoGroup == GroupId::kNoneValue);
   AppLineVotes app_lines;
   for (uint32_t i = 0; i < group_of.size(); ++i)
     if (group_of[i] != GroupTable::kNoGroup) {
-      group_of[i] = growing.of_table[group_of[i]];
-      if (group_of[i] != UINT32_MAX && last.has_stacks())
-        app_lines.add(last, group_of[i], ObjectId(i));
+      const GroupId k = growing.of_table[group_of[i]];
+      group_of[i] = k.value();
+      if (k.valid() && last.has_stacks()) app_lines.add(last, k, ObjectId(i));
     }
   app_lines.give(growing.groups);
+  return IdsByObject<GroupId>(std::move(group_of));
 }
 
 // Each group's example, one its holder holds itself (through a chunk, for the symbol table):
 // what the leak is, not a stray member (a template's source beside the Symbols' names). One
 // pass over each holder's references, whatever number of groups it holds.
-void take_held_examples(const HeapGraph& last, const std::vector<uint32_t>& growing_of,
+void take_held_examples(const HeapGraph& last, const IdsByObject<GroupId>& growing_of,
                         const std::vector<std::pair<ObjectId, uint64_t>>& holders,
                         std::vector<LeakGroup>& growing) {
   std::vector<bool> holds_example(growing.size(), false);
   auto take = [&](ObjectId h, ObjectId t) {
-    const uint32_t k = growing_of[t.value()];
-    if (k != UINT32_MAX && holders[k].first == h && !holds_example[k]) {
-      holds_example[k] = true;
-      growing[k].example = t;
+    const GroupId k = growing_of[t];
+    if (k.valid() && holders[k.value()].first == h && !holds_example[k.value()]) {
+      holds_example[k.value()] = true;
+      growing[k.value()].example = t;
     }
   };
   std::vector<uint32_t> seen_holders;
@@ -432,13 +435,13 @@ void take_held_examples(const HeapGraph& last, const std::vector<uint32_t>& grow
 // leak: none), and for each group the group whose strong holder is the nearest above its own.
 struct GroupHolders {
   std::vector<std::pair<ObjectId, uint64_t>> all, strong;
-  std::vector<uint32_t> above;  // holder_above over the strong ones
+  std::vector<GroupId> above;  // holder_above over the strong ones
 };
 
 GroupHolders hold_groups(const HeapGraph& last, const HeapDominators& dom,
-                         const std::vector<uint32_t>& growing_of, std::vector<LeakGroup>& growing) {
+                         const IdsByObject<GroupId>& growing_of, std::vector<LeakGroup>& growing) {
   GroupHolders h;
-  h.all = find_holders(last, dom, growing_of, growing.size());
+  h.all = find_holders(last, dom, growing_of.raw(), growing.size());
   take_held_examples(last, growing_of, h.all, growing);
   h.strong = h.all;
   for (uint32_t k = 0; k < growing.size(); ++k)
@@ -450,74 +453,75 @@ GroupHolders hold_groups(const HeapGraph& last, const HeapDominators& dom,
 // One leak: the groups one object holds, and those held by an object of another. A holder
 // inside another's (the Hash of one query inside the query cache's Hash) holds part of the same
 // leak: one answer, held by the outer one, each byte counted once.
-void join_by_holders(const std::vector<uint32_t>& growing_of, const GroupHolders& holders,
+void join_by_holders(const IdsByObject<GroupId>& growing_of, const GroupHolders& holders,
                      GroupSets& sets) {
-  std::unordered_map<uint32_t, uint32_t> by_holder;
-  for (uint32_t k = 0; k < holders.all.size(); ++k) {
-    const ObjectId h = holders.all[k].first;
+  std::unordered_map<uint32_t, GroupId> by_holder;
+  for (uint32_t i = 0; i < holders.all.size(); ++i) {
+    const GroupId k(i);
+    const ObjectId h = holders.all[i].first;
     if (!h.valid()) continue;
     if (auto [it, added] = by_holder.try_emplace(h.value(), k); !added) sets.join(k, it->second);
-    if (growing_of[h.value()] != UINT32_MAX) sets.join(k, growing_of[h.value()]);
+    if (growing_of[h].valid()) sets.join(k, growing_of[h]);
   }
-  for (uint32_t k = 0; k < holders.above.size(); ++k)
-    if (holders.above[k] != UINT32_MAX) sets.join(k, holders.above[k]);
+  for (uint32_t i = 0; i < holders.above.size(); ++i)
+    if (holders.above[i].valid()) sets.join(GroupId(i), holders.above[i]);
 }
 
 // And those whose objects another group's objects reference, one each (a Request captured by
 // each finalizer's environment: no single object holds them, the environments do together).
-void join_by_references(const HeapGraph& last, const std::vector<uint32_t>& growing_of,
+void join_by_references(const HeapGraph& last, const IdsByObject<GroupId>& growing_of,
                         const std::vector<LeakGroup>& growing, const GroupHolders& holders,
                         GroupSets& sets) {
   std::unordered_map<uint64_t, uint64_t, KeyedHash>
       referenced;  // group k << 32 | group j -> references
   for (uint32_t i = 0; i < last.object_count(); ++i) {
-    const uint32_t j = growing_of[i];
-    if (j == UINT32_MAX || !last.retains_from(i)) continue;
+    const GroupId j = growing_of[ObjectId(i)];
+    if (!j.valid() || !last.retains_from(i)) continue;
     for (ObjectId t : last.references(ObjectId(i)))
-      if (const uint32_t k = growing_of[t.value()]; k != UINT32_MAX && k != j)
-        ++referenced[uint64_t(k) << 32 | j];
+      if (const GroupId k = growing_of[t]; k.valid() && k != j)
+        ++referenced[uint64_t(k.value()) << 32 | j.value()];
   }
   for (auto [key, count] : referenced)
-    if (const uint32_t k = static_cast<uint32_t>(key >> 32);
-        count * 2 > growing[k].count && count > holders.all[k].second)
-      sets.join(k, static_cast<uint32_t>(key));
+    if (const GroupId k(static_cast<uint32_t>(key >> 32));
+        count * 2 > growing[k.value()].count && count > holders.all[k.value()].second)
+      sets.join(k, GroupId(static_cast<uint32_t>(key)));
 }
 
-// The leaks, numbered in the order of their first group, each growing group's among them.
-std::vector<uint32_t> number_leaks(GroupSets& sets, size_t groups, size_t dumps,
-                                   std::vector<Leak>& leaks) {
-  std::vector<uint32_t> leak_index(groups, UINT32_MAX);
+// The leaks, numbered in the order of their first group: each growing group's leak.
+std::vector<LeakId> number_leaks(GroupSets& sets, size_t groups, size_t dumps,
+                                 std::vector<Leak>& leaks) {
+  std::vector<LeakId> leak_of_group(groups);
   for (uint32_t k = 0; k < groups; ++k) {
-    uint32_t& index = leak_index[sets.find(k)];
-    if (index == UINT32_MAX) {
-      index = static_cast<uint32_t>(leaks.size());
+    LeakId& leak = leak_of_group[sets.find(GroupId(k)).value()];
+    if (!leak.valid()) {
+      leak = LeakId(static_cast<uint32_t>(leaks.size()));
       leaks.emplace_back().growth.assign(dumps, 0);
     }
-    leak_index[k] = index;
+    leak_of_group[k] = leak;
   }
-  return leak_index;
+  return leak_of_group;
 }
 
 // A leak of nested holders is held by its outermost holder: the one that holds (dominates) most
 // of it, its inner holders' members counted as its own.
-void hold_by_outermost(const GroupHolders& holders, const std::vector<uint32_t>& leak_index,
+void hold_by_outermost(const GroupHolders& holders, const std::vector<LeakId>& leak_of_group,
                        std::vector<Leak>& leaks) {
-  const std::vector<uint32_t>& above = holders.above;
+  const std::vector<GroupId>& above = holders.above;
   const std::vector<std::pair<ObjectId, uint64_t>>& strong = holders.strong;
-  std::vector<uint32_t> outermost(above.size(), UINT32_MAX);
+  std::vector<GroupId> outermost(above.size());
   std::vector<std::unordered_map<uint32_t, uint64_t>> outer_share(leaks.size());
   for (uint32_t k = 0; k < above.size(); ++k) {
-    if (above[k] == UINT32_MAX) continue;
-    uint32_t top = above[k];
-    while (above[top] != UINT32_MAX && outermost[top] == UINT32_MAX) top = above[top];
-    if (outermost[top] != UINT32_MAX) top = outermost[top];
+    if (!above[k].valid()) continue;
+    GroupId top = above[k];
+    while (above[top.value()].valid() && !outermost[top.value()].valid()) top = above[top.value()];
+    if (outermost[top.value()].valid()) top = outermost[top.value()];
     outermost[k] = top;
-    outer_share[leak_index[k]][strong[top].first.value()] += strong[k].second;
+    outer_share[leak_of_group[k].value()][strong[top.value()].first.value()] += strong[k].second;
   }
   for (uint32_t k = 0; k < above.size(); ++k)
-    if (auto& shares = outer_share[leak_index[k]]; !shares.empty() && outermost[k] == UINT32_MAX &&
-                                                   strong[k].first.valid() &&
-                                                   shares.count(strong[k].first.value()))
+    if (auto& shares = outer_share[leak_of_group[k].value()];
+        !shares.empty() && !outermost[k].valid() && strong[k].first.valid() &&
+        shares.count(strong[k].first.value()))
       shares[strong[k].first.value()] += strong[k].second;
   for (uint32_t i = 0; i < leaks.size(); ++i)
     for (auto [object, share] : outer_share[i])
@@ -533,13 +537,14 @@ void hold_by_outermost(const GroupHolders& holders, const std::vector<uint32_t>&
 // objects may undo at the next GC (their count set on each leak).
 std::vector<bool> program_leaks(const HeapGraph& last, const HeapDominators& dom,
                                 const std::vector<LeakGroup>& growing,
-                                const std::vector<uint32_t>& growing_of,
-                                const std::vector<uint32_t>& leak_index, std::vector<Leak>& leaks) {
+                                const IdsByObject<GroupId>& growing_of,
+                                const std::vector<LeakId>& leak_of_group,
+                                std::vector<Leak>& leaks) {
   std::vector<bool> program(leaks.size(), false);
   for (uint32_t k = 0; k < growing.size(); ++k)
-    if (!growing[k].group.cls.starts_with("IMEMO:")) program[leak_index[k]] = true;
+    if (!growing[k].group.cls.starts_with("IMEMO:")) program[leak_of_group[k].value()] = true;
   const std::vector<uint64_t> undone =
-      undone_by_finalizers(last, dom, growing, growing_of, leak_index, leaks.size());
+      undone_by_finalizers(last, dom, growing, growing_of, leak_of_group, leaks.size());
   for (size_t i = 0; i < leaks.size(); ++i) {
     leaks[i].pending_finalizers = undone[i];
     if (undone[i] > 0) program[i] = false;
@@ -552,11 +557,11 @@ std::vector<bool> program_leaks(const HeapGraph& last, const HeapDominators& dom
 // the exact set size is computed for the leaks kept). A leak's rows: those that hold the most
 // first (a Proc holding a client and its socket above the socket).
 void add_ranked_groups(const HeapGraph& last, const HeapDominators& dom,
-                       const std::vector<uint32_t>& growing_of, GrowingGroups& growing,
-                       const std::vector<uint32_t>& leak_index, std::vector<Leak>& leaks) {
+                       const IdsByObject<GroupId>& growing_of, GrowingGroups& growing,
+                       const std::vector<LeakId>& leak_of_group, std::vector<Leak>& leaks) {
   std::vector<LeakGroup>& groups = growing.groups;
   const std::vector<uint64_t> held_by_group =
-      dom.dominated_by_keys(last, growing_of, groups.size());
+      dom.dominated_by_keys(last, growing_of.raw(), groups.size());
   std::vector<uint32_t> order(groups.size());
   for (uint32_t k = 0; k < groups.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -568,7 +573,7 @@ void add_ranked_groups(const HeapGraph& last, const HeapDominators& dom,
     return growing.table_group[a] < growing.table_group[b];
   });
   for (uint32_t k : order) {
-    Leak& leak = leaks[leak_index[k]];
+    Leak& leak = leaks[leak_of_group[k].value()];
     LeakGroup& lg = groups[k];
     lg.retained_bytes = held_by_group[k];
     leak.count += lg.count;
@@ -588,14 +593,14 @@ void add_ranked_groups(const HeapGraph& last, const HeapDominators& dom,
 
 // The leaks most likely first, at most `top`: the program's, then steady growth, then what
 // their objects dominate.
-std::vector<uint32_t> rank_leaks(const HeapGraph& last, const HeapDominators& dom,
-                                 const std::vector<uint32_t>& leak_of,
-                                 const std::vector<Leak>& leaks, const std::vector<bool>& program,
-                                 size_t top) {
-  const std::vector<uint64_t> held = dom.dominated_by_keys(last, leak_of, leaks.size());
-  std::vector<uint32_t> rank(leaks.size());
-  for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = k;
-  std::sort(rank.begin(), rank.end(), [&](uint32_t a, uint32_t b) {
+std::vector<LeakId> rank_leaks(const HeapGraph& last, const HeapDominators& dom,
+                               const IdsByObject<LeakId>& leak_of, const std::vector<Leak>& leaks,
+                               const std::vector<bool>& program, size_t top) {
+  const std::vector<uint64_t> held = dom.dominated_by_keys(last, leak_of.raw(), leaks.size());
+  std::vector<LeakId> rank(leaks.size());
+  for (uint32_t k = 0; k < leaks.size(); ++k) rank[k] = LeakId(k);
+  std::sort(rank.begin(), rank.end(), [&](LeakId leak_a, LeakId leak_b) {
+    const uint32_t a = leak_a.value(), b = leak_b.value();
     const Leak &x = leaks[a], &y = leaks[b];
     if (program[a] != program[b]) return bool(program[a]);
     if (x.steady != y.steady) return x.steady;
@@ -697,7 +702,7 @@ std::vector<ObjectId> accumulated(const HeapGraph& g, const HeapDominators& dom,
 void group_accumulated(const HeapGraph& g, const HeapDominators& dom,
                        const std::vector<bool>& owned, const GroupTable& table,
                        const std::vector<uint32_t>& group_of, const std::vector<ObjectId>& kids,
-                       uint32_t index, Leak& leak, std::vector<uint32_t>& leak_of) {
+                       LeakId index, Leak& leak, IdsByObject<LeakId>& leak_of) {
   std::unordered_map<uint32_t, size_t> row;
   std::vector<uint64_t> row_retained;
   AppLineVotes app_lines;
@@ -715,8 +720,8 @@ void group_accumulated(const HeapGraph& g, const HeapDominators& dom,
     ++lg.count;
     add_saturating(lg.bytes, g.memsize(k));
     add_saturating(row_retained[it->second], dom.retained_bytes(k));
-    if (g.has_stacks()) app_lines.add(g, static_cast<uint32_t>(it->second), k);
-    leak_of[k.value()] = index;
+    if (g.has_stacks()) app_lines.add(g, GroupId(static_cast<uint32_t>(it->second)), k);
+    leak_of.set(k, index);
     ++leak.count;
     add_saturating(leak.bytes, g.memsize(k));
   }
@@ -832,42 +837,40 @@ LeakReport find_growing_leaks(const std::vector<const HeapGraph*>& dumps, const 
   report.profiler_bytes = top_owned_bytes(last, dom, owned);
   report.heap_bytes = dom.retained_bytes(last.virtual_root()) - report.profiler_bytes;
 
-  // One array of the last dump's objects goes through the steps below: each object's group,
-  // its group while born since the first dump, its growing group, its leak (UINT32_MAX: none).
+  // One array of the last dump's objects goes through the steps below: each object's group of
+  // the table, its group while born since the first dump, its growing group, its leak.
   GroupTable table;
   GroupCounts counts = count_groups(table, dumps, dom, owned, reachable);
   std::vector<uint32_t>& born_group = counts.of_last;
   const BornByGroup born = count_born(first, last, dom, owned, table.size(), born_group, report);
   GrowingGroups growing = select_growing(table, counts, born, options, report);
-  std::vector<uint32_t>& growing_of = counts.of_last;  // the born objects of growing groups
-  to_growing_groups(last, growing, growing_of);
+  // The born objects of growing groups.
+  IdsByObject<GroupId> growing_of = to_growing_groups(last, growing, std::move(counts.of_last));
   const GroupHolders holders = hold_groups(last, dom, growing_of, growing.groups);
 
   GroupSets sets(growing.groups.size());
   join_by_holders(growing_of, holders, sets);
   join_by_references(last, growing_of, growing.groups, holders, sets);
   std::vector<Leak> leaks;
-  const std::vector<uint32_t> leak_index =
+  const std::vector<LeakId> leak_of_group =
       number_leaks(sets, growing.groups.size(), dumps.size(), leaks);
   report.found = leaks.size();
-  hold_by_outermost(holders, leak_index, leaks);
+  hold_by_outermost(holders, leak_of_group, leaks);
   const std::vector<bool> program =
-      program_leaks(last, dom, growing.groups, growing_of, leak_index, leaks);
-  add_ranked_groups(last, dom, growing_of, growing, leak_index, leaks);
-  std::vector<uint32_t>& leak_of = counts.of_last;
-  for (uint32_t& k : leak_of)
-    if (k != UINT32_MAX) k = leak_index[k];
-  const std::vector<uint32_t> rank = rank_leaks(last, dom, leak_of, leaks, program, options.top);
+      program_leaks(last, dom, growing.groups, growing_of, leak_of_group, leaks);
+  add_ranked_groups(last, dom, growing_of, growing, leak_of_group, leaks);
+  IdsByObject<LeakId> leak_of =
+      std::move(growing_of).map<LeakId>([&](GroupId k) { return leak_of_group[k.value()]; });
+  const std::vector<LeakId> rank = rank_leaks(last, dom, leak_of, leaks, program, options.top);
 
   // The leaks kept, each with its members, holder and retained size: linear in the heap
   // however many there are (--top 0).
-  std::vector<uint32_t> kept(leaks.size(), UINT32_MAX);
+  std::vector<LeakId> kept(leaks.size());
   for (uint32_t r = 0; r < rank.size(); ++r) {
-    kept[rank[r]] = r;
-    report.leaks.push_back(std::move(leaks[rank[r]]));
+    kept[rank[r].value()] = LeakId(r);
+    report.leaks.push_back(std::move(leaks[rank[r].value()]));
   }
-  for (uint32_t& k : leak_of)
-    if (k != UINT32_MAX) k = kept[k];
+  leak_of = std::move(leak_of).map<LeakId>([&](LeakId k) { return kept[k.value()]; });
   resolve_leaks(last, dom, leak_of, report.leaks);
   return report;
 }
@@ -892,12 +895,12 @@ LeakReport find_accumulations(const HeapGraph& g, const HeapDominators& dom,
 
   GroupTable table;
   const std::vector<uint32_t> group_of = table.assign(g, [](ObjectId) { return true; });
-  std::vector<uint32_t> leak_of(g.object_count(), UINT32_MAX);
+  IdsByObject<LeakId> leak_of(g.object_count());
   for (ObjectId a : points) {
     Leak& leak = report.leaks.emplace_back();
     leak.holder = a;
     const std::vector<ObjectId> kids = accumulated(g, dom, leak);
-    const auto index = static_cast<uint32_t>(report.leaks.size() - 1);
+    const LeakId index(static_cast<uint32_t>(report.leaks.size() - 1));
     group_accumulated(g, dom, owned, table, group_of, kids, index, leak, leak_of);
     if (leak.groups.empty()) {  // the profiler's alone
       report.leaks.pop_back();
