@@ -16,31 +16,14 @@ class TestProfiles < Test::Unit::TestCase
     Memprof.stop
   end
 
-  # A deterministic program: what it keeps, by line, and garbage beside it; then its profile.
-  PROGRAM = <<~RUBY
-    require "memprof"
-    sample, seed, out = ARGV
-    Memprof.start(sample: Integer(sample), seed: Integer(seed), stack: 4)
-    KEEP = []
-    Item = Struct.new(:id, :name)
-    def items(n) = n.times { |i| KEEP << Item.new(i, "item \#{i}") }
-    def arrays(n) = n.times { |i| KEEP << Array.new(i % 24) { |j| j } }
-    def hashes(n) = n.times { |i| KEEP << { i => i.to_s, k: [i] } }
-    def texts(n) = n.times { |i| KEEP << "x" * (100 + i * 37 % 4000) }
-    def garbage(n) = n.times { |i| "garbage \#{i}" * 2 }
-    items(150_000)
-    garbage(200_000)
-    arrays(40_000)
-    hashes(25_000)
-    texts(25_000)
-    GC.start
-    Memprof.profile(out)
-  RUBY
+  # The sample's program (samples/sampled_sites.rb): what it keeps, by line, and garbage beside
+  # it; then its profile.
+  PROGRAM = File.expand_path("../../samples/sampled_sites.rb", __dir__)
 
   def run_program(sample, seed)
     Dir.mktmpdir do |dir|
       out = File.join(dir, "heap.pb.gz")
-      _, err, status = Open3.capture3(RbConfig.ruby, "-I", ext_dir, "-I", lib_dir, "-e", PROGRAM, sample.to_s, seed.to_s, out)
+      _, err, status = Open3.capture3(RbConfig.ruby, "-I", ext_dir, "-I", lib_dir, PROGRAM, sample.to_s, seed.to_s, out)
       assert(status.success?, err)
       PprofReader.new(File.binread(out))
     end
@@ -53,7 +36,7 @@ class TestProfiles < Test::Unit::TestCase
     inuse_space = profile.types.index(%w[inuse_space bytes])
     sites = Hash.new { |h, k| h[k] = [0, 0] }
     profile.samples.each do |s|
-      frame = s.frames.find { |_, file, _| file == "-e" } or next
+      frame = s.frames.find { |_, file, _| file == PROGRAM } or next
       key = "#{frame[2]} #{s.labels['class']}"
       sites[key][0] += s.values[inuse_objects]
       sites[key][1] += s.values[inuse_space]
