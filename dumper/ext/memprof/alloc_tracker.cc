@@ -112,10 +112,14 @@ void AllocTracker::Mark() const {
 }
 
 size_t AllocTracker::Bytes() const {
-  constexpr size_t kFreedNodeBytes = sizeof(uint64_t) + sizeof(Freed) + 2 * sizeof(void*);
+  // An unordered_map's node: the pair and two pointers; and a pointer a bucket.
+  constexpr size_t kFreedNode = sizeof(std::pair<uint64_t, Freed>) + 2 * sizeof(void*);
+  constexpr size_t kUnnamedNode = sizeof(std::pair<Unnamed, Freed>) + 2 * sizeof(void*);
   return sizeof *this + objects_.Bytes() + stacks_.Bytes() + frames_.Bytes() + paths_.Bytes() +
          path_ignored_.capacity() / 8 + labels_.Bytes() + class_labels_.Bytes() +
-         freed_.size() * kFreedNodeBytes + freed_.bucket_count() * sizeof(void*);
+         freed_.size() * kFreedNode + freed_.bucket_count() * sizeof(void*) +
+         unnamed_.size() * kUnnamedNode + unnamed_.bucket_count() * sizeof(void*) +
+         unnamed_classes_.Bytes();
 }
 
 void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> library_dirs,
