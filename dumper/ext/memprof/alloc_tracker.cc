@@ -343,9 +343,14 @@ void AllocTracker::UpdateAfterCompaction() {
   objects_.RekeyAll(moved);
   class_labels_.RekeyAll(moved);
   unnamed_classes_.RekeyAll(moved);
-  std::unordered_map<Unnamed, Freed, UnnamedHash> unnamed;
-  for (const auto& [u, f] : unnamed_) unnamed[{u.stack, u.type, rb_gc_location(u.klass)}] = f;
-  unnamed_.swap(unnamed);
+  try {  // inside the GC: nothing may be thrown out of here
+    std::unordered_map<Unnamed, Freed, UnnamedHash> unnamed;
+    for (const auto& [u, f] : unnamed_) unnamed[{u.stack, u.type, rb_gc_location(u.klass)}] = f;
+    unnamed_.swap(unnamed);
+  } catch (const std::bad_alloc&) {
+    unnamed_.clear();  // out of memory: their objects leave the profile's allocations
+    unnamed_classes_.Clear();
+  }
   frames_.UpdateAfterCompaction();
 }
 
