@@ -12,21 +12,13 @@ require "memprof"
 require "objspace"
 require "tmpdir"
 require_relative "orders"
+require_relative "timing"
 
 REPLACE = !ARGV.delete("--replace").nil?
 FRESH = !ARGV.delete("--fresh").nil?
 ORDERS = Integer(ARGV.fetch(0, "250000"))
 RUNS = Integer(ARGV.fetch(1, "5"))
 
-def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-
-def timed
-  start = now
-  yield
-  now - start
-end
-
-def median(values) = values.sort[values.size / 2]
 def mb(bytes) = format("%.1f MB", bytes / 1e6)
 
 store = make_orders(ORDERS)

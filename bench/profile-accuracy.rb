@@ -25,18 +25,7 @@ def profile(rate, seed)
   end
 end
 
-def by_site(profile)
-  objects = profile.types.index(%w[inuse_objects count])
-  bytes = profile.types.index(%w[inuse_space bytes])
-  sites = Hash.new { |h, k| h[k] = [0, 0] }
-  profile.samples.each do |s|
-    frame = s.frames.find { |_, file, _| file == PROGRAM } or next
-    site = sites["line #{frame[2]} #{s.labels['class']}"]
-    site[0] += s.values[objects]
-    site[1] += s.values[bytes]
-  end
-  sites
-end
+def by_site(profile) = profile.inuse_by_line(PROGRAM)
 
 truth = profile(1, 1)
 exact = by_site(truth)

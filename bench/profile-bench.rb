@@ -9,19 +9,11 @@
 require "memprof"
 require "stringio"
 require_relative "orders"
+require_relative "timing"
 
 ORDERS = Integer(ARGV.fetch(0, "200000"))
 RUNS = Integer(ARGV.fetch(1, "5"))
 
-def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-
-def timed
-  start = now
-  yield
-  now - start
-end
-
-def median(values) = values.sort[values.size / 2]
 
 # An allocation-heavy loop: short-lived Strings, Arrays and Hashes, one in ten kept a while.
 def churn(rounds)

@@ -10,6 +10,7 @@ require "memprof"
 require "action_controller/railtie"
 require "rack/mock"
 require "stringio"
+require_relative "timing"
 
 REQUESTS = Integer(ARGV.fetch(0, "2000"))
 ROUNDS = Integer(ARGV.fetch(1, "5"))
@@ -35,8 +36,6 @@ end
 
 APP = Rack::MockRequest.new(ShopApp)
 
-def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-def median(values) = values.sort[values.size / 2]
 
 # [requests per second, p99 latency in ms] of one run of REQUESTS requests.
 def serve(count)

@@ -18,6 +18,7 @@
 require "json"
 require "open3"
 require "rbconfig"
+require_relative "timing"
 require "tmpdir"
 require "memprof"
 
@@ -39,7 +40,6 @@ end
 memprof_dir = File.dirname($LOAD_PATH.resolve_feature_path("memprof").last)
 abort "no heapq at #{heapq}: build it (cmake --build build --target heapq)" unless File.executable?(heapq)
 
-def median(values) = values.sort[values.size / 2]
 
 def heapq_json(heapq, *args)
   out, err, status = Open3.capture3(heapq, "--format", "json", "--quiet", *args)

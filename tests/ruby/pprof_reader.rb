@@ -47,6 +47,21 @@ class PprofReader
     @types.each_with_index.to_h { |(type, _), i| [type, chosen.sum { |smp| smp.values[i] }] }
   end
 
+  # Live objects and bytes by "LINE CLASS", LINE the innermost frame's line in file, of the
+  # samples with a frame there.
+  def inuse_by_line(file)
+    objects = @types.index(%w[inuse_objects count])
+    bytes = @types.index(%w[inuse_space bytes])
+    sites = Hash.new { |h, k| h[k] = [0, 0] }
+    @samples.each do |s|
+      frame = s.frames.find { |_, f, _| f == file } or next
+      site = sites["#{frame[2]} #{s.labels['class']}"]
+      site[0] += s.values[objects]
+      site[1] += s.values[bytes]
+    end
+    sites
+  end
+
   # [field, value] pairs of a message: varints as Integers, length-delimited fields as Strings.
   def self.fields(bytes)
     out = []

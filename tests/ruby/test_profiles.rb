@@ -29,20 +29,7 @@ class TestProfiles < Test::Unit::TestCase
     end
   end
 
-  # By the program's line that allocated (its innermost frame in the program): live objects
-  # and bytes.
-  def by_line(profile)
-    inuse_objects = profile.types.index(%w[inuse_objects count])
-    inuse_space = profile.types.index(%w[inuse_space bytes])
-    sites = Hash.new { |h, k| h[k] = [0, 0] }
-    profile.samples.each do |s|
-      frame = s.frames.find { |_, file, _| file == PROGRAM } or next
-      key = "#{frame[2]} #{s.labels['class']}"
-      sites[key][0] += s.values[inuse_objects]
-      sites[key][1] += s.values[inuse_space]
-    end
-    sites
-  end
+  def by_line(profile) = profile.inuse_by_line(PROGRAM)
 
   # At the default rate, every site holding 1 % of the heap or more (objects, or bytes) is
   # estimated within 10 % of what full tracking of the same program counts: every site of many
