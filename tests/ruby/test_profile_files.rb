@@ -94,6 +94,19 @@ class TestProfileFiles < Test::Unit::TestCase
     end
   end
 
+  # A dangling symlink planted in a shared directory under the next file's name is a name taken:
+  # the profile (or dump) is never written where it points.
+  def test_a_planted_symlink_is_a_name_taken
+    require "memprof/settings"
+    Dir.mktmpdir do |dir|
+      at = Time.utc(2026, 11, 28, 10, 35, 12.345r)
+      first = Memprof::Settings.next_path(dir, "pb.gz", at: at)
+      File.symlink(File.join(dir, "elsewhere"), first)
+      second = Memprof::Settings.next_path(dir, "pb.gz", at: at)
+      assert_equal(first.sub(/\.pb\.gz\z/, "-2.pb.gz"), second)
+    end
+  end
+
   def test_install_and_uninstall
     Dir.mktmpdir do |dir|
       out, status = run_ruby(<<~RUBY)

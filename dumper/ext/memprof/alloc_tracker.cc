@@ -78,17 +78,17 @@ const char* HiddenClassName(int type) {
 // a profile is written; an object freed before any is counted so).
 constexpr uint32_t kSlotBytes = 40;
 
-uint64_t NowNanos() {
-  timespec t{};
-  clock_gettime(CLOCK_REALTIME, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
-}
-
 bool IsClassType(int type) {
   return type == T_CLASS || type == T_MODULE || type == T_ICLASS;
 }
 
 }  // namespace
+
+uint64_t ClockNanos(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
 
 AllocTracker& AllocTracker::Instance() {
   static AllocTracker tracker;
@@ -130,7 +130,7 @@ void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> 
   frames_.SetLibraryDirs(std::move(library_dirs));
   sample_ = std::max<uint32_t>(sample, 1);
   log_skip_ = std::log1p(-1.0 / sample_);
-  started_nanos_ = NowNanos();
+  started_nanos_ = ClockNanos(CLOCK_REALTIME);
   random_ = seed != 0 ? seed : started_nanos_ ^ (uint64_t(getpid()) << 32) ^ 0x9E3779B97F4A7C15ULL;
   if (random_ == 0) random_ = 1;
   countdown_ = NextInterval();
@@ -161,7 +161,7 @@ void AllocTracker::AfterFork() {
   freed_.clear();
   unnamed_.clear();
   unnamed_classes_.Clear();
-  started_nanos_ = NowNanos();
+  started_nanos_ = ClockNanos(CLOCK_REALTIME);
 }
 
 // Each allocation is sampled with a chance of 1 in sample_: the count of those skipped before

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ruby.h>
+#include <time.h>
 
 #include <cstdint>
 #include <string>
@@ -175,6 +176,9 @@ struct GcPause {
   bool gc_was_disabled;
   bool tracker_was_paused;
 };
+
+// clock's time in nanoseconds (CLOCK_REALTIME, CLOCK_MONOTONIC).
+uint64_t ClockNanos(clockid_t clock);
 
 // Defines Memprof._profile and what goes with it (profile_bindings.cc).
 void DefineProfileMethods(VALUE module);

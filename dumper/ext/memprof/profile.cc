@@ -51,10 +51,7 @@ ProfileSnapshot CollectProfile(AllocTracker& tracker) {
   ProfileSnapshot p;
   tracker.NameFreed();
   p.sample = tracker.SampleRate();
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  p.time_nanos =
-      static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+  p.time_nanos = ClockNanos(CLOCK_REALTIME);
   p.duration_nanos =
       p.time_nanos > tracker.StartedNanos() ? p.time_nanos - tracker.StartedNanos() : 0;
   p.pid = static_cast<uint64_t>(getpid());
@@ -62,7 +59,7 @@ ProfileSnapshot CollectProfile(AllocTracker& tracker) {
 
   // The rows: live objects by stack, label and type, beside what was freed of each.
   std::unordered_map<uint64_t, size_t> row_of;
-  auto row = [&](uint64_t key) -> ProfileSnapshot::Row& {
+  auto row = [&](uint64_t key) {
     auto [it, added] = row_of.try_emplace(key, p.rows.size());
     if (added) {
       ProfileSnapshot::Row& r = p.rows.emplace_back();
@@ -70,7 +67,7 @@ ProfileSnapshot CollectProfile(AllocTracker& tracker) {
       r.label = static_cast<uint32_t>(key >> 8) & 0xFFFFFF;
       r.type = static_cast<int>(key & 0xFF);
     }
-    return p.rows[it->second];
+    return it->second;
   };
   // Rows by key, most of them found in a direct-mapped cache in front of the map.
   struct Cached {
@@ -81,16 +78,13 @@ ProfileSnapshot CollectProfile(AllocTracker& tracker) {
   tracker.MeasureLive([&](VALUE obj, const AllocationSite& site, uint32_t label) {
     const uint64_t key = AllocTracker::FreedKey(site.stack, label, BUILTIN_TYPE(obj));
     Cached& c = cache[(key * 0x9E3779B97F4A7C15ULL) >> 52];
-    if (c.key != key) {
-      row(key);
-      c = {key, row_of[key]};
-    }
+    if (c.key != key) c = {key, row(key)};
     ProfileSnapshot::Row& r = p.rows[c.row];
     ++r.live;
     r.live_bytes += site.size;
   });
   for (const auto& [key, freed] : tracker.FreedStats()) {
-    ProfileSnapshot::Row& r = row(key);
+    ProfileSnapshot::Row& r = p.rows[row(key)];
     r.freed += freed.count;
     r.freed_bytes += freed.bytes;
   }

@@ -21,12 +21,6 @@ namespace {
 
 uint64_t last_pause_nanos = 0;
 
-uint64_t MonotonicNanos() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
-}
-
 // One profile's work without the GVL: encode, then write to path (or keep the bytes).
 struct ProfileJob {
   const ProfileSnapshot* snapshot = nullptr;
@@ -63,7 +57,7 @@ void* EncodeAndWrite(void* data) {
 // The profile to path, or as bytes (path null) into *bytes; false with failure set otherwise.
 bool Profile(const char* path, VALUE* bytes, Failure& failure) {
   ProfileSnapshot* snapshot = nullptr;
-  const uint64_t start = MonotonicNanos();
+  const uint64_t start = ClockNanos(CLOCK_MONOTONIC);
   // No GC can run meanwhile: nothing here allocates on Ruby's heap or with Ruby's malloc
   // (disabling GC would first finish a lazy sweep, a pause of its own).
   try {
@@ -71,7 +65,7 @@ bool Profile(const char* path, VALUE* bytes, Failure& failure) {
   } catch (const std::bad_alloc&) {
     snapshot = nullptr;
   }
-  last_pause_nanos = MonotonicNanos() - start;
+  last_pause_nanos = ClockNanos(CLOCK_MONOTONIC) - start;
   if (snapshot == nullptr) {
     failure.Set(ENOMEM, "memprof: out of memory reading the sampled objects");
     return false;

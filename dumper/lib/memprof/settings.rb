@@ -45,13 +45,14 @@ module Memprof
     end
 
     # DIR/memprof-PID-20261123T032512.345Z.EXT: UTC to the millisecond (names sort by time); a
-    # suffix -2, -3 ... should a name exist already.
-    def next_path(dir, ext)
-      stamp = Time.now.utc.strftime("%Y%m%dT%H%M%S.%LZ")
+    # suffix -2, -3 ... should a name be taken already, by a file or by a symlink (a dangling
+    # one planted in a shared directory would have the dump written where it points).
+    def next_path(dir, ext, at: Time.now)
+      stamp = at.utc.strftime("%Y%m%dT%H%M%S.%LZ")
       base = File.join(dir, "memprof-#{Process.pid}-#{stamp}")
       path = "#{base}.#{ext}"
       count = 1
-      path = "#{base}-#{count += 1}.#{ext}" while File.exist?(path)
+      path = "#{base}-#{count += 1}.#{ext}" while File.exist?(path) || File.symlink?(path)
       path
     end
 
