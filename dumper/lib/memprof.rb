@@ -353,7 +353,7 @@ end
 module Memprof
   module AfterFork
     def _fork
-      pid = super
+      pid = defined?(Memprof::Profiles) ? Memprof::Profiles.between_profiles { super } : super
       if pid.zero?
         Memprof._after_fork
         Memprof::Profiles.after_fork if defined?(Memprof::Profiles)

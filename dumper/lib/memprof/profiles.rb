@@ -20,6 +20,10 @@ module Memprof
                   signal: "MEMPROF_PROFILE_SIGNAL", sample: "MEMPROF_SAMPLE" }.freeze
     DEFAULT_KEEP = 24
     MIN_EVERY = 0.1
+    # Held while a profile is written, and around a fork: a child never starts while the
+    # writer is in the middle of one (a lock of the writer's allocator would stay taken there).
+    WRITING = Mutex.new
+    private_constant :WRITING
 
     class << self
       # Samples one allocation in sample (unless tracking runs already, at its own rate) and
@@ -77,6 +81,11 @@ module Memprof
         nil
       end
 
+      # Process._fork runs its fork in here: between two profiles.
+      def between_profiles(&fork)
+        WRITING.owned? ? yield : WRITING.synchronize(&fork)
+      end
+
       # Process._fork's child: the writer thread stayed in the parent.
       def after_fork
         start_writer if @every
@@ -131,7 +140,7 @@ module Memprof
       # The profile, then the oldest of this process's past the last @keep go.
       def write(asked)
         path = next_path
-        Memprof.profile(path)
+        WRITING.synchronize { Memprof.profile(path) }
         log("wrote #{path}") if asked
         mine = Dir.glob(File.join(Settings.glob_escape(@dir), "memprof-#{Process.pid}-*.pb.gz")).sort
         mine.first([mine.size - @keep, 0].max).each { |old| File.unlink(old) }
