@@ -6,14 +6,42 @@
 # in 10, and with full tracking; the modes alternate in rounds, and the figures are medians of
 # the rounds. Then the table's memory and a profile's pause at the default rate.
 # Usage: ruby -I build/dumper/ext -I dumper/lib bench/profile-rails-bench.rb [REQUESTS] [ROUNDS]
+#
+# With --instructions [REQUESTS], each mode runs in a process of its own under valgrind's
+# callgrind, which counts the instructions of the requests alone (rb_ary_cycle, which the
+# requests are run in and Rails never calls, switches the count on and off): figures that do
+# not depend on what else the machine runs, the cost of each mode as a ratio to no tracking.
 require "memprof"
 require "action_controller/railtie"
 require "rack/mock"
 require "stringio"
 require_relative "timing"
 
-REQUESTS = Integer(ARGV.fetch(0, "2000"))
+INSTRUCTIONS = ARGV.delete("--instructions")
+ONE_MODE = (i = ARGV.index("--mode")) && ARGV.slice!(i, 2).last
+REQUESTS = Integer(ARGV.fetch(0, INSTRUCTIONS || ONE_MODE ? "200" : "2000"))
 ROUNDS = Integer(ARGV.fetch(1, "5"))
+MODES = { "no tracking" => nil, "hooks alone (1 in 2**30)" => Memprof::MAX_SAMPLE,
+          "1 in #{Memprof::DEFAULT_SAMPLE} (default)" => Memprof::DEFAULT_SAMPLE, "1 in 10" => 10,
+          "every allocation" => 1 }.freeze
+
+# The instructions of REQUESTS requests in each mode, each in a process under callgrind.
+if INSTRUCTIONS
+  require "rbconfig"
+  memprof_dirs = $LOADED_FEATURES.grep(%r{/memprof(_ext\.so|\.rb)\z}).flat_map { |f| ["-I", File.dirname(f)] }
+  counts = MODES.to_h do |name, rate|
+    out = IO.popen(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=rb_ary_cycle",
+                    "--callgrind-out-file=/dev/null", RbConfig.ruby, *memprof_dirs,
+                    __FILE__, "--mode", rate.to_s, REQUESTS.to_s], err: %i[child out], &:read)
+    [name, Integer(out[/Collected : (\d+)/, 1] || abort("callgrind: #{out}"))]
+  end
+  base = counts["no tracking"]
+  puts "#{REQUESTS} requests, instructions (callgrind), Ruby #{RUBY_VERSION}:"
+  counts.each do |name, n|
+    printf("  %-26s %12d instructions, %8d a request (%+5.1f%%)\n", name, n, n / REQUESTS, 100.0 * (n - base) / base)
+  end
+  exit
+end
 
 class ShopApp < Rails::Application
   config.eager_load = false
@@ -51,9 +79,18 @@ def serve(count)
   [count / (now - started), latencies.sort[(count * 0.99).floor] * 1e3]
 end
 
-modes = { "no tracking" => nil, "hooks alone (1 in 2**30)" => Memprof::MAX_SAMPLE,
-          "1 in #{Memprof::DEFAULT_SAMPLE} (default)" => Memprof::DEFAULT_SAMPLE, "1 in 10" => 10,
-          "every allocation" => 1 }
+# One mode's requests, the instructions counted inside rb_ary_cycle (--instructions).
+if ONE_MODE
+  rate = ONE_MODE.empty? ? nil : Integer(ONE_MODE)
+  serve(100) # warm up
+  Memprof.start(sample: rate) if rate
+  serve(50)
+  GC.start
+  [nil].cycle(1) { serve(REQUESTS) }
+  exit
+end
+
+modes = MODES
 serve(REQUESTS / 4) # warm up: routes, caches, compiled code
 results = Hash.new { |h, k| h[k] = [] }
 ROUNDS.times do

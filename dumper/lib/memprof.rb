@@ -88,10 +88,13 @@ module Memprof
     end
 
     # The sampling's state: { sample: N, live: sampled objects alive, bytes: memprof's table },
-    # and the time the last profile stopped the program (pause_ms).
+    # the time the last profile stopped the program (pause_ms), and how memprof learns of frees
+    # (frees: :gc_marks, once a GC from its marks; :hook, a call on every freed object, on a Ruby
+    # whose marks it cannot read).
     def sampling
-      rate, live, bytes = _sampling
-      { sample: rate, live: live, bytes: bytes, pause_ms: _profile_pause_ns / 1e6 }
+      rate, live, bytes, from_marks = _sampling
+      { sample: rate, live: live, bytes: bytes, pause_ms: _profile_pause_ns / 1e6,
+        frees: from_marks ? :gc_marks : :hook }
     end
 
     # [min, max] frames of a stack for Memprof.start's stack:: a depth from 0 to MAX_STACK (the

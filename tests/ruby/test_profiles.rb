@@ -98,6 +98,28 @@ class TestProfiles < Test::Unit::TestCase
     assert_operator(Memprof.sampling[:live], :<, 5000)
   end
 
+  # Frees are read from the GC's marks on every Ruby memprof knows (3.1 to 3.4), in minor GCs
+  # as in major ones, and in a major GC whose marking goes on while the program allocates:
+  # what it keeps stays in the table, what it drops leaves it.
+  def test_frees_are_read_from_the_gcs_marks
+    Memprof.start(sample: 1)
+    assert_equal(:gc_marks, Memprof.sampling[:frees])
+    kept = Array.new(2000) { Widget.new }
+    Thread.new { Array.new(5000) { Widget.new } and nil }.join
+    GC.start(full_mark: false, immediate_sweep: true)
+    assert_in_delta(2000, widgets_in_use, 10, "after a minor GC")
+    GC.start(full_mark: true, immediate_mark: false) # marks step by step as the program allocates
+    during = Array.new(20_000) { |i| i.even? ? Widget.new : [Widget.new] }.select { |w| w.is_a?(Widget) }
+    GC.start(full_mark: true, immediate_sweep: true)
+    assert_in_delta(12_000, widgets_in_use, 20, "after a major GC")
+    assert(kept && during)
+  end
+
+  def widgets_in_use
+    profile = PprofReader.new(Memprof.profile(StringIO.new(+"", "wb")).string)
+    profile.totals { |s| s.labels["class"] == "TestProfiles::Widget" }["inuse_objects"]
+  end
+
   # memprof keeps nothing alive: a sampled object is freed as it would be without memprof (made
   # in a thread that ends, so that no stack of the program holds them).
   def test_sampled_objects_are_never_kept_alive

@@ -22,20 +22,23 @@ void CompactHook(void*) {
   AllocTracker::Instance().UpdateAfterCompaction();
 }
 
-void MarkHook(void*) {
-  AllocTracker::Instance().Mark();
-}
-
 size_t SizeHook(const void*) {
   return AllocTracker::Instance().Bytes();
 }
 
-// The tracker as Ruby sees it: told when GC compaction moved objects, holder of memprof's own
-// tracepoint, and as big as its tables, so that a dump counts them as the profiler's. It holds
-// none of the program's objects: the allocation stacks keep copies of their frames' names.
+// The tracker as Ruby sees it: told when GC compaction moved objects, and as big as its tables,
+// so that a dump counts them as the profiler's. It holds no Ruby object: the allocation stacks
+// keep copies of their frames' names, and the hooks are plain functions.
 const rb_data_type_t kCompactionHookType = {
-    "memprof/tracker", {MarkHook, nullptr, SizeHook, CompactHook, {nullptr}}, nullptr, nullptr, 0,
+    "memprof/tracker", {nullptr, nullptr, SizeHook, CompactHook, {nullptr}}, nullptr, nullptr, 0,
 };
+
+// The hooks take the event's arguments as they are (no TracePoint object between): the NEWOBJ
+// hook runs on every allocation. Frees are read from the GC's marks once a GC (GC_END_MARK)
+// where memprof can read them, else heard of one by one (FREEOBJ, on every freed object).
+constexpr rb_event_flag_t kNewObj = RUBY_INTERNAL_EVENT_NEWOBJ;
+constexpr rb_event_flag_t kEndMark = RUBY_INTERNAL_EVENT_GC_END_MARK;
+constexpr rb_event_flag_t kFreeObj = RUBY_INTERNAL_EVENT_FREEOBJ;
 
 // heapq's label for an object Ruby hid (class 0): "(hidden Array)"; "(no class)" for a type
 // that is no instance otherwise.
@@ -101,14 +104,9 @@ AllocTracker::AllocTracker() {
   labels_.Intern("(unknown)");
 }
 
-// The data type is not write-barrier protected: every GC marks the tracepoint it holds.
 void AllocTracker::Init() {
   compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
   rb_gc_register_mark_object(compaction_hook);
-}
-
-void AllocTracker::Mark() const {
-  rb_gc_mark(tracepoint_);
 }
 
 size_t AllocTracker::Bytes() const {
@@ -136,19 +134,17 @@ void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> 
   countdown_ = NextInterval();
   for (int type = 0; type < 32; ++type)
     hidden_labels_[type] = labels_.Intern(HiddenClassName(type));
-  if (NIL_P(tracepoint_)) {
-    tracepoint_ = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ | RUBY_INTERNAL_EVENT_FREEOBJ,
-                                    &AllocTracker::OnEvent, this);
-  }
+  marked_ = memprof_gc_marks();
   running_ = true;
-  rb_tracepoint_enable(tracepoint_);
+  rb_add_event_hook2(Hook(), kNewObj | (marked_ != nullptr ? kEndMark : kFreeObj), Qnil,
+                     RUBY_EVENT_HOOK_FLAG_RAW_ARG);
 }
 
 void AllocTracker::Stop() {
   if (!running_) return;
-  rb_tracepoint_disable(tracepoint_);
+  rb_remove_event_hook(Hook());
   running_ = false;
-  objects_.Clear();  // without FREEOBJ events the entries would go stale
+  objects_.Clear();  // without the hooks the entries would go stale
   stacks_.Clear();
   frames_.Clear();
   freed_.clear();
@@ -193,15 +189,18 @@ void AllocTracker::IgnoreFile(VALUE path) {
   if (id != 0) path_ignored_[id] = true;
 }
 
+// Ruby takes a raw-argument hook as an rb_event_hook_func_t and calls it as what it is.
+rb_event_hook_func_t AllocTracker::Hook() {
+  return reinterpret_cast<rb_event_hook_func_t>(reinterpret_cast<void (*)()>(&OnEvent));
+}
+
 // Runs inside Ruby's allocator or sweeper: no Ruby allocation, no raising.
-void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
-  auto* self = static_cast<AllocTracker*>(data);
-  rb_trace_arg_t* arg = rb_tracearg_from_tracepoint(tracepoint);
+void AllocTracker::OnEvent(VALUE, rb_trace_arg_t* arg) {
+  AllocTracker* const self = &Instance();
+  const rb_event_flag_t event = rb_tracearg_event_flag(arg);
+  if (event == kEndMark) return self->ForgetUnmarked();
   VALUE obj = rb_tracearg_object(arg);
-  if (rb_tracearg_event_flag(arg) == RUBY_INTERNAL_EVENT_FREEOBJ) {
-    self->OnFree(obj);
-    return;
-  }
+  if (event == kFreeObj) return self->OnFree(obj);
   if (self->paused_ || --self->countdown_ != 0) return;
   self->countdown_ = self->NextInterval();
   AllocationSite site;
@@ -223,10 +222,42 @@ void AllocTracker::OnEvent(VALUE tracepoint, void* data) {
   self->objects_.Insert(obj, site);
 }
 
-// A freed object: a tracked one is counted by its stack, label and type for the profiles'
-// allocations (its class is read before Ruby frees it, its name from the table MeasureLive
-// fills); a class freed leaves the table, so that its address names no other class.
+// A freed object (FREEOBJ): a tracked one is counted; a frame object or a class freed leaves the
+// tables, so that its address names no other.
 void AllocTracker::OnFree(VALUE obj) noexcept {
+  ForgetObject(obj);
+  frames_.Forget(obj);
+  if (IsClassType(BUILTIN_TYPE(obj))) ForgetClass(obj);
+}
+
+// At the end of a GC's marking (GC_END_MARK), what it did not mark is what its sweep frees:
+// the same as OnFree of each, objects first (their classes are still named), in one pass over
+// each table rather than a hook call on every freed object.
+void AllocTracker::ForgetUnmarked() noexcept {
+  auto unmarked = [marked = marked_](uintptr_t key) { return marked(key) == 0; };
+  try {
+    dead_.clear();
+    objects_.KeysWhere(unmarked, &dead_);
+    for (uintptr_t obj : dead_) ForgetObject(obj);
+    frames_.ForgetUnmarked(marked_, dead_);
+    dead_.clear();
+    class_labels_.KeysWhere(unmarked, &dead_);
+    unnamed_classes_.KeysWhere(unmarked, &dead_);
+    for (uintptr_t klass : dead_) ForgetClass(klass);
+  } catch (const std::bad_alloc&) {
+    // Out of memory: forget all that may be dead rather than let a slot's next object pass for
+    // it (frames and class names are named again when next seen).
+    objects_.Clear();
+    frames_.ForgetObjects();
+    class_labels_.Clear();
+    unnamed_.clear();
+    unnamed_classes_.Clear();
+  }
+}
+
+// A tracked object freed is counted by its stack, label and type for the profiles' allocations
+// (its class is read before Ruby frees it, its name from the table MeasureLive fills).
+void AllocTracker::ForgetObject(VALUE obj) noexcept {
   AllocationSite site;
   if (objects_.Erase(obj, &site)) {
     try {
@@ -244,8 +275,6 @@ void AllocTracker::OnFree(VALUE obj) noexcept {
       // out of memory: the profile's allocations leave this one out
     }
   }
-  frames_.Forget(obj);
-  if (IsClassType(BUILTIN_TYPE(obj))) ForgetClass(obj);
 }
 
 // A class freed: its address may next be another class's. Its objects freed unnamed so far

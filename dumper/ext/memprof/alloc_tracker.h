@@ -1,9 +1,10 @@
-// Allocation tracking on the NEWOBJ/FREEOBJ internal tracepoints: file, line, method, GC
-// generation, a sequence number and (stack depth > 0) the allocation stack of every live object
-// allocated while tracking is on, or of a sample of them: one allocation in N, at random.
+// Allocation tracking on the NEWOBJ and GC_END_MARK (or FREEOBJ) internal events: file, line,
+// method, GC generation, a sequence number and (stack depth > 0) the allocation stack of every live
+// object allocated while tracking is on, or of a sample of them: one allocation in N, at random.
 #pragma once
 
 #include <ruby.h>
+#include <ruby/debug.h>
 #include <time.h>
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "object_table.h"
 #include "stack_table.h"
 #include "string_table.h"
+#include "vm_internals.h"
 
 namespace memprof {
 
@@ -30,7 +32,7 @@ struct SiteStats {
 class AllocTracker {
  public:
   static AllocTracker& Instance();
-  // Defines the tracker's data object (GC-compaction hook, holder of the tracepoint); call once
+  // Defines the tracker's data object (GC-compaction hook, memsize of the tables); call once
   // from Init_memprof_ext.
   static void Init();
 
@@ -62,6 +64,8 @@ class AllocTracker {
   uint32_t SampleRate() const { return sample_; }
   uint64_t StartedNanos() const { return started_nanos_; }  // CLOCK_REALTIME
   size_t LiveCount() const { return objects_.Size(); }
+  // Whether frees are read from the GC's marks once a GC (else a hook on every freed object).
+  bool FreesFromMarks() const { return marked_ != nullptr; }
 
   // For profiles (profile.cc). Sampled objects since freed, by FreedKey: how many, and their
   // bytes as last measured.
@@ -106,14 +110,15 @@ class AllocTracker {
   std::vector<SiteStats> Stats(uint64_t min_seq) const;
 
   void UpdateAfterCompaction();
-  // Marks memprof's own Ruby objects (the tracepoint): never the program's.
-  void Mark() const;
   size_t Bytes() const;  // the tables' memory, the tracker's memsize
 
  private:
   AllocTracker();
-  static void OnEvent(VALUE tracepoint, void* data);
+  static void OnEvent(VALUE unused, rb_trace_arg_t* arg);
+  static rb_event_hook_func_t Hook();
   void OnFree(VALUE obj) noexcept;
+  void ForgetUnmarked() noexcept;
+  void ForgetObject(VALUE obj) noexcept;
   void ForgetClass(VALUE klass) noexcept;
   void NameImemo(int imemo);                      // throws std::bad_alloc
   uint32_t NameOf(VALUE obj, ClassNames& names);  // LabelOf, naming what is not yet
@@ -124,8 +129,9 @@ class AllocTracker {
   // Frames kept past the application's first: its caller's line gives that line's context.
   static constexpr int kPastApp = 2;
 
-  VALUE tracepoint_ = Qnil;
   bool running_ = false;
+  memprof_marked_fn* marked_ = nullptr;  // null: frees come one by one (FREEOBJ)
+  std::vector<uintptr_t> dead_;          // ForgetUnmarked's, kept for the next GC
   bool paused_ = false;
   uint64_t next_seq_ = 1;
   int min_depth_ = 0;

@@ -34,6 +34,18 @@ class FrameTable {
         (watched_imemo_types_ & (1u << ImemoType(obj))) != 0)
       by_object_.Erase(obj);
   }
+  // At the end of a GC's marking: the frame objects it did not mark are freed. scratch: a
+  // vector to reuse. Throws std::bad_alloc.
+  template <class Marked>
+  void ForgetUnmarked(Marked&& marked, std::vector<uintptr_t>& scratch) {
+    scratch.clear();
+    by_object_.KeysWhere([&](uintptr_t key) { return !marked(key); }, &scratch);
+    for (uintptr_t key : scratch) by_object_.Erase(key);
+  }
+  void ForgetObjects() {  // every frame is named again when next seen
+    by_object_.Clear();
+    watched_imemo_types_ = 0;
+  }
   void UpdateAfterCompaction();
   void Clear();
   // This Ruby's library directories (LibraryPaths), for the frames first seen from now on.

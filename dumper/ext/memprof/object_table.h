@@ -1,11 +1,12 @@
 // Open-addressing hash maps keyed by object address, cheap enough to update inside the
-// NEWOBJ/FREEOBJ hooks (malloc only, never Ruby's allocator, never throws): the tracked objects'
-// allocation sites, and the frames whose names the allocation stacks copied.
+// NEWOBJ/FREEOBJ/GC_END_MARK hooks (malloc only, never Ruby's allocator, never throws): the tracked
+// objects' allocation sites, and the frames whose names the allocation stacks copied.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 namespace memprof {
 
@@ -72,6 +73,14 @@ class AddressTable {
       if (i + kAhead < capacity_ && slots_[i + kAhead].key != 0)
         __builtin_prefetch(reinterpret_cast<const void*>(slots_[i + kAhead].key));
       if (slots_[i].key != 0) fn(slots_[i].key, slots_[i].value);
+    }
+  }
+  // Appends to *keys every key that pred(key) holds for (the table stays as it is). Throws
+  // std::bad_alloc.
+  template <class Pred>
+  void KeysWhere(Pred&& pred, std::vector<uintptr_t>* keys) const {
+    for (size_t i = 0; i < capacity_; ++i) {
+      if (slots_[i].key != 0 && pred(slots_[i].key)) keys->push_back(slots_[i].key);
     }
   }
   // Replaces every key k by move(k) (after GC compaction moved objects).

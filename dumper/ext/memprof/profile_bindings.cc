@@ -108,11 +108,13 @@ VALUE PauseMethod(VALUE) {
   return ULL2NUM(last_pause_nanos);
 }
 
-// Memprof._sampling: [sample rate, sampled objects alive, the tracker's bytes].
+// Memprof._sampling: [sample rate, sampled objects alive, the tracker's bytes, whether frees
+// are read from the GC's marks].
 VALUE SamplingMethod(VALUE) {
   const AllocTracker& tracker = AllocTracker::Instance();
-  return rb_ary_new_from_args(3, UINT2NUM(tracker.SampleRate()), SIZET2NUM(tracker.LiveCount()),
-                              SIZET2NUM(tracker.Bytes()));
+  return rb_ary_new_from_args(4, UINT2NUM(tracker.SampleRate()), SIZET2NUM(tracker.LiveCount()),
+                              SIZET2NUM(tracker.Bytes()),
+                              tracker.FreesFromMarks() ? Qtrue : Qfalse);
 }
 
 VALUE AfterForkMethod(VALUE) {

@@ -13,6 +13,13 @@ extern "C" {
    include ruby.h because on Ruby 3.1 the VM's layouts come from its MJIT header instead. */
 typedef uintptr_t memprof_value;
 
+/* Whether the GC marking that just ended marked obj: asked only in the GC_END_MARK hook, where
+   what is not marked is what the sweep that follows frees. */
+typedef int memprof_marked_fn(memprof_value obj);
+/* This Ruby's reader of marks, checked once (Ruby context), or NULL when there is none that
+   memprof trusts: the tracker then hears of each free through the FREEOBJ hook. */
+memprof_marked_fn* memprof_gc_marks(void);
+
 /* 1 when this build knows the VM's layouts (the Ruby version it was compiled for). */
 int memprof_vm_internals_available(void);
 

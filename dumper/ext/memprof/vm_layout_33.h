@@ -27,6 +27,29 @@ struct memprof_list_node {
   struct memprof_list_node *next, *prev;
 };
 
+/* 3.4's heap page (gc/default/default.c, struct heap_page) up to its mark bits: a 64 KiB page
+   starts with a pointer to it; its bitmaps have a bit per 40 bytes of the page (earlier Rubies
+   export rb_objspace_marked_object_p instead). */
+#define MEMPROF_HEAP_PAGE_ALIGN_LOG 16
+#define MEMPROF_BASE_SLOT_SIZE (sizeof(struct RBasic) + 3 * sizeof(VALUE))
+#define MEMPROF_HEAP_PAGE_BITMAP_LIMIT                                                            \
+  ((((1u << MEMPROF_HEAP_PAGE_ALIGN_LOG) + MEMPROF_BASE_SLOT_SIZE - 1) / MEMPROF_BASE_SLOT_SIZE + \
+    63) /                                                                                         \
+   64)
+typedef struct memprof_heap_page {
+  unsigned short slot_size, total_slots, free_slots, final_slots, pinned_slots;
+  struct {
+    unsigned int before_sweep : 1, has_remembered_objects : 1,
+        has_uncollectible_wb_unprotected_objects : 1;
+  } flags;
+  void *heap, *free_next, *body;
+  uintptr_t start;
+  void* freelist;
+  struct memprof_list_node page_node;
+  uintptr_t wb_unprotected_bits[MEMPROF_HEAP_PAGE_BITMAP_LIMIT];
+  uintptr_t mark_bits[MEMPROF_HEAP_PAGE_BITMAP_LIMIT];
+} memprof_heap_page_t;
+
 /* The VM (rb_vm_t) up to its objspace. */
 typedef struct memprof_vm {
   VALUE self;
