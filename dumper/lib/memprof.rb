@@ -90,11 +90,12 @@ module Memprof
     # The sampling's state: { sample: N, live: sampled objects alive, bytes: memprof's table },
     # the time the last profile stopped the program (pause_ms), and how memprof learns of frees
     # (frees: :gc_marks, once a GC from its marks; :hook, a call on every freed object, on a Ruby
-    # whose marks it cannot read).
+    # whose marks it cannot read), and the stacks it names by their control frames alone
+    # (cached_stacks; 0 on a Ruby whose frames it cannot read).
     def sampling
-      rate, live, bytes, from_marks = _sampling
+      rate, live, bytes, from_marks, cached_stacks = _sampling
       { sample: rate, live: live, bytes: bytes, pause_ms: _profile_pause_ns / 1e6,
-        frees: from_marks ? :gc_marks : :hook }
+        frees: from_marks ? :gc_marks : :hook, cached_stacks: cached_stacks }
     end
 
     # [min, max] frames of a stack for Memprof.start's stack:: a depth from 0 to MAX_STACK (the

@@ -103,10 +103,10 @@ class TestTrackerRetention < Test::Unit::TestCase
   # Methods from sources of their own, each allocating a pair: its stack as Ruby names it
   # (caller_locations: file, line, base label) and its number. Even ones are removed and
   # collected while the others are compiled, which may take their slots.
-  def named_pairs(host, numbers)
+  def named_pairs(host, numbers, file_tag = "")
     numbers.map do |i|
       name = :"memprof_named_#{i}"
-      host.instance_eval(<<~RUBY, "named_#{i}.rb", 10 + i) # rubocop:disable Security/Eval
+      host.instance_eval(<<~RUBY, "named_#{i}#{file_tag}.rb", 10 + i) # rubocop:disable Security/Eval
         def #{name}(test)
           test.yielder { [caller_locations(0, 3).map { |l| [l.path, l.lineno, l.base_label] }, #{i}] }
         end
@@ -128,6 +128,34 @@ class TestTrackerRetention < Test::Unit::TestCase
     GC.compact if GC.respond_to?(:compact)
     pairs += named_pairs(host, 40...80)
     pairs += (1...40).step(2).map { |i| host.public_send(:"memprof_named_#{i}", self) } # moved, alive
+    assert_stacks_named(pairs)
+  end
+
+  # A stack seen before is named from memprof's cache of raw frames: the same calls again name
+  # the same frames and lines, and code compiled anew in another file (the freed code's slots
+  # taken by the new) names the new file, never the old.
+  def test_stacks_seen_again_name_the_frames_of_their_time
+    Memprof.start(stack: 3)
+    host = Object.new
+    pairs = []
+    4.times do |round|
+      pairs += named_pairs(host, 0...40, "_r#{round}")
+      pairs += 3.times.flat_map { (1...40).step(2).map { |i| host.public_send(:"memprof_named_#{i}", self) } }
+    end
+    assert_stacks_named(pairs)
+    # Code freed (a proc's, from an eval, in a thread that ends): the cache forgets its stacks.
+    Thread.new do
+      code = eval("proc { |test| test.yielder { [1] } }", nil, "dropped.rb", 1) # rubocop:disable Security/Eval
+      10.times { code.call(self) }
+    end.join
+    cached = Memprof.sampling[:cached_stacks]
+    assert_operator(cached, :>=, 20, "stacks named from the cache")
+    GC.start
+    assert_operator(Memprof.sampling[:cached_stacks], :<, 10, "forgotten with the code they named (of #{cached})")
+  end
+
+  # Each pair's allocation stack in a dump is the one Ruby gave when it was allocated.
+  def assert_stacks_named(pairs)
     dump = dump_heap
     stacks = {}
     frames = {}
@@ -137,10 +165,11 @@ class TestTrackerRetention < Test::Unit::TestCase
     end
     pairs.each do |pair|
       expected, i = pair
-      assert_equal(["named_#{i}.rb", 11 + i, "memprof_named_#{i}"], expected[0])
+      assert_match(/\Anamed_#{i}(_r\d+)?\.rb\z/, expected[0][0])
+      assert_equal([11 + i, "memprof_named_#{i}"], expected[0].drop(1))
       assert_equal([__FILE__, LEAF_LINE, "yielder"], expected[1])
       stack = stacks.fetch(dump[os_address(pair)]["stack"]).map { |id| frames.fetch(id) }
-      assert_equal(expected, stack, "method #{i} (#{i.even? ? 'removed' : 'alive'})")
+      assert_equal(expected, stack, "method #{i}")
     end
   end
 end

@@ -17,6 +17,7 @@ namespace memprof {
 namespace {
 
 VALUE compaction_hook = Qnil;
+AllocTracker* hooked = nullptr;  // Instance(), for the hooks: no guard to test on each event
 
 void CompactHook(void*) {
   AllocTracker::Instance().UpdateAfterCompaction();
@@ -105,6 +106,7 @@ AllocTracker::AllocTracker() {
 }
 
 void AllocTracker::Init() {
+  hooked = &Instance();
   compaction_hook = TypedData_Wrap_Struct(0, &kCompactionHookType, &Instance());
   rb_gc_register_mark_object(compaction_hook);
 }
@@ -113,17 +115,18 @@ size_t AllocTracker::Bytes() const {
   // An unordered_map's node: the pair and two pointers; and a pointer a bucket.
   constexpr size_t kFreedNode = sizeof(std::pair<uint64_t, Freed>) + 2 * sizeof(void*);
   constexpr size_t kUnnamedNode = sizeof(std::pair<Unnamed, Freed>) + 2 * sizeof(void*);
-  return sizeof *this + objects_.Bytes() + stacks_.Bytes() + frames_.Bytes() + paths_.Bytes() +
-         path_ignored_.capacity() / 8 + labels_.Bytes() + class_labels_.Bytes() +
-         freed_.size() * kFreedNode + freed_.bucket_count() * sizeof(void*) +
-         unnamed_.size() * kUnnamedNode + unnamed_.bucket_count() * sizeof(void*) +
-         unnamed_classes_.Bytes();
+  return sizeof *this + objects_.Bytes() + stacks_.Bytes() + stack_cache_.Bytes() +
+         frames_.Bytes() + paths_.Bytes() + path_ignored_.capacity() / 8 + labels_.Bytes() +
+         class_labels_.Bytes() + freed_.size() * kFreedNode +
+         freed_.bucket_count() * sizeof(void*) + unnamed_.size() * kUnnamedNode +
+         unnamed_.bucket_count() * sizeof(void*) + unnamed_classes_.Bytes();
 }
 
 void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> library_dirs,
                          uint32_t sample, uint64_t seed) {
   max_depth_ = std::clamp(max_depth, 0, StackTable::kMaxDepth);
   min_depth_ = std::clamp(min_depth, 0, max_depth_);
+  stack_cache_.Clear();  // its stacks were cut to the depths before
   if (running_) return;
   frames_.SetLibraryDirs(std::move(library_dirs));
   sample_ = std::max<uint32_t>(sample, 1);
@@ -146,6 +149,7 @@ void AllocTracker::Stop() {
   running_ = false;
   objects_.Clear();  // without the hooks the entries would go stale
   stacks_.Clear();
+  stack_cache_.Clear();
   frames_.Clear();
   freed_.clear();
   class_labels_.Clear();
@@ -196,7 +200,7 @@ rb_event_hook_func_t AllocTracker::Hook() {
 
 // Runs inside Ruby's allocator or sweeper: no Ruby allocation, no raising.
 void AllocTracker::OnEvent(VALUE, rb_trace_arg_t* arg) {
-  AllocTracker* const self = &Instance();
+  AllocTracker* const self = hooked;
   const rb_event_flag_t event = rb_tracearg_event_flag(arg);
   if (event == kEndMark) return self->ForgetUnmarked();
   VALUE obj = rb_tracearg_object(arg);
@@ -217,7 +221,7 @@ void AllocTracker::OnEvent(VALUE, rb_trace_arg_t* arg) {
                                            : 0;
   site.generation = static_cast<uint32_t>(rb_gc_count());
   site.stack = 0;
-  if (self->max_depth_ > 0) site.stack = self->InternStack();
+  if (self->max_depth_ > 0) site.stack = self->InternStack(arg);
   site.size = kSlotBytes;
   self->objects_.Insert(obj, site);
 }
@@ -226,6 +230,7 @@ void AllocTracker::OnEvent(VALUE, rb_trace_arg_t* arg) {
 // tables, so that its address names no other.
 void AllocTracker::OnFree(VALUE obj) noexcept {
   ForgetObject(obj);
+  if (stack_cache_.Holds(obj)) stack_cache_.Clear();
   frames_.Forget(obj);
   if (IsClassType(BUILTIN_TYPE(obj))) ForgetClass(obj);
 }
@@ -240,6 +245,7 @@ void AllocTracker::ForgetUnmarked() noexcept {
     objects_.KeysWhere(unmarked, &dead_);
     for (uintptr_t obj : dead_) ForgetObject(obj);
     frames_.ForgetUnmarked(marked_, dead_);
+    if (stack_cache_.AnyObject(unmarked)) stack_cache_.Clear();
     dead_.clear();
     class_labels_.KeysWhere(unmarked, &dead_);
     unnamed_classes_.KeysWhere(unmarked, &dead_);
@@ -249,6 +255,7 @@ void AllocTracker::ForgetUnmarked() noexcept {
     // it (frames and class names are named again when next seen).
     objects_.Clear();
     frames_.ForgetObjects();
+    stack_cache_.Clear();
     class_labels_.Clear();
     unnamed_.clear();
     unnamed_classes_.Clear();
@@ -340,11 +347,52 @@ uint32_t AllocTracker::NameOf(VALUE obj, ClassNames& names) {
   return LabelOf(obj);
 }
 
+namespace {
+
+// Whether every frame rb_profile_frames gave (an iseq or a method entry) is among the raw
+// frames' words: the layout memprof_raw_frames reads is this Ruby's.
+bool RawFramesAgree(const uintptr_t* words, int raw, const VALUE* frames, int n) {
+  for (int i = 0; i < n; ++i) {
+    bool found = false;
+    for (int j = 0; j < raw && !found; ++j) {
+      const uintptr_t* w = words + StackCache::kWords * j;
+      found = w[0] == frames[i] || (w[2] & ~uintptr_t{1}) == frames[i];
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The current stack's id: a stack seen before by its raw frames (StackCache), else walked.
+uint32_t AllocTracker::InternStack(const rb_trace_arg_t* arg) noexcept {
+  uintptr_t words[StackCache::kMaxFrames * StackCache::kWords];
+  const int raw = cache_stacks_ ? memprof_raw_frames(arg, words, StackCache::kMaxFrames) : -1;
+  StackCache::Key key{};
+  if (raw > 0) {
+    key = StackCache::KeyOf(words, raw);
+    if (const uint32_t id = stack_cache_.Find(key)) return id;
+  }
+  VALUE frames[StackTable::kMaxDepth];
+  int n = 0;
+  const uint32_t id = WalkStack(frames, &n);
+  if (raw > 0 && id != 0) {
+    if (RawFramesAgree(words, raw, frames, n)) {
+      stack_cache_.Insert(key, id, words, raw);
+    } else {
+      cache_stacks_ = false;
+      stack_cache_.Clear();
+    }
+  }
+  return id;
+}
+
 // The current stack's id, its frames named by the frame table; 0 when it cannot be stored.
 // Past min_depth_ frames, the stack is walked again as deep as max_depth_ only when none of
 // them was the application's (rb_profile_frames' start argument skips no frame before 3.4).
-uint32_t AllocTracker::InternStack() noexcept {
-  VALUE frames[StackTable::kMaxDepth];
+// frames, *n: what rb_profile_frames gave.
+uint32_t AllocTracker::WalkStack(VALUE* frames, int* walked) noexcept {
   int lines[StackTable::kMaxDepth];
   uint32_t ids[StackTable::kMaxDepth];
   int n = rb_profile_frames(0, std::max(min_depth_, 1), frames, lines);
@@ -363,6 +411,7 @@ uint32_t AllocTracker::InternStack() noexcept {
     n = rb_profile_frames(0, max_depth_, frames, lines);
     if (!resolve()) return 0;
   }
+  *walked = n;
   if (app >= 0) n = std::clamp(app + 1 + kPastApp, std::min(min_depth_, n), n);
   return stacks_.Intern(ids, lines, n);
 }
@@ -381,6 +430,7 @@ void AllocTracker::UpdateAfterCompaction() {
     unnamed_classes_.Clear();
   }
   frames_.UpdateAfterCompaction();
+  stack_cache_.Clear();  // the words of the stacks it names have moved
 }
 
 std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {

@@ -16,6 +16,7 @@
 #include "class_names.h"
 #include "frame_table.h"
 #include "object_table.h"
+#include "stack_cache.h"
 #include "stack_table.h"
 #include "string_table.h"
 #include "vm_internals.h"
@@ -66,6 +67,7 @@ class AllocTracker {
   size_t LiveCount() const { return objects_.Size(); }
   // Whether frees are read from the GC's marks once a GC (else a hook on every freed object).
   bool FreesFromMarks() const { return marked_ != nullptr; }
+  size_t CachedStacks() const { return stack_cache_.Size(); }  // named by their raw frames
 
   // For profiles (profile.cc). Sampled objects since freed, by FreedKey: how many, and their
   // bytes as last measured.
@@ -123,7 +125,8 @@ class AllocTracker {
   void NameImemo(int imemo);                      // throws std::bad_alloc
   uint32_t NameOf(VALUE obj, ClassNames& names);  // LabelOf, naming what is not yet
   uint32_t InternPath(VALUE path);
-  uint32_t InternStack() noexcept;
+  uint32_t InternStack(const rb_trace_arg_t* arg) noexcept;
+  uint32_t WalkStack(VALUE* frames, int* n) noexcept;
   uint64_t NextInterval() noexcept;  // allocations until the next one sampled
 
   // Frames kept past the application's first: its caller's line gives that line's context.
@@ -138,6 +141,8 @@ class AllocTracker {
   int max_depth_ = 0;
   ObjectTable objects_;
   StackTable stacks_;
+  StackCache stack_cache_;
+  bool cache_stacks_ = true;  // off for good if the raw frames disagree with rb_profile_frames
   FrameTable frames_;
   StringTable paths_;               // id 0 is "(unknown)"
   std::vector<bool> path_ignored_;  // by path id, beside paths_: one lookup in the hook

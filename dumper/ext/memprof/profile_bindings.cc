@@ -109,12 +109,12 @@ VALUE PauseMethod(VALUE) {
 }
 
 // Memprof._sampling: [sample rate, sampled objects alive, the tracker's bytes, whether frees
-// are read from the GC's marks].
+// are read from the GC's marks, stacks named by their raw frames].
 VALUE SamplingMethod(VALUE) {
   const AllocTracker& tracker = AllocTracker::Instance();
-  return rb_ary_new_from_args(4, UINT2NUM(tracker.SampleRate()), SIZET2NUM(tracker.LiveCount()),
-                              SIZET2NUM(tracker.Bytes()),
-                              tracker.FreesFromMarks() ? Qtrue : Qfalse);
+  return rb_ary_new_from_args(5, UINT2NUM(tracker.SampleRate()), SIZET2NUM(tracker.LiveCount()),
+                              SIZET2NUM(tracker.Bytes()), tracker.FreesFromMarks() ? Qtrue : Qfalse,
+                              SIZET2NUM(tracker.CachedStacks()));
 }
 
 VALUE AfterForkMethod(VALUE) {

@@ -20,6 +20,12 @@ typedef int memprof_marked_fn(memprof_value obj);
    memprof trusts: the tracker then hears of each free through the FREEOBJ hook. */
 memprof_marked_fn* memprof_gc_marks(void);
 
+/* The control frames of the stack an event (rb_trace_arg_t) arrived on, innermost first, 3
+   words each: its iseq (or block function), its pc, and its kind and method entry; what
+   rb_profile_frames names a stack from. Returns the number of frames, or -1 when there are
+   more than max_frames or this build knows no layout. No allocation, no Ruby call. */
+int memprof_raw_frames(const void* trace_arg, memprof_value* out, int max_frames);
+
 /* 1 when this build knows the VM's layouts (the Ruby version it was compiled for). */
 int memprof_vm_internals_available(void);
 

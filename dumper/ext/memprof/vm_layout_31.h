@@ -15,6 +15,9 @@ typedef rb_vm_t memprof_vm_t;
 typedef rb_execution_context_t memprof_ec_t;
 typedef rb_thread_t memprof_thread_t;
 typedef struct rb_iseq_constant_body memprof_iseq_body_t;
+typedef rb_control_frame_t memprof_cfp_t;
+typedef struct rb_trace_arg_struct memprof_trace_arg_t;
+#define memprof_svar vm_svar
 
 #define MEMPROF_VM_OBJSPACE(vm) ((vm)->objspace)
 #define MEMPROF_SPECIAL_NOMEMORY ruby_error_nomemory

@@ -154,6 +154,27 @@ static inline const memprof_ec_t* memprof_thread_ec(const memprof_thread_t* th) 
   return th->ec;
 }
 
+/* A control frame (rb_control_frame_t), an event's arguments (rb_trace_arg_t) up to its frame,
+   and a special-variable entry (struct vm_svar) up to its method entry. */
+typedef struct memprof_cfp {
+  const VALUE* pc;
+  VALUE* sp;
+  const void* iseq;
+  VALUE self;
+  const VALUE* ep;
+  const void* block_code;
+  void* jit_return;
+} memprof_cfp_t;
+typedef struct memprof_trace_arg {
+  uint32_t event;
+  memprof_ec_t* ec;
+  const memprof_cfp_t* cfp;
+} memprof_trace_arg_t;
+struct memprof_svar {
+  VALUE flags;
+  VALUE cref_or_me;
+};
+
 /* An iseq's body (rb_iseq_constant_body) up to its local table's size. */
 typedef struct memprof_iseq_body {
   int type;
