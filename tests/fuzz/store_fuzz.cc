@@ -19,6 +19,7 @@
 #include "heapq/retainers.h"
 #include "heapq/stats.h"
 #include "heapq/store.h"
+#include "heapq/store_analyses.h"
 
 namespace {
 
@@ -103,7 +104,9 @@ const std::string& pristine() {
     heapq::LoadReport report;
     auto graph = heapq::load_dump(*input, {}, report);
     auto writer = heapq::StoreWriter::create(p);
-    if (!graph || !writer || !writer->add("fuzz.json", *graph, report) || !writer->finish())
+    if (!graph || !writer ||
+        !writer->add("fuzz.json", *graph, report, heapq::analyses_for_store(*graph)) ||
+        !writer->finish())
       std::abort();
     return p;
   }();
@@ -246,7 +249,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto input = heapq::memory_input(kDump, "fuzz.json");
     auto graph = heapq::load_dump(*input, {}, report);
     if (!graph) std::abort();
-    if (writer->add("fuzz.json", *graph, report)) (void)writer->finish(true);
+    if (writer->add("fuzz.json", *graph, report, heapq::analyses_for_store(*graph)))
+      (void)writer->finish(true);
   }
   if (std::filesystem::exists(trap())) std::abort();  // a name in the store ran as SQL
   return 0;

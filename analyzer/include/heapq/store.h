@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +50,24 @@ struct StoredDump {
   std::string app;     // heapq load --app; empty: none
 };
 
+// What the analyses say of each object and of the dump, as a store keeps them (objects.idom,
+// retained_bytes, retained_count, distance; the dump's reachable and unreachable sizes). The
+// layer that runs the analyses computes them: the store only writes them.
+class DumpAnalyses {
+ public:
+  virtual ~DumpAnalyses() = default;
+  // The immediate dominator: the virtual root for what only the roots hold, none if unreachable.
+  virtual ObjectId idom(ObjectId o) const = 0;
+  virtual uint64_t retained_bytes(ObjectId o) const = 0;  // o may be the virtual root
+  virtual uint32_t retained_count(ObjectId o) const = 0;
+  virtual uint32_t distance(ObjectId o) const = 0;  // references from the roots; UINT32_MAX: none
+  virtual uint64_t unreachable_count() const = 0;
+  virtual uint64_t unreachable_bytes() const = 0;
+};
+// Analyses still being computed (on another core) while the rows that do not need them are
+// written.
+using PendingAnalyses = std::future<std::unique_ptr<const DumpAnalyses>>;
+
 // Writes a new store. Nothing appears under the final name before finish() succeeds; the
 // destructor removes the temporary file of an unfinished store.
 class StoreWriter {
@@ -71,7 +90,7 @@ class StoreWriter {
 
   // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
-                      const DumpTags& tags = {});
+                      PendingAnalyses analyses, const DumpTags& tags = {});
 
   // Builds the indexes, makes the file durable and renames it to the final name. Without
   // `replace`, a file that appeared under that name meanwhile is kept and the store is not
@@ -115,7 +134,7 @@ class ServerWriter {
   // The URL without its password.
   const std::string& name() const;
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
-                      const DumpTags& tags = {});
+                      PendingAnalyses analyses, const DumpTags& tags = {});
 
  private:
   class Impl;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "heapq/store.h"
+#include "heapq/store_analyses.h"
 
 namespace heapq {
 
@@ -60,7 +61,8 @@ Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
     HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
     if (server_statements_cancelled()) return interrupted(a, path);
     if (hooks.writing) hooks.writing(a.store, true);
-    auto id = writer.add(dump.path, dump.graph, dump.report, options.tags);
+    auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),
+                         options.tags);
     if (id) {
       a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
       if (hooks.added) hooks.added(a.dumps.back());
@@ -95,7 +97,8 @@ Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
   for (const std::string& path : dumps) {
     HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
     if (hooks.writing) hooks.writing(out, true);
-    auto id = writer.add(dump.path, dump.graph, dump.report, options.tags);
+    auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),
+                         options.tags);
     if (hooks.writing) hooks.writing(out, false);
     if (!id) return id.error();
     a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});

@@ -11,9 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "heapq/dominators.h"
 #include "heapq/keyed_hash.h"
-#include "heapq/retainers.h"
 #include "heapq/sites.h"
 #include "store/store_columns.h"
 
@@ -27,11 +25,6 @@ constexpr Cell kNull = std::nullopt;
 Cell or_null(uint32_t id_value) {
   return id_value == UINT32_MAX ? kNull : Cell(id_value);
 }
-
-struct Analysis {
-  HeapDominators dom;
-  ShortestPathTree paths;  // distance: fewest references from the roots
-};
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -58,9 +51,9 @@ class DumpRows {
   Status roots();
   Status issues(const LoadReport& r);
   Status stacks_and_blocks();
-  Status objects(const Analysis& a);
+  Status objects(const DumpAnalyses& a);
   Status dump(const std::string& source, const LoadReport& r, const DumpTags& tags,
-              const Analysis& a);
+              const DumpAnalyses& a);
 
  private:
   // Runs fn(rows) to add the table's rows, then finishes them.
@@ -241,22 +234,21 @@ Status DumpRows::stacks_and_blocks() {
   });
 }
 
-Status DumpRows::objects(const Analysis& a) {
+Status DumpRows::objects(const DumpAnalyses& a) {
   return table("objects", 13, [&](TableRows& rows) -> Status {
     const uint32_t root = g_.virtual_root().value();
     for (uint32_t i = 0; i < g_.object_count(); ++i) {
       const ObjectId o(i);
-      const ObjectId idom = a.dom.idom(o);
+      const ObjectId idom = a.idom(o);
       const Cell idom_value = !idom.valid()          ? kNull
                               : idom.value() == root ? Cell(-1)
                                                      : Cell(idom.value());
       // Addresses and sizes are 64-bit unsigned: stored as their two's complement bit pattern.
-      for (Cell v :
-           {Cell(id_), Cell(i), Cell(int64_t(g_.address(o))), Cell(int64_t(g_.type(o))),
-            or_null(g_.class_of(o).value()), Cell(int64_t(g_.memsize(o))),
-            or_null(g_.site(o).value()), Cell(g_.generation(o)), idom_value,
-            Cell(int64_t(a.dom.retained_bytes(o))), Cell(a.dom.retained_count(o)),
-            or_null(a.paths.distance(o)), g_.stack_number(o) ? Cell(g_.stack_number(o)) : kNull})
+      for (Cell v : {Cell(id_), Cell(i), Cell(int64_t(g_.address(o))), Cell(int64_t(g_.type(o))),
+                     or_null(g_.class_of(o).value()), Cell(int64_t(g_.memsize(o))),
+                     or_null(g_.site(o).value()), Cell(g_.generation(o)), idom_value,
+                     Cell(int64_t(a.retained_bytes(o))), Cell(a.retained_count(o)),
+                     or_null(a.distance(o)), g_.stack_number(o) ? Cell(g_.stack_number(o)) : kNull})
         rows.add(v);
       if (Status s = rows.end_row(); !s) return s;
     }
@@ -265,7 +257,7 @@ Status DumpRows::objects(const Analysis& a) {
 }
 
 Status DumpRows::dump(const std::string& source, const LoadReport& r, const DumpTags& tags,
-                      const Analysis& a) {
+                      const DumpAnalyses& a) {
   return table("dumps", 30, [&](TableRows& rows) -> Status {
     rows.add(id_);
     rows.add_text(source);
@@ -283,9 +275,9 @@ Status DumpRows::dump(const std::string& source, const LoadReport& r, const Dump
     uint64_t weak = 0;
     for (uint32_t o = 0; o < g_.object_count(); ++o) weak += g_.holds_weakly(ObjectId(o));
     rows.add(static_cast<int64_t>(weak));
-    rows.add(static_cast<int64_t>(a.dom.retained_bytes(g_.virtual_root())));
-    rows.add(static_cast<int64_t>(a.dom.unreachable_count()));
-    rows.add(static_cast<int64_t>(a.dom.unreachable_bytes()));
+    rows.add(static_cast<int64_t>(a.retained_bytes(g_.virtual_root())));
+    rows.add(static_cast<int64_t>(a.unreachable_count()));
+    rows.add(static_cast<int64_t>(a.unreachable_bytes()));
     rows.add(r.origin.pid == 0
                  ? kNull
                  : Cell(static_cast<int64_t>(std::min<uint64_t>(r.origin.pid, INT64_MAX))));
@@ -326,17 +318,15 @@ Status write_types(RowTarget& to) {
 }
 
 Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source, const HeapGraph& g,
-                       const LoadReport& report, const DumpTags& tags) {
-  // The analyses run on another core while the rows that do not need them are written; where
-  // a second target takes rows at the same time, the objects' rows (which need the analyses)
-  // go there from that core.
-  Analysis a;
+                       const LoadReport& report, PendingAnalyses analyses, const DumpTags& tags) {
+  // The rows that do not need the analyses are written while they run; where a second target
+  // takes rows at the same time, the objects' rows go there as soon as the analyses are ready.
+  std::unique_ptr<const DumpAnalyses> a;
   RowTarget* beside = to.beside();
   Status objects = Ok{};
-  std::thread analyze([&] {
-    a.dom = HeapDominators::compute(g);
-    a.paths = ShortestPathTree::compute(g);
-    if (beside) objects = DumpRows(*beside, dump, g).objects(a);
+  std::thread wait([&] {
+    a = analyses.get();
+    if (beside) objects = DumpRows(*beside, dump, g).objects(*a);
   });
   DumpRows rows(to, dump, g);
   Status s = rows.strings();
@@ -349,9 +339,9 @@ Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source, c
   if (s) s = rows.stacks_and_blocks();
   if (s) s = write_graph_columns(to, dump, g);
   if (s) s = write_class_edges(to, dump, g);
-  analyze.join();
-  if (s) s = beside ? objects : rows.objects(a);
-  if (s) s = rows.dump(source, report, tags, a);
+  wait.join();
+  if (s) s = beside ? objects : rows.objects(*a);
+  if (s) s = rows.dump(source, report, tags, *a);
   return s;
 }
 

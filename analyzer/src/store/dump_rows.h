@@ -12,10 +12,11 @@
 
 namespace heapq::store {
 
-// Writes the dump's rows under id `dump`, table by table; runs the analyses (dominators,
-// distances) on another thread meanwhile. The dumps row comes last.
+// Writes the dump's rows under id `dump`, table by table, the objects' once their analyses are
+// ready. The dumps row comes last.
 Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source,
-                       const HeapGraph& graph, const LoadReport& report, const DumpTags& tags);
+                       const HeapGraph& graph, const LoadReport& report, PendingAnalyses analyses,
+                       const DumpTags& tags);
 
 // The rows of the types table (object types as the dump spells them).
 Status write_types(RowTarget& to);

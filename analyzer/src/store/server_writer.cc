@@ -217,7 +217,8 @@ Result<ServerWriter> ServerWriter::connect(const std::string& url) {
 }
 
 Result<int64_t> ServerWriter::add(const std::string& source, const HeapGraph& g,
-                                  const LoadReport& report, const DumpTags& tags) {
+                                  const LoadReport& report, PendingAnalyses analyses,
+                                  const DumpTags& tags) {
   Impl& w = *impl_;
   // A sequence: loads running at once get their numbers without waiting for each other.
   auto next = w.db.query("SELECT nextval(pg_get_serial_sequence('heapq.dumps', 'id'))");
@@ -227,7 +228,7 @@ Result<int64_t> ServerWriter::add(const std::string& source, const HeapGraph& g,
   w.adding = false;
   w.main.made.clear();
   w.side.made.clear();
-  Status s = store::write_dump_rows(w.main, w.dump, source, g, report, tags);
+  Status s = store::write_dump_rows(w.main, w.dump, source, g, report, std::move(analyses), tags);
   if (s && !w.adding) {
     s = store::begin_store_transaction(w.db, true);
     w.adding = s.ok();

@@ -196,10 +196,11 @@ Result<StoreWriter> StoreWriter::append(const std::string& path) {
 }
 
 Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
-                                 const LoadReport& report, const DumpTags& tags) {
+                                 const LoadReport& report, PendingAnalyses analyses,
+                                 const DumpTags& tags) {
   Impl& w = *impl_;
   const int64_t id = w.next_dump++;
-  if (Status s = store::write_dump_rows(w, id, source, g, report, tags); !s)
+  if (Status s = store::write_dump_rows(w, id, source, g, report, std::move(analyses), tags); !s)
     return w.under_final_name(s.error());
   return id;
 }

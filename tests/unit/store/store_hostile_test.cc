@@ -8,6 +8,7 @@
 #include "heapq/dominators.h"
 #include "heapq/stats.h"
 #include "heapq/store.h"
+#include "heapq/store_analyses.h"
 #include "store/hardening.h"
 #include "test_dumps.h"
 
@@ -27,7 +28,10 @@ class StoreHostile : public ::testing::Test {
     ASSERT_TRUE(writer.ok()) << writer.error().message;
     auto loaded = testing::load_text(testing::kSmallDump);
     ASSERT_TRUE(loaded.graph.ok());
-    ASSERT_TRUE(writer->add("small.json", loaded.graph.value(), loaded.report).ok());
+    ASSERT_TRUE(writer
+                    ->add("small.json", loaded.graph.value(), loaded.report,
+                          analyses_for_store(loaded.graph.value()))
+                    .ok());
     ASSERT_TRUE(writer->finish().ok());
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -144,7 +148,10 @@ TEST_F(StoreHostile, AStoreCreatedDuringTheLoadIsKept) {
   auto writer = StoreWriter::create(path);
   ASSERT_TRUE(writer.ok());
   auto loaded = testing::load_text(testing::kSmallDump);
-  ASSERT_TRUE(writer->add("small.json", loaded.graph.value(), loaded.report).ok());
+  ASSERT_TRUE(writer
+                  ->add("small.json", loaded.graph.value(), loaded.report,
+                        analyses_for_store(loaded.graph.value()))
+                  .ok());
   std::filesystem::copy_file(store_, path);  // another load finished first
   Status s = writer->finish();
   ASSERT_FALSE(s.ok());
@@ -152,7 +159,10 @@ TEST_F(StoreHostile, AStoreCreatedDuringTheLoadIsKept) {
   EXPECT_NE(s.error().message.find("--force"), std::string::npos) << s.error().message;
   EXPECT_EQ(std::filesystem::file_size(path), std::filesystem::file_size(store_));
   auto replacing = StoreWriter::create(path);
-  ASSERT_TRUE(replacing->add("small.json", loaded.graph.value(), loaded.report).ok());
+  ASSERT_TRUE(replacing
+                  ->add("small.json", loaded.graph.value(), loaded.report,
+                        analyses_for_store(loaded.graph.value()))
+                  .ok());
   EXPECT_TRUE(replacing->finish(true).ok());
 }
 

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "cli/main_help.h"
 #include "heapq/dominators.h"
+#include "heapq/store_analyses.h"
 #include "test_dumps.h"
 
 namespace heapq {
@@ -68,7 +70,7 @@ class Store : public ::testing::Test {
       auto loaded = testing::load_text(dumps[i]);
       EXPECT_TRUE(loaded.graph.ok());
       auto id = writer->add("dump" + std::to_string(i + 1) + ".json", loaded.graph.value(),
-                            loaded.report);
+                            loaded.report, analyses_for_store(loaded.graph.value()));
       EXPECT_TRUE(id.ok()) << id.error().message;
     }
     Status s = writer->finish();
@@ -172,6 +174,54 @@ TEST_F(Store, GraphAndReportReadBackTheSame) {
     expect_same_report(original.report, report);
     std::filesystem::remove(store);
   }
+}
+
+// Analyses made up for each object, so that what the store writes can only come from them.
+class MadeUpAnalyses : public DumpAnalyses {
+ public:
+  ObjectId idom(ObjectId o) const override {
+    return o.value() == 0 ? ObjectId::none() : ObjectId(0);
+  }
+  uint64_t retained_bytes(ObjectId o) const override { return 1000 + o.value(); }
+  uint32_t retained_count(ObjectId o) const override { return 2000 + o.value(); }
+  uint32_t distance(ObjectId o) const override { return 3000 + o.value(); }
+  uint64_t unreachable_count() const override { return 11; }
+  uint64_t unreachable_bytes() const override { return 12; }
+};
+
+TEST_F(Store, WritesTheAnalysesItIsHandedAndComputesNone) {
+  auto loaded = testing::load_text(testing::kSmallDump);
+  ASSERT_TRUE(loaded.graph.ok());
+  const std::string store = path("made_up.db");
+  {
+    auto writer = StoreWriter::create(store);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    std::promise<std::unique_ptr<const DumpAnalyses>> analyses;
+    analyses.set_value(std::make_unique<MadeUpAnalyses>());
+    ASSERT_TRUE(
+        writer->add("small.json", *loaded.graph, loaded.report, analyses.get_future()).ok());
+    ASSERT_TRUE(writer->finish().ok());
+  }
+  auto rows = run_sql(
+      store, "SELECT id, idom, retained_bytes, retained_count, distance FROM objects ORDER BY id",
+      false);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->rows.size(), loaded.graph->object_count());
+  for (const auto& row : rows->rows) {
+    const int64_t id = std::get<int64_t>(row[0]);
+    EXPECT_EQ(std::holds_alternative<std::monostate>(row[1]), id == 0);
+    if (id != 0) {
+      EXPECT_EQ(std::get<int64_t>(row[1]), 0);
+    }
+    EXPECT_EQ(std::get<int64_t>(row[2]), 1000 + id);
+    EXPECT_EQ(std::get<int64_t>(row[3]), 2000 + id);
+    EXPECT_EQ(std::get<int64_t>(row[4]), 3000 + id);
+  }
+  auto dump = run_sql(store, "SELECT unreachable_objects, unreachable_bytes FROM dumps", false);
+  ASSERT_TRUE(dump.ok()) << dump.error().message;
+  ASSERT_EQ(dump->rows.size(), 1u);
+  EXPECT_EQ(std::get<int64_t>(dump->rows[0][0]), 11);
+  EXPECT_EQ(std::get<int64_t>(dump->rows[0][1]), 12);
 }
 
 TEST_F(Store, TheMemprofDumpCoversNamesWeakMapsAndBadLines) {
@@ -321,7 +371,10 @@ TEST_F(Store, AppendKeepsWhatTheWalOfTheStoreHolds) {
   auto writer = StoreWriter::append(store);
   ASSERT_TRUE(writer.ok()) << writer.error().message;
   auto loaded = testing::load_text(kMemprofDump);
-  ASSERT_TRUE(writer->add("dump3.json", loaded.graph.value(), loaded.report).ok());
+  ASSERT_TRUE(writer
+                  ->add("dump3.json", loaded.graph.value(), loaded.report,
+                        analyses_for_store(loaded.graph.value()))
+                  .ok());
   Status s = writer->finish(true);
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(stored_paths(store),
@@ -345,7 +398,10 @@ TEST_F(Store, AReplacedStoreLeavesNothingOfItsOwnBeside) {
       auto writer = append ? StoreWriter::append(store) : StoreWriter::create(store);
       ASSERT_TRUE(writer.ok()) << writer.error().message;
       auto loaded = testing::load_text(testing::kSmallDump);
-      ASSERT_TRUE(writer->add("new.json", loaded.graph.value(), loaded.report).ok());
+      ASSERT_TRUE(writer
+                      ->add("new.json", loaded.graph.value(), loaded.report,
+                            analyses_for_store(loaded.graph.value()))
+                      .ok());
       Status s = writer->finish(true);
       ASSERT_TRUE(s.ok()) << s.error().message;
     }
