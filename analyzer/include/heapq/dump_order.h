@@ -3,18 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string_view>
 #include <vector>
 
+#include "heapq/dump_time.h"
 #include "heapq/load.h"
 
 namespace heapq {
-
-// Microseconds since 1970 of an ISO 8601 time with a UTC offset as memprof writes it
-// ("2026-11-24T10:00:00+00:00", "2026-11-27T10:00:00.123456Z"; "Z" is UTC; digits past the
-// microsecond are dropped); none when the text is not one.
-std::optional<int64_t> epoch_microseconds(std::string_view time);
 
 // The order dumps of one process were written in, oldest first: by time, then by GC count
 // (dumps of one second), then as given; all as given when one of them (null: no META) does not

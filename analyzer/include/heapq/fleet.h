@@ -1,47 +1,66 @@
-// A fleet in one store: what each dump of each process holds, by class and allocation site,
-// read from a store (a PostgreSQL server, or a SQLite file), and what grows across processes.
+// What grows across the processes of a fleet: per process (host, pid, start), the groups (class,
+// allocation site) whose counts grow from dump to dump; per group, in how many processes, how
+// fast, and where the most.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "heapq/answer/fleet.h"
-#include "heapq/load.h"
-#include "heapq/result.h"
+#include "heapq/fleet_data.h"
+#include "heapq/site_ref.h"
 
 namespace heapq {
 
-// One dump as the store's dumps table has it.
-struct FleetDump {
-  int64_t id = 0;
-  DumpOrigin origin;  // its META (pid 0: ObjectSpace's); time: when taken, else when loaded
-  std::string app;    // empty: none
-  uint64_t objects = 0, bytes = 0;  // what the roots reach
-};
+struct FleetGrowth {
+  uint64_t dumps = 0, processes = 0, hosts = 0;
+  uint64_t unattributed_dumps = 0;  // dumps that say no process (ObjectSpace's): left out
+  std::string first_time, last_time;
 
-// The objects the roots reach in one dump, of one class at one allocation site.
-struct FleetCount {
-  std::string class_name, file, method;  // file empty: no allocation site
-  uint32_t line = 0;
-  uint64_t count = 0, bytes = 0;
-};
+  struct Process {
+    std::string host;  // empty: unknown
+    uint64_t pid = 0;
+    std::string started, app;
+  };
+  struct Worst {
+    Process process;
+    int64_t growth = 0;              // objects, first dump to last
+    std::optional<double> seconds;   // from the first dump to the last; none: a dump says no time
+    std::optional<double> per_hour;  // objects; none without an interval (seconds none or 0)
+  };
+  struct Group {
+    std::string class_name;
+    std::optional<SiteRef> site;  // none: allocated without tracing
+    uint64_t growing_in = 0;      // processes it grows in
+    uint64_t seen_in = 0;         // processes of two dumps or more that hold it
+    // The mean over the processes it grows in that have a rate (rated_in); none: no such one.
+    std::optional<double> objects_per_hour, bytes_per_hour;
+    uint64_t rated_in = 0;
+    uint64_t count = 0, bytes = 0;   // in the last dump of each process it grows in, summed
+    double share = 0;                // bytes over those dumps' reachable bytes
+    std::vector<Worst> worst;        // the fastest-growing processes, at most 3
+    std::vector<std::string> hosts;  // where it grows, most processes first (at most 5)
+    uint64_t more_hosts = 0;
+  };
+  std::vector<Group> groups;  // most processes first, then most bytes an hour
+  uint64_t more_groups = 0;
 
-struct FleetData {
-  std::vector<FleetDump> dumps;
-  // Parallel to dumps; empty for dumps of no process and of processes of one dump (they cannot
-  // show growth).
-  std::vector<std::vector<FleetCount>> counts;
+  struct Point {
+    std::string time;
+    uint64_t objects = 0, bytes = 0;
+  };
+  struct ProcessHeap {
+    Process process;
+    std::vector<Point> heap;  // per dump, oldest first
+  };
+  std::vector<ProcessHeap> heaps;  // by host, then start
 };
-
-// The dumps that pass the options' filters (app, since) and their counts, from the store
-// (schemas/store.sql): one query per dump.
-Result<FleetData> read_fleet(const std::string& store, const FleetOptions& options);
 
 // Processes are (host, pid, start); each one's dumps in the order they were written
 // (written_order). A group (class, site) grows in a process when its count never falls from one
 // dump to the next and ends higher; its rate is over the time from the first dump to the last,
-// none when that is unknown or nil.
-FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options);
+// none when that is unknown or nil. Lists the `top` groups.
+FleetGrowth analyze_fleet(const FleetData& data, size_t top);
 
 }  // namespace heapq

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "heapq/fleet_data.h"
 #include "heapq/heap_graph.h"
 #include "heapq/load.h"
 #include "heapq/result.h"
@@ -141,6 +142,11 @@ class ServerWriter {
   explicit ServerWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The dumps of a store (schemas/store.sql) of the app given (empty: all) taken at or after
+// `since` (an ISO 8601 time; empty: all), and their counts: one query per dump.
+Result<FleetData> read_fleet(const std::string& store, const std::string& app,
+                             const std::string& since);
 
 // The dumps of a store, in id order.
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "heapq/dump_order.h"
+#include "heapq/dump_time.h"
 
 namespace heapq {
 
@@ -18,9 +19,9 @@ using Key =
     std::tuple<std::string, std::string, uint32_t, std::string>;  // class, file, line, method
 
 struct Accumulated {
-  FleetAnswer::Group group;
+  FleetGrowth::Group group;
   double objects_per_hour = 0, bytes_per_hour = 0;  // sums over the processes rated
-  std::vector<FleetAnswer::Worst> growing;
+  std::vector<FleetGrowth::Worst> growing;
   std::map<std::string, uint64_t> hosts;  // processes it grows in, per host
 };
 
@@ -44,7 +45,7 @@ std::optional<double> span_seconds(const FleetData& data, const std::vector<size
 
 // Adds what grows in one process of two dumps or more, its dumps oldest first.
 void add_process(const FleetData& data, const std::vector<size_t>& dumps,
-                 const FleetAnswer::Process& process, Groups& groups) {
+                 const FleetGrowth::Process& process, Groups& groups) {
   // Each group's count in each dump of the process (null where it has none).
   std::unordered_map<size_t, std::vector<const FleetCount*>> series;
   for (size_t k = 0; k < dumps.size(); ++k)
@@ -94,7 +95,7 @@ void add_process(const FleetData& data, const std::vector<size_t>& dumps,
 
 // The group's mean rates over the processes rated, and its share of the last dumps' heaps.
 void set_rates(Accumulated& g, uint64_t last_bytes) {
-  FleetAnswer::Group& out = g.group;
+  FleetGrowth::Group& out = g.group;
   if (out.rated_in) {
     out.objects_per_hour = g.objects_per_hour / static_cast<double>(out.rated_in);
     out.bytes_per_hour = g.bytes_per_hour / static_cast<double>(out.rated_in);
@@ -103,8 +104,8 @@ void set_rates(Accumulated& g, uint64_t last_bytes) {
 }
 
 // The group as shown: with its fastest processes and its hosts.
-FleetAnswer::Group finish_group(Accumulated& g) {
-  FleetAnswer::Group& out = g.group;
+FleetGrowth::Group finish_group(Accumulated& g) {
+  FleetGrowth::Group& out = g.group;
   // Fastest first; those without a rate after, by growth.
   std::sort(g.growing.begin(), g.growing.end(), [](const auto& x, const auto& y) {
     return std::tuple(y.per_hour, y.growth, x.process.host, x.process.pid) <
@@ -126,9 +127,8 @@ FleetAnswer::Group finish_group(Accumulated& g) {
 
 }  // namespace
 
-FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
-  FleetAnswer a;
-  a.options = options;
+FleetGrowth analyze_fleet(const FleetData& data, size_t top) {
+  FleetGrowth a;
   a.dumps = data.dumps.size();
   // Processes: (host, pid, start) -> the indexes of their dumps.
   std::map<std::tuple<std::string, uint64_t, std::string>, std::vector<size_t>> processes;
@@ -150,10 +150,10 @@ FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
     std::vector<size_t> dumps;
     for (size_t k : written_order(origins)) dumps.push_back(loaded[k]);
     const FleetDump& newest = data.dumps[dumps.back()];
-    const FleetAnswer::Process process{std::get<0>(key), std::get<1>(key), std::get<2>(key),
+    const FleetGrowth::Process process{std::get<0>(key), std::get<1>(key), std::get<2>(key),
                                        newest.app};
     hosts.insert(process.host);
-    FleetAnswer::ProcessHeap& heap = a.heaps.emplace_back();
+    FleetGrowth::ProcessHeap& heap = a.heaps.emplace_back();
     heap.process = process;
     for (size_t i : dumps) {
       const FleetDump& d = data.dumps[i];
@@ -183,13 +183,13 @@ FleetAnswer analyze_fleet(const FleetData& data, const FleetOptions& options) {
     }
   // Most processes first, then most bytes an hour (those without a rate last), most objects.
   auto rank = [](const Accumulated* g) {
-    const FleetAnswer::Group& x = g->group;
+    const FleetGrowth::Group& x = g->group;
     return std::tuple(x.growing_in, x.bytes_per_hour, x.count);
   };
   std::sort(ranked.begin(), ranked.end(), [&](const Accumulated* x, const Accumulated* y) {
     return std::tuple(rank(y), x->group.class_name) < std::tuple(rank(x), y->group.class_name);
   });
-  const size_t shown = std::min(options.top, ranked.size());
+  const size_t shown = std::min(top, ranked.size());
   a.more_groups = ranked.size() - shown;
   for (size_t i = 0; i < shown; ++i) a.groups.push_back(finish_group(*ranked[i]));
   return a;

@@ -15,11 +15,10 @@ Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& o
     return usage_error(store +
                        ": not a store (a server's postgresql:// URL, or a file heapq "
                        "load made)");
-  auto data = read_fleet(ref.file, options);
+  auto data = read_fleet(ref.file, options.app, options.since);
   if (!data) return data.error();
-  FleetAnswer a = analyze_fleet(*data, options);
-  a.store = is_server_url(ref.file) ? redact_url(ref.file) : ref.file;
-  return a;
+  return FleetAnswer{analyze_fleet(*data, options.top),
+                     is_server_url(ref.file) ? redact_url(ref.file) : ref.file, options};
 }
 
 }  // namespace heapq

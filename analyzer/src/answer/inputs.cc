@@ -11,6 +11,7 @@
 
 #include "heapq/byte_source.h"
 #include "heapq/dump_order.h"
+#include "heapq/dump_time.h"
 #include "heapq/retainers.h"
 #include "heapq/store.h"
 #include "heapq/wording.h"

@@ -3,25 +3,25 @@
 #include <map>
 #include <tuple>
 
-#include "heapq/dump_order.h"
-#include "heapq/fleet.h"
+#include "heapq/dump_time.h"
 #include "heapq/store.h"
 #include "store/row_source.h"
 
 namespace heapq {
 
-Result<FleetData> read_fleet(const std::string& store, const FleetOptions& options) {
+Result<FleetData> read_fleet(const std::string& store, const std::string& app,
+                             const std::string& since_time) {
   // list_stored_dumps checks that it is a store, of this version.
   if (auto listed = list_stored_dumps(store); !listed) return listed.error();
   auto db = store::open_row_source(store);
   if (!db) return db.error();
   std::optional<int64_t> since;
-  if (!options.since.empty()) {
-    since = epoch_microseconds(options.since);
+  if (!since_time.empty()) {
+    since = epoch_microseconds(since_time);
     if (!since)
       return usage_error(
           "--since takes an ISO 8601 time (2026-11-24T10:00:00Z, +00:00, or 10:00:00.5Z), not \"" +
-          options.since + "\"");
+          since_time + "\"");
   }
   FleetData data;
   auto dumps = (*db)->query(
@@ -44,7 +44,7 @@ Result<FleetData> read_fleet(const std::string& store, const FleetOptions& optio
     d.objects = static_cast<uint64_t>(std::max<int64_t>(0, r.int64(6)));
     d.bytes = static_cast<uint64_t>(std::max<int64_t>(0, r.int64(7)));
     d.origin.gc_count = r.is_null(8) ? -1 : std::max<int64_t>(-1, r.int64(8));
-    if (!options.app.empty() && d.app != options.app) continue;
+    if (!app.empty() && d.app != app) continue;
     // When it was taken (its META), else loaded.
     if (since && epoch_microseconds(d.origin.time).value_or(INT64_MIN) < *since) continue;
     data.dumps.push_back(std::move(d));

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "heapq/dump_time.h"
+
 namespace heapq {
 namespace {
 

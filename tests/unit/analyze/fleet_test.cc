@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "heapq/answer/fleet.h"
 #include "render/render.h"
 #include "schema_check.h"
 
@@ -43,7 +44,7 @@ TEST(Fleet, NamesWhatGrowsInEveryProcess) {
   objectspace.id = 99;
   data.dumps.push_back(objectspace);
   data.counts.push_back({});
-  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  const FleetAnswer a{analyze_fleet(data, 10), "fleet.db", {}};
   EXPECT_EQ(a.dumps, 7u);
   EXPECT_EQ(a.processes, 3u);
   EXPECT_EQ(a.hosts, 2u);
@@ -53,7 +54,7 @@ TEST(Fleet, NamesWhatGrowsInEveryProcess) {
   EXPECT_EQ(a.groups[1].class_name, "Request");
   EXPECT_EQ(a.groups[1].growing_in, 1u);
   EXPECT_EQ(a.groups[1].seen_in, 2u);
-  const FleetAnswer::Group& page = a.groups[0];
+  const FleetGrowth::Group& page = a.groups[0];
   EXPECT_EQ(page.class_name, "Page");
   EXPECT_EQ(page.site->line, 16u);
   EXPECT_EQ(page.growing_in, 2u);
@@ -89,7 +90,7 @@ TEST(Fleet, NothingGrowsWhereCountsFall) {
   add_dump(data, "web-1", 100, 0, 100, 80);
   add_dump(data, "web-1", 100, 10, 90, 90);
   add_dump(data, "web-1", 100, 20, 120, 70);  // Page fell on the way: not a steady growth
-  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  const FleetAnswer a{analyze_fleet(data, 10), "fleet.db", {}};
   EXPECT_TRUE(a.groups.empty());
   EXPECT_NE(render::text(a, {80}).find("Nothing grows"), std::string::npos);
   expect_valid(render::json(a), "fleet.schema.json");
@@ -104,9 +105,9 @@ TEST(Fleet, NoRateWithoutAnInterval) {
   add_dump(data, "web-1", 100, 0, 500, 10, second, 7);
   add_dump(data, "web-2", 100, 0, 100, 10);
   add_dump(data, "web-2", 100, 0, 200, 10, "yesterday");
-  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  const FleetAnswer a{analyze_fleet(data, 10), "fleet.db", {}};
   ASSERT_EQ(a.groups.size(), 1u);
-  const FleetAnswer::Group& page = a.groups[0];
+  const FleetGrowth::Group& page = a.groups[0];
   EXPECT_EQ(page.growing_in, 2u);
   EXPECT_EQ(page.rated_in, 0u);
   EXPECT_FALSE(page.objects_per_hour) << "not 400 objects in a second floored in";
@@ -131,9 +132,9 @@ TEST(Fleet, TimesKeepTheirFractionAndDumpsOfOneSecondTheirGcOrder) {
   add_dump(data, "web-1", 100, 0, 100, 10, "2026-11-24T10:00:00.250000Z", 7);
   add_dump(data, "web-2", 100, 0, 100, 10, "2026-11-24T10:00:00Z", 3);
   add_dump(data, "web-2", 100, 0, 300, 10, "2026-11-24T10:00:02Z", 2);  // time wins over GC
-  const FleetAnswer a = analyze_fleet(data, FleetOptions{});
+  const FleetAnswer a{analyze_fleet(data, 10), "fleet.db", {}};
   ASSERT_EQ(a.groups.size(), 1u);
-  const FleetAnswer::Group& page = a.groups[0];
+  const FleetGrowth::Group& page = a.groups[0];
   EXPECT_EQ(page.growing_in, 2u);
   ASSERT_EQ(page.worst.size(), 2u);
   EXPECT_EQ(page.worst[0].process.host, "web-1");
@@ -150,9 +151,7 @@ TEST(Fleet, TopCutsTheList) {
   FleetData data;
   add_dump(data, "web-1", 100, 0, 100, 10);
   add_dump(data, "web-1", 100, 10, 200, 20);
-  FleetOptions options;
-  options.top = 1;
-  const FleetAnswer a = analyze_fleet(data, options);
+  const FleetGrowth a = analyze_fleet(data, 1);
   ASSERT_EQ(a.groups.size(), 1u);
   EXPECT_EQ(a.groups[0].class_name, "Page") << "more bytes an hour first";
   EXPECT_EQ(a.more_groups, 1u);

@@ -12,6 +12,7 @@
 #include "heapq/inputs.h"
 #include "heapq/load.h"
 #include "heapq/retainers.h"
+#include "heapq/site_ref.h"
 
 namespace heapq {
 
@@ -27,13 +28,6 @@ struct InputSummary {
 };
 
 InputSummary summarize(const LoadedDump& dump);
-
-// Where an object was allocated, or where a Proc's block is written, as the dump says.
-struct SiteRef {
-  std::string file;
-  uint32_t line = 0;  // 0: none (allocated by C code)
-  std::string method;
-};
 
 // An object as every answer names it.
 struct ObjectRef {
