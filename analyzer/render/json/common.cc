@@ -1,6 +1,6 @@
 #include "render/json/common.h"
 
-#include "render/text/common.h"
+#include "heapq/wording.h"
 
 namespace heapq::render {
 

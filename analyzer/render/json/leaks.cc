@@ -1,6 +1,6 @@
+#include "heapq/wording.h"
 #include "render/json/common.h"
 #include "render/render.h"
-#include "render/text/common.h"
 
 namespace heapq::render {
 
