@@ -7,7 +7,7 @@
 #include "heapq/dominators.h"
 #include "heapq/keyed_hash.h"
 #include "heapq/saturating_add.h"
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 namespace heapq {
 

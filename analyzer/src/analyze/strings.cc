@@ -9,7 +9,7 @@
 
 #include "heapq/keyed_hash.h"
 #include "heapq/saturating_add.h"
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 namespace heapq {
 

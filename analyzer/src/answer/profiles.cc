@@ -7,7 +7,7 @@
 #include "heapq/retainers.h"
 #include "heapq/saturating_add.h"
 #include "heapq/targets.h"
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 namespace heapq {
 

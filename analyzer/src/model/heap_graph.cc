@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 namespace heapq {
 

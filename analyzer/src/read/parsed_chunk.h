@@ -10,7 +10,7 @@
 #include "heapq/load.h"
 #include "heapq/object_type.h"
 #include "heapq/string_table.h"
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 namespace heapq {
 
@@ -47,7 +47,7 @@ struct SiteKey {
 };
 
 // The tables of class and site keys (each chunk's, the graph's) hash them under the random key
-// (model/address_hash.h), one part after another: parts combined by plain arithmetic first (a
+// (read/address_hash.h), one part after another: parts combined by plain arithmetic first (a
 // line chosen against a method id, addresses equal modulo a table's size) would collide for
 // any key, as a crafted dump's would.
 struct ClassKeyHash {

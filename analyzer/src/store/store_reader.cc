@@ -14,7 +14,7 @@
 
 #include "heapq/sites.h"
 #include "heapq/store.h"
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 #include "store/hardening.h"
 #include "store/pg_db.h"
 #include "store/server_schema.h"

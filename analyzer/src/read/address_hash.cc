@@ -1,4 +1,4 @@
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 #include <bit>
 #include <chrono>

@@ -1,5 +1,5 @@
 // The address index cannot be made quadratic by a dump whose addresses were chosen to collide.
-#include "model/address_hash.h"
+#include "read/address_hash.h"
 
 #include <gtest/gtest.h>
 
