@@ -8,9 +8,10 @@
 # Usage: ruby -I build/dumper/ext -I dumper/lib bench/profile-rails-bench.rb [REQUESTS] [ROUNDS]
 #
 # With --instructions [REQUESTS], each mode runs in a process of its own under valgrind's
-# callgrind, which counts the instructions of the requests alone (rb_ary_cycle, which the
-# requests are run in and Rails never calls, switches the count on and off): figures that do
-# not depend on what else the machine runs, the cost of each mode as a ratio to no tracking.
+# callgrind, which counts the instructions of the requests alone (a short sleep before and
+# after them makes callgrind write its counts, --dump-before=rb_thread_wait_for, which Rails
+# never calls): figures that do not depend on what else the machine runs, the cost of each
+# mode as a ratio to no tracking.
 require "memprof"
 require "action_controller/railtie"
 require "rack/mock"
@@ -29,11 +30,16 @@ MODES = { "no tracking" => nil, "hooks alone (1 in 2**30)" => Memprof::MAX_SAMPL
 if INSTRUCTIONS
   require "rbconfig"
   memprof_dirs = $LOADED_FEATURES.grep(%r{/memprof(_ext\.so|\.rb)\z}).flat_map { |f| ["-I", File.dirname(f)] }
-  counts = MODES.to_h do |name, rate|
-    out = IO.popen(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=rb_ary_cycle",
-                    "--callgrind-out-file=/dev/null", RbConfig.ruby, *memprof_dirs,
-                    __FILE__, "--mode", rate.to_s, REQUESTS.to_s], err: %i[child out], &:read)
-    [name, Integer(out[/Collected : (\d+)/, 1] || abort("callgrind: #{out}"))]
+  require "tmpdir"
+  counts = Dir.mktmpdir do |dir|
+    MODES.to_h do |name, rate|
+      out = File.join(dir, "callgrind.#{rate}")
+      log = IO.popen(["valgrind", "--tool=callgrind", "--dump-before=rb_thread_wait_for", "--callgrind-out-file=#{out}",
+                      RbConfig.ruby, *memprof_dirs, __FILE__, "--mode", rate.to_s, REQUESTS.to_s],
+                     err: %i[child out], &:read)
+      summary = File.exist?("#{out}.2") && File.read("#{out}.2")[/^summary: (\d+)/, 1]
+      [name, Integer(summary || abort("callgrind wrote no counts of the requests: #{log}"))]
+    end
   end
   base = counts["no tracking"]
   puts "#{REQUESTS} requests, instructions (callgrind), Ruby #{RUBY_VERSION}:"
@@ -79,14 +85,16 @@ def serve(count)
   [count / (now - started), latencies.sort[(count * 0.99).floor] * 1e3]
 end
 
-# One mode's requests, the instructions counted inside rb_ary_cycle (--instructions).
+# One mode's requests, between two sleeps, where callgrind writes its counts (--instructions).
 if ONE_MODE
   rate = ONE_MODE.empty? ? nil : Integer(ONE_MODE)
   serve(100) # warm up
   Memprof.start(sample: rate) if rate
   serve(50)
   GC.start
-  [nil].cycle(1) { serve(REQUESTS) }
+  sleep(0.001)
+  serve(REQUESTS)
+  sleep(0.001)
   exit
 end
 
