@@ -138,6 +138,10 @@ void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> 
   for (int type = 0; type < 32; ++type)
     hidden_labels_[type] = labels_.Intern(HiddenClassName(type));
   marked_ = memprof_gc_marks();
+  if (marked_ != nullptr) {  // Ruby context: the GC's statistics name their keys now, not in GC
+    major_gc_count_ = ID2SYM(rb_intern("major_gc_count"));
+    majors_seen_ = rb_gc_stat(major_gc_count_);
+  }
   running_ = true;
   rb_add_event_hook2(Hook(), kNewObj | (marked_ != nullptr ? kEndMark : kFreeObj), Qnil,
                      RUBY_EVENT_HOOK_FLAG_RAW_ARG);
@@ -148,6 +152,7 @@ void AllocTracker::Stop() {
   rb_remove_event_hook(Hook());
   running_ = false;
   objects_.Clear();  // without the hooks the entries would go stale
+  young_.clear();
   stacks_.Clear();
   stack_cache_.Clear();
   frames_.Clear();
@@ -224,6 +229,13 @@ void AllocTracker::OnEvent(VALUE, rb_trace_arg_t* arg) {
   if (self->max_depth_ > 0) site.stack = self->InternStack(arg);
   site.size = kSlotBytes;
   self->objects_.Insert(obj, site);
+  if (self->marked_ != nullptr) {
+    try {
+      self->young_.push_back(obj);
+    } catch (const std::bad_alloc&) {
+      self->young_lost_ = true;  // out of memory: the next GC reads every object's mark
+    }
+  }
 }
 
 // A freed object (FREEOBJ): a tracked one is counted; a frame object or a class freed leaves the
@@ -237,12 +249,32 @@ void AllocTracker::OnFree(VALUE obj) noexcept {
 
 // At the end of a GC's marking (GC_END_MARK), what it did not mark is what its sweep frees:
 // the same as OnFree of each, objects first (their classes are still named), in one pass over
-// each table rather than a hook call on every freed object.
+// each table rather than a hook call on every freed object. A minor GC frees no old object:
+// it reads the marks of the objects young when last seen only (young_), a major GC all.
 void AllocTracker::ForgetUnmarked() noexcept {
   auto unmarked = [marked = marked_](uintptr_t key) { return marked(key) == 0; };
+  const size_t majors = rb_gc_stat(major_gc_count_);
+  const bool all = majors != majors_seen_ || young_lost_;
+  majors_seen_ = majors;
   try {
     dead_.clear();
-    objects_.KeysWhere(unmarked, &dead_);
+    // Each object read is young still (kept in young_), old now, or dead.
+    auto check = [&](uintptr_t obj, AllocationSite& site) {
+      if (unmarked(obj)) return dead_.push_back(obj);
+      site.old = IsOld(static_cast<VALUE>(obj));
+      if (!site.old) young_.push_back(obj);
+    };
+    if (all) {
+      young_.clear();
+      young_lost_ = false;
+      objects_.ForEachMutable(check);
+    } else {
+      young_seen_.swap(young_);
+      young_.clear();
+      for (uintptr_t obj : young_seen_) {
+        if (AllocationSite* site = objects_.FindMutable(obj)) check(obj, *site);
+      }
+    }
     for (uintptr_t obj : dead_) ForgetObject(obj);
     frames_.ForgetUnmarked(marked_, dead_);
     if (stack_cache_.AnyObject(unmarked)) stack_cache_.Clear();
@@ -254,6 +286,7 @@ void AllocTracker::ForgetUnmarked() noexcept {
     // Out of memory: forget all that may be dead rather than let a slot's next object pass for
     // it (frames and class names are named again when next seen).
     objects_.Clear();
+    young_.clear();
     frames_.ForgetObjects();
     stack_cache_.Clear();
     class_labels_.Clear();
@@ -431,6 +464,8 @@ void AllocTracker::UpdateAfterCompaction() {
   }
   frames_.UpdateAfterCompaction();
   stack_cache_.Clear();  // the words of the stacks it names have moved
+  young_.clear();        // moved too: the next GC reads every object's mark
+  young_lost_ = true;
 }
 
 std::vector<SiteStats> AllocTracker::Stats(uint64_t min_seq) const {

@@ -135,6 +135,11 @@ class AllocTracker {
   bool running_ = false;
   memprof_marked_fn* marked_ = nullptr;  // null: frees come one by one (FREEOBJ)
   std::vector<uintptr_t> dead_;          // ForgetUnmarked's, kept for the next GC
+  VALUE major_gc_count_ = Qnil;          // :major_gc_count, a static Symbol
+  size_t majors_seen_ = 0;               // major GCs so far, at the last GC
+  std::vector<uintptr_t> young_;         // tracked objects not old when last seen, or new since
+  std::vector<uintptr_t> young_seen_;    // young_ as the last GC left it, read by this one
+  bool young_lost_ = false;              // young_ incomplete: the next GC reads every mark
   bool paused_ = false;
   uint64_t next_seq_ = 1;
   int min_depth_ = 0;

@@ -18,6 +18,7 @@ struct AllocationSite {
   uint32_t generation;  // GC.count at allocation
   uint32_t stack;       // the tracker's allocation stack id, 0 when none
   uint32_t size;        // bytes: its slot at allocation, its memsize as the last profile read it
+  bool old = false;     // old when a GC last saw it: no minor GC frees it (AllocTracker)
 };
 
 // Linear probing with backward-shift deletion (no tombstones), load factor at most 0.7.
@@ -36,6 +37,7 @@ class AddressTable {
       if (slots_[i].key == 0) return nullptr;
     }
   }
+  Value* FindMutable(uintptr_t key) { return const_cast<Value*>(Find(key)); }
   // Drops the entry if out of memory.
   void Insert(uintptr_t key, const Value& value) {
     if ((count_ + 1) * 10 > capacity_ * 7 && !Grow()) return;
@@ -63,9 +65,15 @@ class AddressTable {
       if (slots_[i].key != 0) fn(slots_[i].key, slots_[i].value);
     }
   }
-  // fn(key, value) for every entry, value mutable; fn must not add or remove entries. The
-  // memory each key addresses (an object) is fetched some entries ahead: fn reading the objects
-  // then waits for one cache miss at a time no more.
+  // fn(key, value) for every entry, value mutable; fn must not add or remove entries.
+  template <class Fn>
+  void ForEachMutable(Fn&& fn) {
+    for (size_t i = 0; i < capacity_; ++i) {
+      if (slots_[i].key != 0) fn(slots_[i].key, slots_[i].value);
+    }
+  }
+  // The same, and the memory each key addresses (an object) is fetched some entries ahead: fn
+  // reading the objects then waits for one cache miss at a time no more.
   template <class Fn>
   void ForEachObject(Fn&& fn) {
     constexpr size_t kAhead = 64;

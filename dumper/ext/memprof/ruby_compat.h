@@ -38,6 +38,12 @@ constexpr bool KnownRuby(int major, int minor) {
 }
 
 // An IMEMO object's imemo_type (internal/imemo.h's number), from its flags.
+// Whether obj is old, which no minor GC frees: 3.1 keeps an object's age in two flag bits, both
+// set when old (its RB_OBJ_PROMOTED says "survived a GC"); from 3.3 one flag says old.
+inline bool IsOld(VALUE obj) {
+  return (RBASIC(obj)->flags & RUBY_FL_PROMOTED) == RUBY_FL_PROMOTED;
+}
+
 inline int ImemoType(VALUE obj) {
   return static_cast<int>((RBASIC(obj)->flags >> RUBY_FL_USHIFT) & 0x0f);
 }
