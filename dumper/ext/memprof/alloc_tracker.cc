@@ -119,7 +119,8 @@ size_t AllocTracker::Bytes() const {
          frames_.Bytes() + paths_.Bytes() + path_ignored_.capacity() / 8 + labels_.Bytes() +
          class_labels_.Bytes() + freed_.size() * kFreedNode +
          freed_.bucket_count() * sizeof(void*) + unnamed_.size() * kUnnamedNode +
-         unnamed_.bucket_count() * sizeof(void*) + unnamed_classes_.Bytes();
+         unnamed_.bucket_count() * sizeof(void*) + unnamed_classes_.Bytes() +
+         (young_.capacity() + young_seen_.capacity() + dead_.capacity()) * sizeof(uintptr_t);
 }
 
 void AllocTracker::Start(int min_depth, int max_depth, std::vector<std::string> library_dirs,
