@@ -33,11 +33,21 @@ struct Field {
   size_t offset = 0;       // of its key, in the whole profile
 };
 
+// A varint at data[pos], pos moved past it; false when it is cut short or longer than 10 bytes.
+bool read_varint(std::string_view data, size_t& pos, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 70 && pos < data.size(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(data[pos++]);
+    v |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
 // The fields of one message, in order. Offsets count from the profile's first byte.
 class FieldReader {
  public:
   FieldReader(std::string_view data, size_t base) : data_(data), base_(base) {}
-  FieldReader(const Field& message) : FieldReader(message.bytes, message.offset) {}
 
   // The next field into f; false at the end; an error where the message is cut or malformed.
   Result<bool> next(Field& f) {
@@ -70,15 +80,7 @@ class FieldReader {
   }
 
  private:
-  bool varint(uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 70 && pos_ < data_.size(); shift += 7) {
-      const auto byte = static_cast<uint8_t>(data_[pos_++]);
-      v |= uint64_t{byte & 0x7fu} << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  }
+  bool varint(uint64_t& v) { return read_varint(data_, pos_, v); }
   Result<bool> fail(const std::string& what) {
     return bad_input("damaged profile: at byte " + std::to_string(base_ + pos_) + ": " + what);
   }
@@ -102,16 +104,28 @@ Status each_varint(const Field& f, Fn&& fn) {
   if (f.wire != kBytes) return at(f, "a list of numbers of the wrong wire type");
   for (size_t pos = 0; pos < f.bytes.size();) {
     uint64_t v = 0;
-    int shift = 0;
-    for (;; shift += 7) {
-      if (pos == f.bytes.size() || shift >= 70) return at(f, "a packed number is cut short");
-      const auto byte = static_cast<uint8_t>(f.bytes[pos++]);
-      v |= uint64_t{byte & 0x7fu} << shift;
-      if ((byte & 0x80) == 0) break;
-    }
+    if (!read_varint(f.bytes, pos, v)) return at(f, "a packed number is cut short");
     fn(v);
   }
   return Ok{};
+}
+
+// Calls fn(field) for each field of a message's bytes (base: their offset in the profile),
+// in order; fn returns a Status, and the first error, its own or the message's, ends the walk.
+template <class Fn>
+Status each_field(std::string_view data, size_t base, Fn&& fn) {
+  FieldReader reader(data, base);
+  Field f;
+  for (;;) {
+    auto more = reader.next(f);
+    if (!more) return more.error();
+    if (!*more) return Ok{};
+    HEAPQ_RETURN_IF_ERROR(fn(f));
+  }
+}
+template <class Fn>
+Status each_field(const Field& message, Fn&& fn) {
+  return each_field(message.bytes, message.offset, fn);
 }
 
 // The profile's parts, still as wire bytes, and its scalars.
@@ -123,12 +137,7 @@ struct Parts {
 
 Result<Parts> split(std::string_view data) {
   Parts p;
-  FieldReader top(data, 0);
-  Field f;
-  for (;;) {
-    auto more = top.next(f);
-    if (!more) return more.error();
-    if (!*more) break;
+  auto part = [&](const Field& f) -> Status {
     const bool bytes = f.wire == kBytes, number = f.wire == kVarint;
     switch (f.number) {
       case kSampleType:
@@ -141,18 +150,17 @@ Result<Parts> split(std::string_view data) {
          : f.number == kLocation ? p.locations
                                  : p.functions)
             .push_back(f);
-        break;
+        return Ok{};
       case kStringTable:
         if (!bytes) return at(f, "a string of the wrong wire type");
         p.strings.push_back(f.bytes);
-        break;
+        return Ok{};
       case kComment:
-        HEAPQ_RETURN_IF_ERROR(each_varint(f, [&](uint64_t v) {
+        return each_varint(f, [&](uint64_t v) {
           Field c = f;
           c.varint = v;
           p.comments.push_back(c);
-        }));
-        break;
+        });
       case kTimeNanos:
       case kDurationNanos:
       case kPeriod:
@@ -160,11 +168,12 @@ Result<Parts> split(std::string_view data) {
         (f.number == kTimeNanos       ? p.time_nanos
          : f.number == kDurationNanos ? p.duration_nanos
                                       : p.period) = static_cast<int64_t>(f.varint);
-        break;
+        return Ok{};
       default:
-        break;  // mappings, drop_frames, ...: nothing heapq reads
+        return Ok{};  // mappings, drop_frames, ...: nothing heapq reads
     }
-  }
+  };
+  HEAPQ_RETURN_IF_ERROR(each_field(data, 0, part));
   if (p.strings.empty() || !p.strings[0].empty())
     return bad_input("damaged profile: its string table does not start with the empty string");
   return p;
@@ -205,18 +214,14 @@ class Decoder {
   Status value_types() {
     const char* const names[] = {"inuse_objects", "inuse_space", "alloc_objects", "alloc_space"};
     for (size_t i = 0; i < p_.sample_types.size(); ++i) {
-      FieldReader r(p_.sample_types[i]);
-      Field f;
-      for (;;) {
-        auto more = r.next(f);
-        if (!more) return more.error();
-        if (!*more) break;
-        if (f.number != 1 || f.wire != kVarint) continue;  // the type; its unit is 2
+      HEAPQ_RETURN_IF_ERROR(each_field(p_.sample_types[i], [&](const Field& f) -> Status {
+        if (f.number != 1 || f.wire != kVarint) return Ok{};  // the type; its unit is 2
         auto name = string_at(f, f.varint);
         if (!name) return name.error();
         for (int k = 0; k < 4; ++k)
           if (*name == names[k]) index_[k] = static_cast<int>(i);
-      }
+        return Ok{};
+      }));
     }
     for (int k = 0; k < 4; ++k)
       if (index_[k] < 0)
@@ -228,20 +233,16 @@ class Decoder {
     for (const Field& m : p_.functions) {
       uint64_t id = 0;
       std::string_view name, file;
-      FieldReader r(m);
-      Field f;
-      for (;;) {
-        auto more = r.next(f);
-        if (!more) return more.error();
-        if (!*more) break;
-        if (f.wire != kVarint) continue;
+      HEAPQ_RETURN_IF_ERROR(each_field(m, [&](const Field& f) -> Status {
+        if (f.wire != kVarint) return Ok{};
         if (f.number == 1) id = f.varint;
         if (f.number == 2 || f.number == 4) {
           auto s = string_at(f, f.varint);
           if (!s) return s.error();
           (f.number == 2 ? name : file) = *s;
         }
-      }
+        return Ok{};
+      }));
       if (id == 0) return at(m, "a function without an id");
       functions_[id] = {std::string(name), std::string(file), 0};
     }
@@ -253,15 +254,11 @@ class Decoder {
     for (const Field& m : p_.locations) {
       uint64_t id = 0;
       Location loc;
-      FieldReader r(m);
-      Field f;
-      for (;;) {
-        auto more = r.next(f);
-        if (!more) return more.error();
-        if (!*more) break;
+      HEAPQ_RETURN_IF_ERROR(each_field(m, [&](const Field& f) -> Status {
         if (f.number == 1 && f.wire == kVarint) id = f.varint;
-        if (f.number == 4 && f.wire == kBytes) HEAPQ_RETURN_IF_ERROR(line(f, loc));
-      }
+        if (f.number == 4 && f.wire == kBytes) return line(f, loc);
+        return Ok{};
+      }));
       if (id == 0) return at(m, "a location without an id");
       if (loc.frames.empty()) loc.frames.push_back(frame({"(unknown)", "", 0}));
       locations_[id] = std::move(loc);
@@ -272,15 +269,11 @@ class Decoder {
   Status line(const Field& m, Location& loc) {
     uint64_t function = 0;
     int64_t number = 0;
-    FieldReader r(m);
-    Field f;
-    for (;;) {
-      auto more = r.next(f);
-      if (!more) return more.error();
-      if (!*more) break;
+    HEAPQ_RETURN_IF_ERROR(each_field(m, [&](const Field& f) -> Status {
       if (f.number == 1 && f.wire == kVarint) function = f.varint;
       if (f.number == 2 && f.wire == kVarint) number = static_cast<int64_t>(f.varint);
-    }
+      return Ok{};
+    }));
     auto it = functions_.find(function);
     if (it == functions_.end())
       return at(m, "a line of function " + std::to_string(function) + ", which is not there");
@@ -301,35 +294,13 @@ class Decoder {
   Status sample(const Field& m) {
     SampledProfile::Sample s;
     std::vector<int64_t> values;
-    FieldReader r(m);
-    Field f;
-    for (;;) {
-      auto more = r.next(f);
-      if (!more) return more.error();
-      if (!*more) break;
-      if (f.number == 1) {
-        Status located = Ok{};
-        HEAPQ_RETURN_IF_ERROR(each_varint(f, [&](uint64_t id) {
-          auto it = locations_.find(id);
-          if (it == locations_.end()) {
-            if (located) located = at(f, "location " + std::to_string(id) + ", which is not there");
-            return;
-          }
-          frames_named_ += it->second.frames.size();
-          if (frames_named_ > max_frames_) {
-            if (located) located = at(f, "more frames named than a profile of its size can mean");
-            return;
-          }
-          s.frames.insert(s.frames.end(), it->second.frames.begin(), it->second.frames.end());
-        }));
-        HEAPQ_RETURN_IF_ERROR(located);
-      } else if (f.number == 2) {
-        HEAPQ_RETURN_IF_ERROR(
-            each_varint(f, [&](uint64_t v) { values.push_back(static_cast<int64_t>(v)); }));
-      } else if (f.number == 3 && f.wire == kBytes) {
-        HEAPQ_RETURN_IF_ERROR(label(f, s));
-      }
-    }
+    HEAPQ_RETURN_IF_ERROR(each_field(m, [&](const Field& f) -> Status {
+      if (f.number == 1) return locate(f, s);
+      if (f.number == 2)
+        return each_varint(f, [&](uint64_t v) { values.push_back(static_cast<int64_t>(v)); });
+      if (f.number == 3 && f.wire == kBytes) return label(f, s);
+      return Ok{};
+    }));
     if (values.size() != p_.sample_types.size())
       return at(m, "a sample of " + std::to_string(values.size()) +
                        " values where the profile has " + std::to_string(p_.sample_types.size()));
@@ -341,21 +312,37 @@ class Decoder {
     return Ok{};
   }
 
+  // A sample's locations (a packed list of ids) appended to its frames.
+  Status locate(const Field& f, SampledProfile::Sample& s) {
+    Status located = Ok{};
+    HEAPQ_RETURN_IF_ERROR(each_varint(f, [&](uint64_t id) {
+      if (!located) return;
+      auto it = locations_.find(id);
+      if (it == locations_.end()) {
+        located = at(f, "location " + std::to_string(id) + ", which is not there");
+        return;
+      }
+      frames_named_ += it->second.frames.size();
+      if (frames_named_ > max_frames_) {
+        located = at(f, "more frames named than a profile of its size can mean");
+        return;
+      }
+      s.frames.insert(s.frames.end(), it->second.frames.begin(), it->second.frames.end());
+    }));
+    return located;
+  }
+
   // The labels heapq reads: class and type.
   Status label(const Field& m, SampledProfile::Sample& s) {
     std::string_view key, value;
-    FieldReader r(m);
-    Field f;
-    for (;;) {
-      auto more = r.next(f);
-      if (!more) return more.error();
-      if (!*more) break;
+    HEAPQ_RETURN_IF_ERROR(each_field(m, [&](const Field& f) -> Status {
       if ((f.number == 1 || f.number == 2) && f.wire == kVarint) {
         auto str = string_at(f, f.varint);
         if (!str) return str.error();
         (f.number == 1 ? key : value) = *str;
       }
-    }
+      return Ok{};
+    }));
     if (key == "class") s.class_name = value;
     if (key == "type") s.type = value;
     return Ok{};
