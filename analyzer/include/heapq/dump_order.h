@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "heapq/dump_time.h"
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 
 namespace heapq {
 

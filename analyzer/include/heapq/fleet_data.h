@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 
 namespace heapq {
 

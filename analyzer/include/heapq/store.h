@@ -17,7 +17,7 @@
 
 #include "heapq/fleet_data.h"
 #include "heapq/heap_graph.h"
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 #include "heapq/result.h"
 
 namespace heapq {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "heapq/heap_graph.h"
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 #include "read/parsed_chunk.h"
 
 namespace heapq {

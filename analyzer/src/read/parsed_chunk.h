@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 #include "heapq/object_type.h"
 #include "heapq/string_table.h"
 #include "read/address_hash.h"

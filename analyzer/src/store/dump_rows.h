@@ -6,7 +6,7 @@
 #include <string>
 
 #include "heapq/heap_graph.h"
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 #include "heapq/store.h"
 #include "store/table_rows.h"
 

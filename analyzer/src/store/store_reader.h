@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "heapq/heap_graph.h"
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 #include "store/row_source.h"
 
 namespace heapq {

@@ -10,7 +10,7 @@
 
 #include "heapq/heap_graph.h"
 #include "heapq/inputs.h"
-#include "heapq/load.h"
+#include "heapq/load_report.h"
 #include "heapq/retainers.h"
 #include "heapq/site_ref.h"
 
