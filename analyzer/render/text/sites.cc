@@ -1,5 +1,4 @@
-#include "heapq/sites.h"
-
+#include "heapq/source_paths.h"
 #include "heapq/wording.h"
 #include "render/render.h"
 #include "render/text/common.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "heapq/sites.h"
+#include "heapq/source_paths.h"
 
 namespace heapq {
 

@@ -1,6 +1,6 @@
 #include "heapq/answer/common.h"
 
-#include "heapq/sites.h"
+#include "heapq/source_paths.h"
 #include "heapq/wording.h"
 
 namespace heapq {

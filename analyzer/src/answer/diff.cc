@@ -1,6 +1,6 @@
 #include "heapq/answer/diff.h"
 
-#include "heapq/sites.h"
+#include "heapq/source_paths.h"
 
 namespace heapq {
 

@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "heapq/source_paths.h"
+
 namespace heapq {
 
 SitesAnswer sites_answer(const LoadedDump& dump, const HeapDominators* dominators,

@@ -14,7 +14,7 @@
 #include <unordered_map>
 
 #include "heapq/keyed_hash.h"
-#include "heapq/sites.h"
+#include "heapq/source_paths.h"
 #include "model/chunk_objects.h"
 
 namespace heapq {

@@ -12,7 +12,7 @@
 #include <unordered_set>
 
 #include "heapq/keyed_hash.h"
-#include "heapq/sites.h"
+#include "heapq/source_paths.h"
 #include "store/store_columns.h"
 
 namespace heapq::store {

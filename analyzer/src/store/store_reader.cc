@@ -12,7 +12,7 @@
 #include <new>
 #include <thread>
 
-#include "heapq/sites.h"
+#include "heapq/source_paths.h"
 #include "heapq/store.h"
 #include "read/address_hash.h"
 #include "store/hardening.h"
