@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyze/dominator_tree.h"
+#include "dominator_tree.h"
 
 // ---- live heap bytes, counted at the allocator boundary ----
 namespace {

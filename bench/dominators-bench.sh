@@ -6,7 +6,7 @@ set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${BUILD_DIR:-$repo/build/bench}
 mkdir -p "$out"
-${CXX:-g++} -std=c++20 -O2 -DNDEBUG -Wall -Wextra -Werror -I "$repo/analyzer/src" \
-  "$repo/bench/dominators-bench.cc" "$repo/analyzer/src/analyze/dominator_tree.cc" \
+${CXX:-g++} -std=c++20 -O2 -DNDEBUG -Wall -Wextra -Werror -I "$repo/analyzer/analyze/src" -I "$repo/analyzer/base/include" \
+  "$repo/bench/dominators-bench.cc" "$repo/analyzer/analyze/src/dominator_tree.cc" \
   -o "$out/dominators-bench"
 exec "$out/dominators-bench" "$@"

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "analyze/dominator_tree.h"
-#include "heapq/load.h"
-#include "heapq/retainers.h"
+#include "dominator_tree.h"
+#include "heapq/analyze/retainers.h"
+#include "heapq/model/load.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "heapq/sampled_profile.h"
+#include "heapq/read/sampled_profile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto input = heapq::memory_input(std::string(reinterpret_cast<const char*>(data), size), "fuzz");

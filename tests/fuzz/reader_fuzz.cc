@@ -3,11 +3,11 @@
 #include <cstdint>
 #include <string>
 
-#include "heapq/dominators.h"
-#include "heapq/load.h"
-#include "heapq/retainers.h"
-#include "heapq/sites.h"
-#include "heapq/stats.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/retainers.h"
+#include "heapq/analyze/sites.h"
+#include "heapq/analyze/stats.h"
+#include "heapq/model/load.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -19,9 +19,9 @@
 #include "heapq/answer/stats.h"
 #include "heapq/answer/strings.h"
 #include "heapq/answer/viz.h"
-#include "heapq/utf8.h"
+#include "heapq/base/utf8.h"
+#include "heapq/render/render.h"
 #include "heapq/viz/picture.h"
-#include "render/render.h"
 
 namespace {
 

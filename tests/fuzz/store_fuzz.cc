@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "heapq/dominators.h"
-#include "heapq/load.h"
-#include "heapq/retainers.h"
-#include "heapq/stats.h"
-#include "heapq/store.h"
-#include "heapq/store_analyses.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/retainers.h"
+#include "heapq/analyze/stats.h"
+#include "heapq/answer/store_analyses.h"
+#include "heapq/model/load.h"
+#include "heapq/store/store.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/main_help.h"
-#include "heapq/load.h"
+#include "heapq/model/load.h"
+#include "main_help.h"
 
 namespace heapq::testing {
 

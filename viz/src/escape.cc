@@ -1,6 +1,6 @@
 #include "heapq/viz/escape.h"
 
-#include "heapq/utf8.h"
+#include "heapq/base/utf8.h"
 
 namespace heapq::viz {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "heapq/sites.h"
-#include "heapq/stats.h"
+#include "heapq/analyze/sites.h"
+#include "heapq/analyze/stats.h"
 #include "test_dumps.h"
 
 namespace heapq {

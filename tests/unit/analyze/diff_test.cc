@@ -1,5 +1,5 @@
 // DumpDiff: objects born and freed between two dumps, by class, by site and class, by gem.
-#include "heapq/diff.h"
+#include "heapq/analyze/diff.h"
 
 #include <gtest/gtest.h>
 

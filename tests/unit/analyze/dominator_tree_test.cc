@@ -1,6 +1,6 @@
 // DominatorTree: hand-built graphs with known dominators, and random graphs checked exactly
 // against a brute-force definition (remove v, what becomes unreachable is what v dominates).
-#include "analyze/dominator_tree.h"
+#include "dominator_tree.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // When dumps were written, as their META records say.
-#include "heapq/dump_order.h"
+#include "heapq/analyze/dump_order.h"
 
 #include <gtest/gtest.h>
 
-#include "heapq/dump_time.h"
+#include "heapq/read/dump_time.h"
 
 namespace heapq {
 namespace {

@@ -1,10 +1,10 @@
 // analyze_fleet on dumps built by hand, and its renderers.
-#include "heapq/fleet.h"
+#include "heapq/analyze/fleet.h"
 
 #include <gtest/gtest.h>
 
 #include "heapq/answer/fleet.h"
-#include "render/render.h"
+#include "heapq/render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "heapq/dominators.h"
-#include "heapq/stats.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/stats.h"
 #include "test_dumps.h"
 
 namespace heapq {

@@ -1,5 +1,5 @@
 // Leaks across dumps and in one dump: object matching, growth ranking, holders, set sizes.
-#include "heapq/leaks.h"
+#include "heapq/analyze/leaks.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <set>
 
 #include "analyze/process_dumps.h"
-#include "heapq/diff.h"
-#include "heapq/dominators.h"
-#include "heapq/dump_match.h"
-#include "heapq/retainers.h"
+#include "heapq/analyze/diff.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/dump_match.h"
+#include "heapq/analyze/retainers.h"
 #include "test_dumps.h"
 
 namespace heapq {

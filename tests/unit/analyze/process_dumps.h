@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "heapq/heap_graph.h"
+#include "heapq/model/heap_graph.h"
 #include "test_dumps.h"
 
 namespace heapq::testing {

@@ -1,5 +1,5 @@
 // What grows in one process from its sampled profiles alone.
-#include "heapq/profile_growth.h"
+#include "heapq/analyze/profile_growth.h"
 
 #include <gtest/gtest.h>
 

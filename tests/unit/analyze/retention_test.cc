@@ -1,8 +1,8 @@
 // Dominators, retained sizes and retention paths on hand-built dumps.
 #include <gtest/gtest.h>
 
-#include "heapq/dominators.h"
-#include "heapq/retainers.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/retainers.h"
 #include "test_dumps.h"
 
 namespace heapq {

@@ -1,5 +1,5 @@
 // Duplicate strings by value, on hand-built dumps.
-#include "heapq/strings.h"
+#include "heapq/analyze/strings.h"
 
 #include <gtest/gtest.h>
 

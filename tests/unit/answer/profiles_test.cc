@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "heapq/analyze/dominators.h"
 #include "heapq/answer/profile.h"
-#include "heapq/dominators.h"
-#include "render/render.h"
+#include "heapq/render/render.h"
 #include "test_dumps.h"
 
 namespace heapq {

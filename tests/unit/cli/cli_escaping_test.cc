@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "cli/command.h"
+#include "command.h"
 #include "test_dumps.h"
 
 namespace heapq {

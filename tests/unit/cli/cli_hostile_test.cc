@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/main_help.h"
-#include "render/text/terminal_text.h"
+#include "heapq/render/terminal_text.h"
+#include "main_help.h"
 #include "test_dumps.h"
 
 namespace heapq {

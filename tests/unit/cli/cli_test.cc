@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/main_help.h"
+#include "main_help.h"
 #include "schema_check.h"
 #include "test_dumps.h"
 

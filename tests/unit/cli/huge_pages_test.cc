@@ -1,5 +1,5 @@
 // heapq's operator new: a big allocation is advised for huge pages, a small one is left alone.
-#include "cli/huge_pages.h"
+#include "huge_pages.h"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "heapq/store.h"
-#include "heapq/temp_file.h"
+#include "heapq/base/temp_file.h"
+#include "heapq/store/store.h"
 #include "test_dumps.h"
 
 namespace heapq {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/command.h"
-#include "cli/main_help.h"
-#include "cli/output.h"
-#include "render/text/table.h"
-#include "render/text/terminal_text.h"
+#include "command.h"
+#include "heapq/render/terminal_text.h"
+#include "main_help.h"
+#include "output.h"
+#include "text/table.h"
 
 namespace heapq::cli {
 namespace {

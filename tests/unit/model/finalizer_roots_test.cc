@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "heapq/dominators.h"
+#include "heapq/analyze/dominators.h"
 #include "test_dumps.h"
 
 namespace heapq {

@@ -1,6 +1,6 @@
 // Group and leak ids are typed like object ids: one cannot be passed for the other, each takes
 // 4 bytes, and an array of them by object goes from one kind to the next in place.
-#include "heapq/ids.h"
+#include "heapq/base/ids.h"
 
 #include <gtest/gtest.h>
 

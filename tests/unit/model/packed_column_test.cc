@@ -1,6 +1,6 @@
 // The graph's packed columns give back every value as it was put in, however wide the values
 // that came after it made the column.
-#include "heapq/packed_column.h"
+#include "heapq/model/packed_column.h"
 
 #include <gtest/gtest.h>
 

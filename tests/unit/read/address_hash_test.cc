@@ -1,5 +1,5 @@
 // The address index cannot be made quadratic by a dump whose addresses were chosen to collide.
-#include "read/address_hash.h"
+#include "heapq/read/address_hash.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "heapq/keyed_hash.h"
-#include "read/parsed_chunk.h"
+#include "heapq/base/keyed_hash.h"
+#include "heapq/read/parsed_chunk.h"
 #include "test_dumps.h"
 
 namespace heapq {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <map>
 
-#include "heapq/load.h"
-#include "heapq/stats.h"
+#include "heapq/analyze/stats.h"
+#include "heapq/model/load.h"
 
 namespace heapq {
 namespace {

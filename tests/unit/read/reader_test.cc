@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "heapq/load.h"
-#include "heapq/retainers.h"
+#include "heapq/analyze/retainers.h"
+#include "heapq/model/load.h"
 #include "test_dumps.h"
 
 namespace heapq {

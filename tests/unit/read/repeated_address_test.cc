@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "heapq/load.h"
+#include "heapq/model/load.h"
 #include "test_dumps.h"
 
 namespace heapq {

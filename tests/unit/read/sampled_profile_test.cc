@@ -1,6 +1,6 @@
 // Sampled-heap profiles read back: memprof's own, hand-made ones in every shape profile.proto
 // allows, and damaged or hostile ones, each refused with what is wrong.
-#include "heapq/sampled_profile.h"
+#include "heapq/read/sampled_profile.h"
 
 #include <gtest/gtest.h>
 

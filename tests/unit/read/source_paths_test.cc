@@ -1,4 +1,4 @@
-#include "heapq/source_paths.h"
+#include "heapq/read/source_paths.h"
 
 #include <gtest/gtest.h>
 

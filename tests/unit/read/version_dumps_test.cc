@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
-#include "heapq/byte_source.h"
-#include "heapq/load.h"
-#include "heapq/stats.h"
+#include "heapq/analyze/stats.h"
+#include "heapq/model/load.h"
+#include "heapq/read/byte_source.h"
 
 namespace heapq {
 namespace {

@@ -1,8 +1,8 @@
 // heapq dominators' renderers, on answers built by hand: the list, and the tree.
 #include <gtest/gtest.h>
 
+#include "heapq/render/render.h"
 #include "render/answer_parts.h"
-#include "render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

@@ -1,8 +1,8 @@
 // heapq leaks' renderers, on answers built by hand: growth over dumps, and one dump.
 #include <gtest/gtest.h>
 
+#include "heapq/render/render.h"
 #include "render/answer_parts.h"
-#include "render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

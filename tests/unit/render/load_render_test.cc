@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 
 namespace heapq {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 
 namespace heapq::render {
 namespace {

@@ -1,7 +1,7 @@
 // heapq report's page, from answers built by hand: what each part of the answer becomes.
 #include <gtest/gtest.h>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 
 namespace heapq {
 namespace {

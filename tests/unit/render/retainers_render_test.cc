@@ -1,8 +1,8 @@
 // heapq retainers' renderers, on answers built by hand: an object and a class target.
 #include <gtest/gtest.h>
 
+#include "heapq/render/render.h"
 #include "render/answer_parts.h"
-#include "render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

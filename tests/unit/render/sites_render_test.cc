@@ -1,7 +1,7 @@
 // heapq sites' renderers, on answers built by hand: by site and by gem.
 #include <gtest/gtest.h>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

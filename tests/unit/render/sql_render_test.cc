@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "render/sql.h"
+#include "heapq/render/sql.h"
 
 namespace heapq {
 namespace {

@@ -1,7 +1,7 @@
 // heapq stats' renderers, on answers built by hand: no dump, no command line.
 #include <gtest/gtest.h>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

@@ -1,7 +1,7 @@
 // heapq strings' renderers, on an answer built by hand.
 #include <gtest/gtest.h>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 #include "schema_check.h"
 
 namespace heapq {

@@ -1,7 +1,7 @@
 // heapq viz's renderers, on a picture built by hand: DOT, and SVG through graphviz.
 #include <gtest/gtest.h>
 
-#include "render/render.h"
+#include "heapq/render/render.h"
 
 namespace heapq {
 namespace {

@@ -1,4 +1,4 @@
-#include "store/dialect.h"
+#include "dialect.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "store/server_url.h"
+#include "server_url.h"
 
 #include <gtest/gtest.h>
 
-#include "heapq/store.h"
+#include "heapq/store/store.h"
 
 namespace heapq::store {
 namespace {

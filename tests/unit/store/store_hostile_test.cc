@@ -5,11 +5,11 @@
 
 #include <filesystem>
 
-#include "heapq/dominators.h"
-#include "heapq/stats.h"
-#include "heapq/store.h"
-#include "heapq/store_analyses.h"
-#include "store/hardening.h"
+#include "hardening.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/stats.h"
+#include "heapq/answer/store_analyses.h"
+#include "heapq/store/store.h"
 #include "test_dumps.h"
 
 namespace heapq {

@@ -1,6 +1,6 @@
 // The SQLite store: a graph written by StoreWriter reads back the same, through the graph
 // columns and through the rows; heapq commands answer the same on a dump and on its store.
-#include "heapq/store.h"
+#include "heapq/store/store.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -11,9 +11,9 @@
 #include <fstream>
 #include <future>
 
-#include "cli/main_help.h"
-#include "heapq/dominators.h"
-#include "heapq/store_analyses.h"
+#include "heapq/analyze/dominators.h"
+#include "heapq/answer/store_analyses.h"
+#include "main_help.h"
 #include "test_dumps.h"
 
 namespace heapq {

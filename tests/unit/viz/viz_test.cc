@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "heapq/utf8.h"
+#include "heapq/base/utf8.h"
 #include "heapq/viz/escape.h"
 #include "heapq/viz/picture.h"
 #include "heapq/viz/report.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "heapq/answer/picture.h"
-#include "heapq/result.h"
+#include "heapq/base/result.h"
 
 namespace heapq::viz {
 

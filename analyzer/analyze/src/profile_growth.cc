@@ -1,0 +1,112 @@
+#include "heapq/analyze/profile_growth.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "heapq/read/source_paths.h"
+
+namespace heapq {
+namespace {
+
+// The frame a sample's objects are counted at: the application's innermost, else the innermost
+// with a file (a C method's frame has none); null when no frame has one.
+const SampledProfile::Frame* site_frame(const SampledProfile& p, const SampledProfile::Sample& s) {
+  const SampledProfile::Frame* innermost = nullptr;
+  for (uint32_t f : s.frames) {
+    const SampledProfile::Frame& frame = p.frames[f];
+    if (frame.file.empty()) continue;
+    if (innermost == nullptr) innermost = &frame;
+    if (is_app_path(frame.file)) return &frame;
+  }
+  return innermost;
+}
+
+std::string process_name(const SampledProfile& p) {
+  return "host " + (p.host.empty() ? std::string("(unknown)") : p.host) + " pid " +
+         std::to_string(p.pid);
+}
+
+// The profiles oldest first, all of one process at distinct times; else what is wrong.
+Result<std::vector<const SampledProfile*>> in_time_order(
+    const std::vector<const SampledProfile*>& profiles) {
+  if (profiles.size() < 2) return usage_error("growth needs two profiles of a process or more");
+  std::vector<const SampledProfile*> sorted = profiles;
+  for (const SampledProfile* p : sorted) {
+    if (p->host != sorted[0]->host || p->pid != sorted[0]->pid)
+      return bad_input("profiles of two processes (" + process_name(*sorted[0]) + ", " +
+                       process_name(*p) + "): growth compares one process over time");
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const SampledProfile* a, const SampledProfile* b) {
+                     return a->time_nanos < b->time_nanos;
+                   });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i]->time_nanos == sorted[i - 1]->time_nanos)
+      return bad_input("two profiles of " + process_name(*sorted[i]) +
+                       " say the same time: which came first is unknown");
+  }
+  return sorted;
+}
+
+// Every site's live estimates in each profile.
+std::vector<SiteGrowth> sites_by_profile(const std::vector<const SampledProfile*>& sorted,
+                                         std::vector<int64_t>& heap_bytes) {
+  const size_t n = sorted.size();
+  std::vector<SiteGrowth> sites;
+  std::unordered_map<std::string, size_t> index;
+  std::string key;
+  for (size_t i = 0; i < n; ++i) {
+    for (const SampledProfile::Sample& s : sorted[i]->samples) {
+      heap_bytes[i] += s.inuse_bytes;
+      const SampledProfile::Frame* frame = site_frame(*sorted[i], s);
+      const SampledProfile::Frame unknown{"(unknown)", "", 0};
+      const SampledProfile::Frame& at = frame != nullptr ? *frame : unknown;
+      key = at.file + '\0' + std::to_string(at.line) + '\0' + at.function + '\0' + s.class_name;
+      auto [it, added] = index.try_emplace(key, sites.size());
+      if (added) {
+        sites.push_back({at.file, at.line, at.function, s.class_name, std::vector<int64_t>(n),
+                         std::vector<int64_t>(n), 0, 0});
+      }
+      sites[it->second].objects[i] += s.inuse_objects;
+      sites[it->second].bytes[i] += s.inuse_bytes;
+    }
+  }
+  return sites;
+}
+
+bool never_fell(const std::vector<int64_t>& v) {
+  return std::adjacent_find(v.begin(), v.end(), std::greater<>()) == v.end();
+}
+
+}  // namespace
+
+Result<ProcessGrowth> process_growth(const std::vector<const SampledProfile*>& profiles,
+                                     size_t top) {
+  auto sorted = in_time_order(profiles);
+  if (!sorted) return sorted.error();
+  ProcessGrowth out;
+  out.host = (*sorted)[0]->host;
+  out.pid = (*sorted)[0]->pid;
+  for (const SampledProfile* p : *sorted) out.times_nanos.push_back(p->time_nanos);
+  out.heap_bytes.assign(sorted->size(), 0);
+  std::vector<SiteGrowth> sites = sites_by_profile(*sorted, out.heap_bytes);
+  const double hours = double(out.times_nanos.back() - out.times_nanos.front()) / 3.6e12;
+  // Two sampled objects: below that, one object sampled more is chance.
+  const int64_t least = 2 * std::max<int64_t>(sorted->back()->period, 1);
+  for (SiteGrowth& s : sites) {
+    const int64_t grown = s.objects.back() - s.objects.front();
+    if (grown < least || !never_fell(s.objects)) continue;
+    s.objects_per_hour = double(grown) / hours;
+    s.bytes_per_hour = double(s.bytes.back() - s.bytes.front()) / hours;
+    out.growing.push_back(std::move(s));
+  }
+  std::sort(out.growing.begin(), out.growing.end(), [](const SiteGrowth& a, const SiteGrowth& b) {
+    const int64_t ga = a.bytes.back() - a.bytes.front(), gb = b.bytes.back() - b.bytes.front();
+    if (ga != gb) return ga > gb;
+    return std::tie(a.file, a.line, a.class_name) < std::tie(b.file, b.line, b.class_name);
+  });
+  if (top != 0 && out.growing.size() > top) out.growing.resize(top);
+  return out;
+}
+
+}  // namespace heapq

@@ -1,0 +1,109 @@
+// heapq leaks: what grows across dumps of one process, which line allocated it and who holds it;
+// or, from one dump, where memory accumulates (schemas/leaks.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/dump_match.h"
+#include "heapq/analyze/leaks.h"
+#include "heapq/answer/common.h"
+
+namespace heapq {
+
+struct LeaksAnswer {
+  InputSummary input;                // the last dump, whose objects the leaks name
+  std::vector<InputSummary> inputs;  // every dump read, oldest first
+  uint64_t heap_bytes = 0;  // what the last dump's roots retain (one dump: less the profiler's)
+  uint64_t profiler_bytes = 0;
+  bool several = false;  // dumps over time; else one dump
+  uint64_t found = 0;    // leaks found, before --top
+  // Several dumps.
+  MatchMethod match = MatchMethod::kAddress;
+  uint64_t born = 0;                  // objects of the last dump born after the first
+  std::vector<std::string> warnings;  // what makes born unsure
+  uint64_t groups = 0;                // groups (class, site) that gained --min-growth, in all leaks
+  uint64_t groups_growing = 0;        // of them, still growing at the last dump
+  uint64_t min_growth = 0;
+  // One dump.
+  uint64_t threshold_percent = 0;
+  bool below_threshold = false;  // nothing retains it: the leaks are the biggest all the same
+
+  // What a leak holds of one class allocated at one site.
+  struct Held {
+    std::string cls;
+    std::optional<SiteRef> site;
+    uint64_t count = 0, bytes = 0;
+    std::vector<uint64_t> growth;  // objects of the group in each dump
+    bool growing = false, steady = false;
+    uint64_t example = 0;  // the address of one of them
+    // memprof's allocation stacks: the application's line most of them were allocated from,
+    // and how many were; none without stacks.
+    std::optional<SiteRef> app;
+    uint64_t app_count = 0;
+    uint64_t retained_bytes = 0;  // what they hold alone (LeakGroup::retained_bytes)
+    // Strings and Symbols: the example's value (its first kSampleBytes), where the dump file
+    // has it (a text String; a memprof dump with strings).
+    std::optional<std::string> sample;
+  };
+  struct Leak {
+    std::optional<ObjectRef> holder;
+    std::string holder_edge;  // the reference into the holder on its shortest path
+    // No holder: the GC root category that holds most of it directly (finalizers), if any.
+    std::string holder_root;
+    std::vector<std::pair<std::string, uint64_t>> holder_root_names;  // "finalizers of Foo", count
+    uint64_t holder_share = 0;
+    // The path to the holder: its owners (kOwners: the dominator chain, each step alone keeping
+    // the next alive, from the outermost owner down, from its root where one holds it
+    // directly), or the shortest path from a GC root where no object alone keeps it alive.
+    enum class PathKind { kOwners, kShortest };
+    PathKind path_kind = PathKind::kShortest;
+    std::optional<PathRef> path;
+    // kOwners whose outermost owner no root holds directly: the shortest path to that owner.
+    std::optional<PathRef> owner_path;
+    uint64_t count = 0, bytes = 0, retained_bytes = 0;
+    std::vector<uint64_t> growth;  // what it holds in each dump
+    bool growing = false, steady = false;
+    uint64_t pending_finalizers = 0;  // of dead objects, reaching most of it (Leak's)
+    bool own_memory = false;          // one object whose own memory is the accumulation
+    std::vector<Held> holds;          // by class and site, retaining the most first
+  };
+  std::vector<Leak> leaks;  // most likely first
+
+  // Dumps of several processes (memprof's META pid): each process's answer, its pid set, and
+  // nothing else here.
+  uint64_t pid = 0;
+  std::string host, started;  // of that process, as its META says; empty: unknown
+  std::vector<LeaksAnswer> processes;
+};
+
+inline constexpr size_t kSampleBytes = 200;
+
+struct LeaksOptions {
+  size_t top = 5;  // SIZE_MAX: every leak
+  uint64_t min_growth = 10;
+  uint64_t threshold_percent = 10;  // one dump
+  size_t max_depth = 64;            // steps of a path shown
+  bool as_given = false;            // --as-given: dumps of several processes or out of order
+};
+
+// paths: dumps of one process, oldest first, or one store holding several, or one dump; dump
+// files of several processes are answered one process at a time (LeaksAnswer::processes),
+// unless options.as_given.
+Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
+                                 const InputOptions& inputs);
+
+// The leaks of dumps already loaded (dom: the last one's), unresolved: what growth or
+// accumulation finds, with the objects of each leak.
+LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                      const LeaksOptions& options);
+// Those leaks resolved into the answer: holders, the edges into them, their paths (dom: the
+// last dump's).
+LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                         const LeakReport& report, const LeaksOptions& options);
+
+}  // namespace heapq

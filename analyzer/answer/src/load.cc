@@ -1,0 +1,111 @@
+#include "heapq/answer/load.h"
+
+#include <filesystem>
+
+#include "heapq/answer/store_analyses.h"
+#include "heapq/store/store.h"
+
+namespace heapq {
+
+namespace {
+
+Result<std::string> store_path(const std::vector<std::string>& dumps,
+                               const StoreLoadOptions& options) {
+  std::string out = options.output;
+  if (out.empty()) {
+    if (dumps[0] == "-") return usage_error("load from stdin needs -o STORE");
+    out = parse_store_ref(dumps[0]).file + ".db";
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec)) return usage_error(out + " is a directory");
+  if (options.append && options.force) return usage_error("--append or --force, not both");
+  if (std::filesystem::exists(out, ec) && options.append) {
+    if (!is_sqlite_file(out)) return usage_error(out + " is not a store; --append adds to a store");
+  } else if (std::filesystem::exists(out, ec)) {
+    if (!options.force)
+      return usage_error(out + " exists; pass --force to replace it (or --append)");
+    // --force replaces a store, never another file, and never what this load reads.
+    if (!is_sqlite_file(out))
+      return usage_error(out + " is not a store; --force replaces only a store");
+  }
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(out, dumps));
+  return out;
+}
+
+// What a load into a server stopped by a signal leaves: the dumps it added, none of the rest.
+Error interrupted(const LoadAnswer& a, const std::string& path) {
+  std::string added;
+  for (const LoadAnswer::Dump& d : a.dumps)
+    added += (added.empty() ? "#" : ", #") + std::to_string(d.id) + " (" + d.path + ")";
+  return {ExitCode::kInterrupted,
+          "interrupted: " + path + " and any dump after it were not loaded; " +
+              (added.empty() ? "this load added nothing to " + a.store
+                             : "this load added " + added + " to " + a.store)};
+}
+
+// Each dump in a transaction of its own: what was added before a failure stays.
+Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
+                                  const StoreLoadOptions& options, const InputOptions& inputs,
+                                  const StoreLoadHooks& hooks) {
+  if (options.force) return usage_error("--force replaces a store file; a server only adds dumps");
+  if (parse_store_ref(options.output).file != options.output)
+    return usage_error(
+        "--to takes a server's URL without #N: a load adds dumps, numbered by the "
+        "store");
+  HEAPQ_ASSIGN_OR_RETURN(ServerWriter writer, ServerWriter::connect(options.output));
+  LoadAnswer a;
+  a.store = writer.name();
+  a.server = true;
+  for (const std::string& path : dumps) {
+    if (server_statements_cancelled()) return interrupted(a, path);
+    HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+    if (server_statements_cancelled()) return interrupted(a, path);
+    if (hooks.writing) hooks.writing(a.store, true);
+    auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),
+                         options.tags);
+    if (id) {
+      a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
+      if (hooks.added) hooks.added(a.dumps.back());
+    }
+    if (hooks.writing) hooks.writing(a.store, false);
+    if (!id && id.error().code == ExitCode::kInterrupted) return interrupted(a, path);
+    if (!id) return id.error();
+  }
+  return a;
+}
+
+}  // namespace
+
+Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
+                               const StoreLoadOptions& options, const InputOptions& inputs,
+                               const StoreLoadHooks& hooks) {
+  if (dumps.empty()) return usage_error("load takes one or more DUMPs (see heapq load --help)");
+  if (is_server_url(options.output)) return load_to_server(dumps, options, inputs, hooks);
+  HEAPQ_ASSIGN_OR_RETURN(const std::string out, store_path(dumps, options));
+  // A load that was killed leaves its temporary file: the next load of the store removes it.
+  for (const std::string& stale : StoreWriter::stale_temp_paths(out)) {
+    std::error_code ec;
+    if (std::filesystem::remove(stale, ec) && hooks.removed_stale) hooks.removed_stale(stale);
+  }
+  std::error_code ec;
+  const bool append = options.append && std::filesystem::exists(out, ec);
+  HEAPQ_ASSIGN_OR_RETURN(StoreWriter writer,
+                         append ? StoreWriter::append(out) : StoreWriter::create(out));
+  if (hooks.writing_to) hooks.writing_to(writer.temp_path());
+  LoadAnswer a;
+  a.store = out;
+  for (const std::string& path : dumps) {
+    HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+    if (hooks.writing) hooks.writing(out, true);
+    auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),
+                         options.tags);
+    if (hooks.writing) hooks.writing(out, false);
+    if (!id) return id.error();
+    a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
+  }
+  HEAPQ_RETURN_IF_ERROR(writer.finish(options.force || append));
+  a.bytes = std::filesystem::file_size(out, ec);
+  return a;
+}
+
+}  // namespace heapq

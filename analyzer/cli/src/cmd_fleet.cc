@@ -1,0 +1,47 @@
+// heapq fleet: what grows across the processes whose dumps a store holds.
+#include "command.h"
+#include "heapq/answer/fleet.h"
+
+namespace heapq::cli {
+
+namespace {
+
+constexpr OptionSpec kOptions[] = {
+    {"app", "NAME", "only the dumps heapq load --app tagged NAME"},
+    {"since", "TIME", "only the dumps taken at or after TIME (ISO 8601: 2026-11-24T10:00:00Z)"},
+    top_option("groups to list, most processes first; 0 lists all", "10"),
+};
+
+Result<render::Answer> answer(const GlobalOptions&, const ParsedArgs& args) {
+  if (args.positional().size() != 1)
+    return usage_error(
+        "fleet takes one STORE: a server's URL or a store file (see heapq fleet "
+        "--help)");
+  FleetOptions options;
+  options.app = args.get("app");
+  options.since = args.get("since");
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
+  HEAPQ_ASSIGN_OR_RETURN(FleetAnswer fleet, answer_fleet(args.positional()[0], options));
+  return render::Answer(std::move(fleet));
+}
+
+}  // namespace
+
+const Command kFleetCommand = {
+    "fleet",
+    "what grows across processes: the dumps of many processes in one store (heapq load --to)",
+    "heapq fleet [--app NAME] [--since TIME] [--top N] STORE",
+    "Reads every dump of STORE (a PostgreSQL server's URL, or a store file) and tells apart its\n"
+    "processes by host, pid and start (memprof's META says them; ObjectSpace dumps, which do\n"
+    "not, are left out). In each process of two dumps or more, taken in time order, a group\n"
+    "(class and allocation site, what the GC roots reach) grows when its count never falls\n"
+    "from one dump to the next and ends higher. Lists the groups that grow in the most\n"
+    "processes: in how many of those that hold them, objects and bytes an hour in each (the\n"
+    "mean), their share of the last dumps' heaps, the fastest-growing processes and the hosts;\n"
+    "then each process's heap from its first dump to its last. A leak in the code shows in\n"
+    "every process that runs it; one process's growth alone is its own work or data.\n",
+    kOptions,
+    run_answer<answer>,
+};
+
+}  // namespace heapq::cli

@@ -1,0 +1,68 @@
+// heapq leaks: what grows across dumps, which line allocated it, and who holds it.
+#include "command.h"
+#include "heapq/answer/leaks.h"
+#include "input.h"
+
+namespace heapq::cli {
+
+namespace {
+
+constexpr OptionSpec kOptions[] = {
+    top_option("leaks to show; 0: every one", "5"),
+    {"min-growth", "N", "objects a group gains, first to last dump, at least", "10"},
+    {"threshold", "PCT", "one dump: % of the heap a leak retains at least", "10"},
+    {"max-depth", "D", "steps shown of a path, its middle elided past them", "64"},
+    kAsGivenOption,
+};
+
+Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
+  if (args.positional().empty())
+    return usage_error("leaks takes one or more INPUTs (see heapq leaks --help)");
+  LeaksOptions options;
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
+  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
+  HEAPQ_ASSIGN_OR_RETURN(options.min_growth, get_count(args, "min-growth"));
+  HEAPQ_ASSIGN_OR_RETURN(options.threshold_percent, get_count(args, "threshold"));
+  if (options.threshold_percent == 0 || options.threshold_percent > 100)
+    return usage_error("--threshold expects a percentage from 1 to 100");
+  options.as_given = args.has("as-given");
+  HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer leaks,
+                         answer_leaks(args.positional(), options, input_options(global)));
+  return render::Answer(std::move(leaks));
+}
+
+}  // namespace
+
+const Command kLeaksCommand = {
+    "leaks",
+    "what grows across dumps, which line allocated it and who holds it",
+    "heapq leaks [--top N] [--max-depth D] D1 D2 [D3...]\n"
+    "       heapq leaks [--top N] [--threshold PCT] DUMP",
+    "D1 D2 D3...: dumps of one process over time, oldest first (or one store\n"
+    "holding several: heapq load d1 d2 d3 -o app.db; heapq leaks app.db). Take the\n"
+    "first after warm-up, the others after more load. memprof's dumps say which\n"
+    "process and when: they are taken in the order written, and the dumps of several\n"
+    "processes (memprof-*.jsonl of two workers) each process on its own, one answer\n"
+    "per process (--as-given compares them as given). The objects born after D1 and\n"
+    "alive in the last dump are grouped by class and allocation site; groups that\n"
+    "gained --min-growth objects or more are growing. Each group's holder is the\n"
+    "deepest object that dominates most of it, else the one that references most of\n"
+    "it; groups with one holder, or held by an object of another growing group (the\n"
+    "Requests a leaking Proc captures), are one leak. Leaks that grew between every\n"
+    "two dumps come first, then those still growing at the last dump, then the rest\n"
+    "(a one-time warm-up grows once), each by the memory it holds. Each leak names\n"
+    "its holder, a path from the GC roots to it, its objects per dump, what freeing\n"
+    "them all would free, and what it holds: each class and allocation site with its\n"
+    "count, bytes and counts per dump.\n"
+    "Objects are matched across dumps by memprof's seq, else by address, class and\n"
+    "GC generation (allocation tracing on), else by address and class. The counts\n"
+    "per dump are of every object, as heapq stats counts; objects the roots do not\n"
+    "reach (garbage not yet swept) are never part of a leak.\n"
+    "DUMP alone: objects that retain more than --threshold percent of the heap,\n"
+    "followed down the dominator tree while one child keeps most of its parent (the\n"
+    "accumulation point), with what accumulates there by class and allocation site.\n",
+    kOptions,
+    run_answer<answer>,
+};
+
+}  // namespace heapq::cli

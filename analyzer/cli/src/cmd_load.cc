@@ -1,0 +1,193 @@
+// heapq load: parses dumps once into a SQLite store that every command reads without parsing.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include "command.h"
+#include "heapq/answer/load.h"
+#include "heapq/render/terminal_text.h"
+#include "input.h"
+#include "output.h"
+
+namespace heapq::cli {
+
+namespace {
+
+constexpr OptionSpec kOptions[] = {
+    {"output", "STORE", "the store to write (default: the first dump's name + .db)"},
+    {"o", "STORE", "same as --output"},
+    {"force", "", "replace an existing store"},
+    {"append", "", "add the dumps to an existing store (numbered after its dumps)"},
+    {"to", "URL", "load into a PostgreSQL server: postgresql://[USER@]HOST[:PORT]/DATABASE"},
+    {"app", "NAME", "the application the dumps are of (recorded with each dump)"},
+    {"label",
+     "KEY=VALUE",
+     "a label recorded with each dump (deploy=abc123); may be repeated",
+     {},
+     true},
+    {"host", "NAME", "the machine the dumps are of (default: what the dump says, else none)"},
+};
+
+Result<DumpTags> tags_of(const ParsedArgs& args) {
+  DumpTags tags;
+  tags.app = args.get("app");
+  tags.host = args.get("host");
+  for (const std::string& label : args.get_all("label")) {
+    const size_t eq = label.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return usage_error("--label takes KEY=VALUE, not \"" + label + "\"");
+    tags.labels.emplace_back(label.substr(0, eq), label.substr(eq + 1));
+  }
+  return tags;
+}
+
+// The temporary file of the store being written, for the signal handler (which may only make
+// async-signal-safe calls, so the path is a plain char array, set while the signals wait).
+char g_temp_path[4096];
+
+extern "C" void remove_temp_and_reraise(int sig) {
+  if (g_temp_path[0]) ::unlink(g_temp_path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// A load into a server: what it added so far ("#5, #6"), and whether a dump is being written.
+char g_added[2048];
+volatile std::sig_atomic_t g_server_writing = 0;
+
+void append_added(int64_t id) {
+  const size_t used = std::strlen(g_added);
+  if (used + 32 < sizeof g_added)
+    std::snprintf(g_added + used, sizeof g_added - used, "%s#%lld", used ? ", " : "",
+                  static_cast<long long>(id));
+}
+
+// Stops a load into a server: the statements running are cancelled, and the load, seeing them
+// fail, drops the dump it was writing and says what it added. Between two dumps' writing
+// (reading a dump) nothing is left to undo: heapq says what it added and stops at once.
+extern "C" void stop_server_load(int sig) {
+  cancel_server_statements();
+  if (g_server_writing) return;
+  const char* parts[] = {"heapq: interrupted; this load added ", g_added[0] ? g_added : "nothing",
+                         g_added[0] ? " to the store, nothing more\n" : " to the store\n"};
+  for (const char* p : parts)
+    if (::write(STDERR_FILENO, p, std::strlen(p)) < 0) break;
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Removes the unfinished store on Ctrl-C, kill or a closed terminal; restores the handlers
+// when the load is over. The signals wait from construction until watch() names the file, so
+// that none comes between its creation and the handler knowing it.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kSignals) sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &blocked_);
+    struct sigaction action {};
+    action.sa_handler = remove_temp_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &saved_[i]);
+  }
+  void watch(const std::string& temp) {
+    std::snprintf(g_temp_path, sizeof g_temp_path, "%s", temp.c_str());
+    unblock();
+  }
+  void watch_server() {
+    struct sigaction action {};
+    action.sa_handler = stop_server_load;
+    sigfillset(&action.sa_mask);
+    for (int sig : kSignals) sigaction(sig, &action, nullptr);
+    unblock();
+  }
+  ~InterruptGuard() {
+    unblock();
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &saved_[i], nullptr);
+    g_temp_path[0] = '\0';
+  }
+
+ private:
+  void unblock() {
+    if (waiting_) sigprocmask(SIG_SETMASK, &blocked_, nullptr);
+    waiting_ = false;
+  }
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction saved_[3];
+  sigset_t blocked_;  // the mask before
+  bool waiting_ = true;
+};
+
+Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
+  if (args.positional().empty())
+    return usage_error("load takes one or more DUMPs (see heapq load --help)");
+  StoreLoadOptions options;
+  HEAPQ_ASSIGN_OR_RETURN(options.output, get_output_path(args, "store"));
+  if (args.has("to")) {
+    if (!options.output.empty()) return usage_error("give the store once: -o FILE or --to URL");
+    options.output = args.get("to");
+    if (!is_server_url(options.output))
+      return usage_error("--to takes a server's URL (postgresql://...); -o names a store file");
+  }
+  HEAPQ_ASSIGN_OR_RETURN(options.tags, tags_of(args));
+  options.force = args.has("force");
+  options.append = args.has("append");
+  const bool status_line = !global.quiet && isatty(STDERR_FILENO);
+  InterruptGuard guard;
+  StoreLoadHooks hooks;
+  hooks.writing_to = [&](const std::string& temp) { guard.watch(temp); };
+  if (!global.quiet)
+    hooks.removed_stale = [](const std::string& stale) {
+      std::fprintf(stderr, "heapq: removed %s, left by an interrupted load\n",
+                   escape_controls(stale).c_str());
+    };
+  hooks.writing = [status_line](const std::string& store, bool on) {
+    g_server_writing = on;
+    if (status_line && on)
+      std::fprintf(stderr, "\rheapq: writing %s\033[K", escape_controls(store).c_str());
+    else if (status_line)
+      std::fprintf(stderr, "\r\033[K");
+  };
+  hooks.added = [](const LoadAnswer::Dump& dump) { append_added(dump.id); };
+  if (is_server_url(options.output)) guard.watch_server();
+  HEAPQ_ASSIGN_OR_RETURN(LoadAnswer load,
+                         answer_load(args.positional(), options, input_options(global), hooks));
+  return render::Answer(std::move(load));
+}
+
+}  // namespace
+
+const Command kLoadCommand = {
+    "load",
+    "save dumps in a store (a SQLite file, or a PostgreSQL server for many processes)",
+    "heapq load [-o STORE] [--force | --append] [--app NAME] [--label KEY=VALUE]... DUMP...\n"
+    "heapq load --to postgresql://... [--app NAME] [--label KEY=VALUE]... DUMP...",
+    "Parses each DUMP (a dump file, gzip or not, or - for stdin) and writes it into a SQLite\n"
+    "store with its analyses: immediate dominator, retained bytes and count, and distance from\n"
+    "the GC roots of every object (schema: schemas/store.sql). Several dumps of one process go\n"
+    "into one store, numbered 1, 2, ... in the order given; --append adds them to an existing\n"
+    "store, numbered after its own.\n\n"
+    "Every command that takes a dump takes a store instead, with the same answer: STORE reads\n"
+    "its last dump, STORE#N dump N (heapq stats app.db#1). A store is known by its content\n"
+    "(SQLite's header), not by its name. heapq sql STORE \"SELECT ...\" queries it.\n\n"
+    "The store is written to a temporary file in the same directory and renamed when complete:\n"
+    "an interrupted load leaves nothing under the store's name (the next load removes its\n"
+    "temporary file). An existing store, also one that appears while the load runs, is replaced\n"
+    "only with --force, which replaces nothing but a store, and never one of the load's inputs.\n\n"
+    "--to URL loads into a PostgreSQL server instead, where the dumps of many processes and\n"
+    "hosts go into one store, numbered by the server; many loads may run at once. Each dump is\n"
+    "one transaction: visible once complete, gone if the load fails or is killed. URL is libpq's\n"
+    "(postgresql://USER@HOST/DB?sslmode=require); libpq's PG* variables fill in what it leaves\n"
+    "out (PGPASSWORD, or ~/.pgpass, for a password); a password is never printed. The first load\n"
+    "makes the store's tables in the schema heapq of that database. Every command then reads a\n"
+    "dump of it as URL#N (heapq stats postgresql://db.example/heapq#42), or URL for the last.\n"
+    "--app, --label and --host tag each dump (dumps.app, labels, host): heapq fleet groups by\n"
+    "them.\n",
+    kOptions,
+    run_answer<answer>,
+};
+
+}  // namespace heapq::cli

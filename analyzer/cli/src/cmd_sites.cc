@@ -1,0 +1,86 @@
+// heapq sites: memory by allocation site (file:line), file, method, class, gem or app line.
+#include "command.h"
+#include "heapq/answer/profile.h"
+#include "heapq/answer/sites.h"
+#include "input.h"
+
+namespace heapq::cli {
+
+namespace {
+
+constexpr OptionSpec kOptions[] = {
+    {"by", "GROUP",
+     "site (file:line and class), file, method, class, gem, or app: the app's line that made "
+     "them, past the frames of gems and Ruby's library (memprof dumps with allocation stacks)",
+     "site"},
+    top_option("groups to list, largest first; 0 lists all", "20"),
+    kSortOption,
+    kRetainedOption,
+    kOutputOption,
+    kOutputLongOption,
+};
+
+Result<SiteGrouping> get_grouping(const ParsedArgs& args) {
+  std::string by = args.get("by");
+  if (by == "site") return SiteGrouping::kSite;
+  if (by == "file") return SiteGrouping::kFile;
+  if (by == "method") return SiteGrouping::kMethod;
+  if (by == "class") return SiteGrouping::kClass;
+  if (by == "gem") return SiteGrouping::kGem;
+  if (by == "app") return SiteGrouping::kApp;
+  return usage_error("--by expects site, file, method, class, gem or app, not \"" + by + "\"");
+}
+
+Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
+  if (args.positional().size() != 1)
+    return usage_error("sites takes one INPUT (see heapq sites --help)");
+  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, args.positional()));
+  if (profile_format(global)) {
+    if (args.has("by") || args.has("top") || args.has("sort"))
+      return usage_error("--format " + args.get("format") +
+                         " profiles every allocation stack and class: no --by, --top or --sort");
+    HEAPQ_ASSIGN_OR_RETURN(
+        ProfileAnswer profile,
+        answer_sites_profile(args.positional()[0], args.has("retained"), input_options(global)));
+    return render::Answer(std::move(profile));
+  }
+  SitesOptions options;
+  HEAPQ_ASSIGN_OR_RETURN(options.by, get_grouping(args));
+  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
+  HEAPQ_ASSIGN_OR_RETURN(options.sort, get_sort(args));
+  options.retained = args.has("retained");
+  HEAPQ_ASSIGN_OR_RETURN(SitesAnswer sites,
+                         answer_sites(args.positional()[0], options, input_options(global)));
+  return render::Answer(std::move(sites));
+}
+
+}  // namespace
+
+const Command kSitesCommand = {
+    "sites",
+    "memory by allocation site: file:line, file, method, class or gem",
+    "heapq sites [--by site|file|method|class|gem|app] [--top N] [--sort bytes|count] "
+    "[--retained] [-o FILE] INPUT\n"
+    "       heapq sites --format pprof|folded [--retained] [-o FILE] INPUT",
+    "Groups the live objects by where they were allocated, from the dump's tracing fields\n"
+    "(file, line, method), and lists the groups with the most memory first. Those fields are\n"
+    "there only when the process traced allocations: ObjectSpace.trace_object_allocations_start,\n"
+    "or Memprof.start. --by gem takes the gem from paths like .../gems/NAME-VERSION/...;\n"
+    "Ruby's own library is \"(ruby)\" and other files \"(app)\". --retained adds each group's\n"
+    "retained bytes: what freeing all its objects at once would free (one walk of the heap per\n"
+    "row shown at worst: keep --top small on big dumps).\n"
+    "--format pprof writes every allocation stack (memprof's, else the one site) and class as\n"
+    "a gzip'd profile.proto with objects and bytes (go tool pprof -http : heap.pb.gz, or\n"
+    "speedscope, Pyroscope); --format folded as folded stacks for flame graphs (the class as\n"
+    "the innermost frame). --retained adds the bytes each stack's objects keep alive (pprof's\n"
+    "-sample_index=retained; they overlap between stacks, so a sum over stacks counts some\n"
+    "bytes twice: the default view stays the objects' own bytes).\n",
+    kOptions,
+    run_answer_to_output<answer>,
+    false,
+    false,
+    true,
+};
+
+}  // namespace heapq::cli

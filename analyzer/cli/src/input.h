@@ -1,0 +1,27 @@
+// The command line's side of reading inputs (heapq/inputs.h): a progress bar on a terminal,
+// warnings on stderr unless --quiet.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "heapq/answer/inputs.h"
+
+namespace heapq::cli {
+
+// The global options' reading of inputs: progress and warnings on stderr unless --quiet.
+InputOptions input_options(const GlobalOptions& global);
+
+Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global,
+                              Needs needs = Needs::kGraph);
+Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
+                                                     const GlobalOptions& global, bool as_given);
+
+// The option that lets dumps of several processes, or out of time order, be compared.
+inline constexpr OptionSpec kAsGivenOption = {
+    "as-given", "",
+    "compare the dumps in the order given, even of different processes or out of time order "
+    "(without it, dump files are taken in the order their META says they were written)"};
+
+}  // namespace heapq::cli

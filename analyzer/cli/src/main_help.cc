@@ -1,0 +1,210 @@
+#include "main_help.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <new>
+
+#include "command.h"
+#include "heapq/render/help.h"
+#include "heapq/render/terminal_text.h"
+#include "heapq/store/store.h"
+#include "output.h"
+
+#ifndef HEAPQ_VERSION
+#define HEAPQ_VERSION "unknown"
+#endif
+
+namespace heapq::cli {
+
+namespace {
+
+std::string tool_help(size_t width) {
+  std::string out =
+      "usage: heapq [--format text|json|...] [--width N] [--quiet] [--strict] COMMAND\n"
+      "             [options] INPUT\n\n"
+      "Analyzes Ruby heap dumps: Memprof.dump_all and ObjectSpace.dump_all output of\n"
+      "any Ruby version, plain or gzip-compressed; INPUT - reads stdin. Text output\n"
+      "fits 80 columns (--width): long names are cut in the middle, long lines wrap.\n\n"
+      "commands:\n";
+  size_t column = 0;
+  for (const Command& c : commands()) column = std::max(column, c.name.size());
+  for (const Command& c : commands()) {
+    std::string name = "  " + std::string(c.name);
+    name.resize(column + 4, ' ');
+    out += name + wrap_words(c.summary, name.size(), name.size(), width) + "\n";
+  }
+  out += "\noptions (before or after the command):\n" + describe_options(global_options(), width) +
+         "\nexit status: 0 success, 1 usage error, 2 bad input, 3 I/O error.\n"
+         "heapq COMMAND --help tells more about a command.\n";
+  return out;
+}
+
+std::string command_help(const Command& c, size_t width) {
+  std::string out =
+      fit_help("usage: " + std::string(c.usage), width) + "\n" + fit_help(c.details, width);
+  if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options, width);
+  out += "\nglobal options:\n" + describe_options(global_options(), width);
+  return out;
+}
+
+// True when `name` is one of specs that takes a value (--format json): the next argument is it.
+bool takes_value(std::span<const OptionSpec> specs, std::string_view name) {
+  return std::any_of(specs.begin(), specs.end(),
+                     [&](const OptionSpec& s) { return s.name == name && !s.value_name.empty(); });
+}
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : commands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+Result<GlobalOptions> get_global(const ParsedArgs& args) {
+  GlobalOptions g;
+  std::string format = args.get("format");
+  if (format == "json")
+    g.format = OutputFormat::kJson;
+  else if (format == "csv")
+    g.format = OutputFormat::kCsv;
+  else if (format == "dot")
+    g.format = OutputFormat::kDot;
+  else if (format == "svg")
+    g.format = OutputFormat::kSvg;
+  else if (format == "pprof")
+    g.format = OutputFormat::kPprof;
+  else if (format == "folded")
+    g.format = OutputFormat::kFolded;
+  else if (format != "text")
+    return usage_error(
+        "--format expects text or json (or csv for sql, dot or svg for viz, pprof or folded for "
+        "sites, retainers and dominators), not \"" +
+        format + "\"");
+  g.quiet = args.has("quiet");
+  g.strict = args.has("strict");
+  auto threads = get_count(args, "threads");
+  if (!threads) return threads.error();
+  g.threads = static_cast<unsigned>(std::min<uint64_t>(*threads, 64));
+  auto max_line = get_count(args, "max-line");
+  if (!max_line) return max_line.error();
+  if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
+    return usage_error("--max-line expects MiB from 1 to 1048576, not " +
+                       std::to_string(*max_line));
+  g.max_line_mib = *max_line;
+  auto width = get_count(args, "width");
+  if (!width) return width.error();
+  if (*width != 0 && *width < 40)
+    return usage_error("--width expects 0 (no limit) or at least 40 columns, not " +
+                       std::to_string(*width));
+  g.width = *width;
+  g.app_root = args.get("app-root");
+  return g;
+}
+
+// Help fits --width when it is one (help needs no valid options: a width that is not one
+// leaves the default); 0: no limit.
+size_t help_width(const ParsedArgs& args) {
+  auto width = get_count(args, "width");
+  const size_t columns = width && (*width == 0 || *width >= 40) ? *width : kDefaultWidth;
+  return columns == 0 ? SIZE_MAX : columns;
+}
+
+// A format the command does not write, or pprof to a terminal: said before any input is read.
+Status check_format(const Command& command, const GlobalOptions& global, const ParsedArgs& args) {
+  if (global.format == OutputFormat::kCsv && !command.writes_csv)
+    return usage_error("--format csv is for heapq sql; " + std::string(command.name) +
+                       " writes text or json");
+  const bool picture = global.format == OutputFormat::kDot || global.format == OutputFormat::kSvg;
+  if (picture && !command.draws)
+    return usage_error("--format dot and svg are for heapq viz; " + std::string(command.name) +
+                       " writes text or json");
+  if (profile_format(global) && !command.profiles)
+    return usage_error("--format pprof and folded are for heapq sites, retainers and dominators; " +
+                       std::string(command.name) + " writes " +
+                       (command.draws ? "dot or svg" : "text or json"));
+  // Compressed bytes would only garble a terminal.
+  if (global.format == OutputFormat::kPprof && !args.has("o") && !args.has("output") &&
+      ::isatty(STDOUT_FILENO))
+    return usage_error(
+        "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
+        "the output");
+  if (command.draws && !picture && global.format != OutputFormat::kText)
+    return usage_error("heapq " + std::string(command.name) + " draws dot or svg, not json");
+  return Ok{};
+}
+
+}  // namespace
+
+extern "C" void cancel_and_reraise(int sig) {
+  heapq::cancel_server_statements();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+int run_heapq(const std::vector<std::string>& args) {
+  // The command is the first positional argument; global options may come before or after it.
+  const Command* command = nullptr;
+  size_t at = 0;
+  size_t dashes = SIZE_MAX;  // a "--" before the command ends the global options
+  for (; at < args.size(); ++at) {
+    if (args[at] == "--" && dashes == SIZE_MAX) {
+      dashes = at;
+      continue;
+    }
+    if (dashes != SIZE_MAX || args[at] == "-" || !args[at].starts_with("-")) {
+      command = find_command(args[at]);
+      if (!command && args[at] != "help")
+        return report_error(usage_error("unknown command \"" + args[at] + "\" (see heapq --help)"));
+      break;
+    }
+    // A global option's value is not the command.
+    const size_t letter = args[at].find_first_not_of('-');
+    std::string name = letter == std::string::npos ? "" : args[at].substr(letter);
+    if (takes_value(global_options(), name) && at + 1 < args.size()) ++at;
+  }
+  if (at < args.size() && args[at] == "help") {
+    const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;
+    return emit(about ? command_help(*about, kDefaultWidth) : tool_help(kDefaultWidth)) ? 0 : 3;
+  }
+  if (!command) {
+    auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());
+    if (!parsed) return report_error(parsed.error());
+    const size_t width = help_width(*parsed);
+    if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
+    if (parsed->has("help")) return emit(tool_help(width)) ? 0 : 3;
+    std::fputs(tool_help(width).c_str(), stderr);
+    return static_cast<int>(heapq::ExitCode::kUsage);
+  }
+
+  std::vector<OptionSpec> specs(command->options.begin(), command->options.end());
+  specs.insert(specs.end(), global_options().begin(), global_options().end());
+  std::vector<std::string> command_args;
+  for (size_t i = 0; i < at; ++i)
+    if (i != dashes) command_args.push_back(args[i]);
+  command_args.insert(command_args.end(), args.begin() + at + 1, args.end());
+  auto parsed = parse_args(command_args, specs);
+  if (!parsed) return report_error(parsed.error());
+  if (parsed->has("help")) return emit(command_help(*command, help_width(*parsed))) ? 0 : 3;
+  auto global = get_global(*parsed);
+  if (!global) return report_error(global.error());
+  if (Status format = check_format(*command, *global, *parsed); !format)
+    return report_error(format.error());
+  // A server's notices are a stranger's text: escaped, and silent with --quiet.
+  if (!global->quiet)
+    heapq::set_server_notices(
+        [](const std::string& line) { std::fprintf(stderr, "heapq: %s\n", line.c_str()); });
+  // Stopped, heapq leaves no statement running on a server (its connection's end alone would
+  // not stop a query that has sent nothing yet).
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    if (std::signal(sig, cancel_and_reraise) == SIG_IGN) std::signal(sig, SIG_IGN);
+  // An allocation that failed anywhere (a dump bigger than the memory): said, never an abort.
+  try {
+    return command->run(*global, *parsed);
+  } catch (const std::bad_alloc&) {
+    return report_error(heapq::out_of_memory());
+  }
+}
+
+}  // namespace heapq::cli

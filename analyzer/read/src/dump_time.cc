@@ -1,0 +1,44 @@
+#include "heapq/read/dump_time.h"
+
+#include <charconv>
+#include <chrono>
+
+namespace heapq {
+
+std::optional<int64_t> epoch_microseconds(std::string_view t) {
+  auto field = [&](size_t at, size_t digits) -> std::optional<int> {
+    int v = 0;
+    if (at + digits > t.size()) return std::nullopt;
+    auto [end, ec] = std::from_chars(t.data() + at, t.data() + at + digits, v);
+    if (ec != std::errc() || end != t.data() + at + digits) return std::nullopt;
+    return v;
+  };
+  auto y = field(0, 4), mo = field(5, 2), d = field(8, 2), h = field(11, 2), mi = field(14, 2),
+       sec = field(17, 2);
+  if (!y || !mo || !d || !h || !mi || !sec || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':')
+    return std::nullopt;
+  const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(unsigned(*mo)),
+                                         std::chrono::day(unsigned(*d))};
+  if (!date.ok() || *h > 23 || *mi > 59 || *sec > 60) return std::nullopt;
+  size_t at = 19;
+  int64_t micros = 0;
+  if (at < t.size() && t[at] == '.') {
+    const size_t first = ++at;
+    for (int64_t scale = 100000; at < t.size() && t[at] >= '0' && t[at] <= '9'; ++at, scale /= 10)
+      micros += (t[at] - '0') * scale;
+    if (at == first) return std::nullopt;
+  }
+  int64_t offset = 0;
+  if (at < t.size() && (t[at] == '+' || t[at] == '-')) {
+    auto oh = field(at + 1, 2), om = field(at + 4, 2);
+    if (!oh || !om || at + 6 != t.size() || t[at + 3] != ':') return std::nullopt;
+    offset = (t[at] == '-' ? -1 : 1) * (*oh * 3600 + *om * 60);
+  } else if (!(at + 1 == t.size() && t[at] == 'Z')) {
+    return std::nullopt;
+  }
+  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+  return (days * 86400 + *h * 3600 + *mi * 60 + *sec - offset) * 1000000 + micros;
+}
+
+}  // namespace heapq

@@ -1,0 +1,31 @@
+#include "heapq/render/render.h"
+
+#include "heapq/viz/picture.h"
+#include "text/common.h"
+
+namespace heapq::render {
+
+Result<std::string> picture(const VizAnswer& answer, Format format) {
+  std::string dot = viz::to_dot(answer.picture);
+  if (format != Format::kSvg) return dot;
+  return viz::dot_to_svg(dot, "use --format dot");
+}
+
+Result<std::string> render(const Answer& answer, Format format, const TextOptions& options) {
+  const NameWidthScope names(options.width);
+  return std::visit(
+      [&](const auto& a) -> Result<std::string> {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, VizAnswer>)
+          return picture(a, format);
+        else if constexpr (std::is_same_v<T, ReportAnswer>)
+          return html(a);
+        else if constexpr (std::is_same_v<T, ProfileAnswer>)
+          return format == Format::kPprof ? pprof(a) : Result<std::string>(folded(a));
+        else
+          return format == Format::kJson ? json(a) : text(a, options);
+      },
+      answer);
+}
+
+}  // namespace heapq::render

@@ -1,0 +1,70 @@
+// StoreReader: rebuilds one dump's HeapGraph from a store, without parsing any JSON.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "heapq/model/heap_graph.h"
+#include "heapq/read/load_report.h"
+#include "row_source.h"
+
+namespace heapq {
+
+class StoreReader {
+ public:
+  // Without references, the objects' references are left out (roots are kept).
+  // app_root: as LoadOptions::app_root, for the stacks' app frames.
+  StoreReader(store::RowSource& db, int64_t dump, bool references = true, std::string app_root = {})
+      : db_(db), dump_(dump), references_(references), app_root_(std::move(app_root)) {}
+
+  Result<HeapGraph> read(LoadReport& report);
+
+ private:
+  Status read_report(LoadReport& r);
+  Status read_strings();
+  Status read_classes_and_sites();
+  // The objects' and references' arrays from graph_columns (store_columns.cc); false when they
+  // are not there, and the rows must be read instead.
+  Result<bool> read_columns();
+  bool columns_fit() const;
+  Status count_objects();
+  Status read_objects();
+  Status read_refs();
+  Status check_refs();                            // completes the CSR read from rows and checks it
+  Status read_class_edges(bool edges_from_rows);  // store_columns.cc
+  Error damaged_store(const std::string& what) const {
+    return bad_input(db_.name() + ": damaged store: " + what);
+  }
+  Status read_roots();
+  Status read_records_and_weak();
+  Status read_stacks_and_blocks();
+
+  // Steps through a query's rows, calling fn(row) for each; errors become values.
+  template <typename Fn>
+  static Status each_row(Result<std::unique_ptr<store::RowCursor>> rows, Fn fn) {
+    if (!rows) return rows.error();
+    for (;;) {
+      auto more = (*rows)->next();
+      if (!more) return more.error();
+      if (!*more) return Ok{};
+      if (Status s = fn(**rows); !s) return s;
+    }
+  }
+  bool valid_string(int64_t v) const {
+    return v >= 0 && static_cast<uint64_t>(v) < g_.strings_.size();
+  }
+
+  store::RowSource& db_;
+  const int64_t dump_;
+  const bool references_;
+  const std::string app_root_;
+  HeapGraph g_;
+  size_t edge_count_ = 0;     // dumps.edges: a hint for reserving, never trusted further
+  uint64_t objects_ = 0;      // dumps.objects: the size every per-object column must have
+  int64_t object_count_ = 0;  // 1 + the largest objects.id of the dump
+  ClassId no_class_;          // "(no class)", for objects whose class_id is NULL
+  ClassId no_class();
+  bool names_ = false;  // the dump names its references: edge_name_ runs parallel to the edges
+};
+
+}  // namespace heapq
