@@ -9,19 +9,19 @@
 #include <cstdlib>
 #include <string>
 
-#include "heapq/answer/diff.h"
-#include "heapq/answer/dominators.h"
-#include "heapq/answer/leaks.h"
-#include "heapq/answer/pictures.h"
-#include "heapq/answer/profile.h"
-#include "heapq/answer/retainers.h"
-#include "heapq/answer/sites.h"
-#include "heapq/answer/stats.h"
-#include "heapq/answer/strings.h"
-#include "heapq/answer/viz.h"
+#include "heapq/answer/ask/diff.h"
+#include "heapq/answer/ask/dominators.h"
+#include "heapq/answer/ask/leaks.h"
+#include "heapq/answer/ask/profile.h"
+#include "heapq/answer/ask/retainers.h"
+#include "heapq/answer/ask/sites.h"
+#include "heapq/answer/ask/stats.h"
+#include "heapq/answer/ask/strings.h"
+#include "heapq/answer/ask/viz.h"
 #include "heapq/base/utf8.h"
 #include "heapq/render/render.h"
 #include "heapq/viz/picture.h"
+#include "pictures.h"
 
 namespace {
 

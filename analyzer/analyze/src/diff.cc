@@ -23,7 +23,7 @@ DumpDiff::DumpDiff(const HeapGraph& before, const HeapGraph& after)
   freed_ = before.object_count() > kept ? before.object_count() - kept : 0;
 }
 
-std::vector<DiffRow> DumpDiff::by(GroupTable::By grouping) const {
+std::vector<DiffRow> DumpDiff::by(GroupBy grouping) const {
   GroupTable table(grouping);
   auto all = [](ObjectId) { return true; };
   const std::vector<uint32_t> of_before = table.assign(before_, all);

@@ -133,7 +133,7 @@ uint32_t GroupTable::group_for(uint32_t class_key, uint32_t site_key) {
   return it->second;
 }
 
-GroupTable::Group GroupTable::group(uint32_t id) const {
+ObjectGroup GroupTable::group(uint32_t id) const {
   Group grp = groups_[id];
   if (group_class_[id] != kNoGroup) grp.cls = class_names_[group_class_[id]];
   return grp;

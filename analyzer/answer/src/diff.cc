@@ -1,18 +1,19 @@
-#include "heapq/answer/diff.h"
+#include "heapq/answer/ask/diff.h"
 
 #include "heapq/read/source_paths.h"
+#include "refs.h"
 
 namespace heapq {
 
 namespace {
 
-DiffAnswer::Rows rows(const DumpDiff& diff, GroupTable::By by, size_t top) {
+DiffAnswer::Rows rows(const DumpDiff& diff, GroupBy by, size_t top) {
   const std::vector<DiffRow> all = diff.by(by);
   DiffAnswer::Rows out;
   out.total = all.size();
   for (size_t i = 0; i < all.size() && i < top; ++i) {
     DiffAnswer::Row row{all[i], {}, {}};
-    if (by == GroupTable::By::kGem) {
+    if (by == GroupBy::kGem) {
       const auto [name, version] = split_gem(all[i].group.file);
       row.gem_name = std::string(name);
       row.gem_version = std::string(version);
@@ -56,9 +57,9 @@ Result<DiffAnswer> diff_answer(const LoadedDump& before, const LoadedDump& after
     a.warnings.push_back(std::move(*w));
   a.objects_before = before.graph.object_count();
   a.objects_after = after.graph.object_count();
-  a.by_class = rows(diff, GroupTable::By::kClass, options.top);
-  a.by_site = rows(diff, GroupTable::By::kClassAndSite, options.top);
-  if (options.by == GroupTable::By::kGem) a.by_gem = rows(diff, GroupTable::By::kGem, options.top);
+  a.by_class = rows(diff, GroupBy::kClass, options.top);
+  a.by_site = rows(diff, GroupBy::kClassAndSite, options.top);
+  if (options.by == GroupBy::kGem) a.by_gem = rows(diff, GroupBy::kGem, options.top);
   return a;
 }
 

@@ -1,9 +1,10 @@
-#include "heapq/answer/dominators.h"
+#include "heapq/answer/ask/dominators.h"
 
 #include <algorithm>
 
 #include "heapq/analyze/dominators.h"
 #include "heapq/analyze/retainers.h"
+#include "refs.h"
 
 namespace heapq {
 

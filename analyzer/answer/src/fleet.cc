@@ -1,4 +1,4 @@
-#include "heapq/answer/fleet.h"
+#include "heapq/answer/ask/fleet.h"
 
 #include "heapq/analyze/fleet.h"
 #include "heapq/store/store.h"

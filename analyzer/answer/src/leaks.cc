@@ -1,4 +1,4 @@
-#include "heapq/answer/leaks.h"
+#include "heapq/answer/ask/leaks.h"
 
 #include <filesystem>
 #include <unordered_map>
@@ -7,12 +7,13 @@
 #include "heapq/analyze/leaks.h"
 #include "heapq/analyze/retainers.h"
 #include "heapq/read/string_samples.h"
+#include "refs.h"
 
 namespace heapq {
 
 namespace {
 
-std::optional<SiteRef> group_site(const GroupTable::Group& g) {
+std::optional<SiteRef> group_site(const ObjectGroup& g) {
   if (!g.has_site()) return std::nullopt;
   return SiteRef{g.file, g.line, g.method};
 }

@@ -1,4 +1,4 @@
-#include "heapq/answer/load.h"
+#include "heapq/answer/ask/load.h"
 
 #include <filesystem>
 

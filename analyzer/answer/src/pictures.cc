@@ -1,4 +1,4 @@
-#include "heapq/answer/pictures.h"
+#include "pictures.h"
 
 #include <algorithm>
 #include <queue>
@@ -6,6 +6,7 @@
 
 #include "heapq/answer/common.h"
 #include "heapq/answer/wording.h"
+#include "refs.h"
 
 namespace heapq {
 
@@ -165,7 +166,7 @@ viz::Picture shapes_picture(const HeapGraph& g, const ShortestPathTree& tree,
 viz::Picture leak_picture(const HeapGraph& g, const ShortestPathTree& tree,
                           const HeapDominators& dom, const Leak& leak, const std::string& id,
                           const PictureLimits& limits) {
-  const GroupTable::Group& first = leak.groups.front().group;
+  const ObjectGroup& first = leak.groups.front().group;
   std::string what = first.cls;
   if (first.has_site())
     what += " allocated at " + site_and_app_string({first.file, first.line, first.method},

@@ -3,11 +3,12 @@
 
 #include "heapq/analyze/dominators.h"
 #include "heapq/analyze/retainers.h"
-#include "heapq/answer/profile.h"
+#include "heapq/answer/ask/profile.h"
 #include "heapq/answer/targets.h"
 #include "heapq/base/keyed_hash.h"
 #include "heapq/base/saturating_add.h"
 #include "heapq/read/address_hash.h"
+#include "refs.h"
 
 namespace heapq {
 

@@ -1,12 +1,16 @@
-#include "heapq/answer/report.h"
+#include "heapq/answer/ask/report.h"
 
 #include <algorithm>
 #include <future>
 
 #include "heapq/analyze/retainers.h"
-#include "heapq/answer/pictures.h"
+#include "heapq/answer/ask/fleet.h"
+#include "heapq/answer/ask/leaks.h"
+#include "heapq/answer/ask/sites.h"
+#include "heapq/answer/ask/stats.h"
 #include "heapq/answer/wording.h"
 #include "heapq/store/store.h"
+#include "pictures.h"
 
 namespace heapq {
 

@@ -1,4 +1,4 @@
-#include "heapq/answer/retainers.h"
+#include "heapq/answer/ask/retainers.h"
 
 #include <algorithm>
 #include <compare>
@@ -7,6 +7,7 @@
 #include "heapq/analyze/retainers.h"
 #include "heapq/answer/targets.h"
 #include "heapq/base/saturating_add.h"
+#include "refs.h"
 
 namespace heapq {
 

@@ -1,8 +1,9 @@
-#include "heapq/answer/sites.h"
+#include "heapq/answer/ask/sites.h"
 
 #include <optional>
 
 #include "heapq/read/source_paths.h"
+#include "refs.h"
 
 namespace heapq {
 

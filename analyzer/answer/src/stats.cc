@@ -1,8 +1,9 @@
-#include "heapq/answer/stats.h"
+#include "heapq/answer/ask/stats.h"
 
 #include <algorithm>
 
 #include "heapq/analyze/dominators.h"
+#include "refs.h"
 
 namespace heapq {
 

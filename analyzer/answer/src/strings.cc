@@ -1,6 +1,7 @@
-#include "heapq/answer/strings.h"
+#include "heapq/answer/ask/strings.h"
 
 #include "heapq/analyze/strings.h"
+#include "refs.h"
 
 namespace heapq {
 

@@ -1,12 +1,12 @@
-#include "heapq/answer/viz.h"
+#include "heapq/answer/ask/viz.h"
 
 #include "heapq/analyze/dominators.h"
 #include "heapq/analyze/leaks.h"
 #include "heapq/analyze/retainers.h"
-#include "heapq/answer/leaks.h"
-#include "heapq/answer/pictures.h"
+#include "heapq/answer/ask/leaks.h"
 #include "heapq/answer/targets.h"
 #include "heapq/answer/wording.h"
+#include "pictures.h"
 
 namespace heapq {
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "heapq/read/source_paths.h"
+
 namespace heapq {
 
 std::string format_count(uint64_t n) {
@@ -69,6 +71,29 @@ std::string root_meaning(std::string_view category) {
   for (auto [name, meaning] : kMeanings)
     if (name == category) return std::string(meaning);
   return {};
+}
+
+std::string site_location(std::string_view file, uint32_t line) {
+  return line ? std::string(file) + ":" + std::to_string(line) : std::string(file);
+}
+
+std::string site_string(const SiteRef& site) {
+  std::string out = site_location(site.file, site.line);
+  if (!site.method.empty()) out += " in " + site.method;
+  return out;
+}
+
+std::string library_site_string(const SiteRef& site) {
+  return site_string({std::string(library_path(site.file)), site.line, site.method});
+}
+
+bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app) {
+  return app && (!site || site->file != app->file || site->line != app->line);
+}
+
+std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app) {
+  if (!other_line(site, app)) return site_string(site);
+  return library_site_string(site) + ", from the app's line " + site_string(*app);
 }
 
 }  // namespace heapq

@@ -1,6 +1,6 @@
 // heapq diff: what changed between two dumps of one process, by class, site or gem.
 #include "command.h"
-#include "heapq/answer/diff.h"
+#include "heapq/answer/ask/diff.h"
 #include "input.h"
 
 namespace heapq::cli {
@@ -13,11 +13,11 @@ constexpr OptionSpec kOptions[] = {
     kAsGivenOption,
 };
 
-Result<GroupTable::By> get_grouping(const ParsedArgs& args) {
+Result<GroupBy> get_grouping(const ParsedArgs& args) {
   std::string by = args.get("by");
-  if (by == "class") return GroupTable::By::kClass;
-  if (by == "site") return GroupTable::By::kClassAndSite;
-  if (by == "gem") return GroupTable::By::kGem;
+  if (by == "class") return GroupBy::kClass;
+  if (by == "site") return GroupBy::kClassAndSite;
+  if (by == "gem") return GroupBy::kGem;
   return usage_error("--by expects class, site or gem, not \"" + by + "\"");
 }
 

@@ -1,7 +1,7 @@
 // heapq dominators: the objects that keep the most memory alive, and the dominator tree.
 #include "command.h"
-#include "heapq/answer/dominators.h"
-#include "heapq/answer/profile.h"
+#include "heapq/answer/ask/dominators.h"
+#include "heapq/answer/ask/profile.h"
 #include "input.h"
 
 namespace heapq::cli {

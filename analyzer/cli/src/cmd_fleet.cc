@@ -1,6 +1,6 @@
 // heapq fleet: what grows across the processes whose dumps a store holds.
 #include "command.h"
-#include "heapq/answer/fleet.h"
+#include "heapq/answer/ask/fleet.h"
 
 namespace heapq::cli {
 

@@ -1,6 +1,6 @@
 // heapq leaks: what grows across dumps, which line allocated it, and who holds it.
 #include "command.h"
-#include "heapq/answer/leaks.h"
+#include "heapq/answer/ask/leaks.h"
 #include "input.h"
 
 namespace heapq::cli {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "command.h"
-#include "heapq/answer/load.h"
+#include "heapq/answer/ask/load.h"
 #include "heapq/render/terminal_text.h"
 #include "input.h"
 #include "output.h"

@@ -1,7 +1,7 @@
 // heapq report: one HTML file that works offline: summary, top classes and sites, leaks with
 // their retention trees, and the dominator tree to click through.
 #include "command.h"
-#include "heapq/answer/report.h"
+#include "heapq/answer/ask/report.h"
 #include "input.h"
 
 namespace heapq::cli {

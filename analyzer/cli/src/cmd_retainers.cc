@@ -1,7 +1,7 @@
 // heapq retainers: why is this object (or this class's instances) alive?
 #include "command.h"
-#include "heapq/answer/profile.h"
-#include "heapq/answer/retainers.h"
+#include "heapq/answer/ask/profile.h"
+#include "heapq/answer/ask/retainers.h"
 #include "input.h"
 
 namespace heapq::cli {

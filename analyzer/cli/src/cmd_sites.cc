@@ -1,7 +1,7 @@
 // heapq sites: memory by allocation site (file:line), file, method, class, gem or app line.
 #include "command.h"
-#include "heapq/answer/profile.h"
-#include "heapq/answer/sites.h"
+#include "heapq/answer/ask/profile.h"
+#include "heapq/answer/ask/sites.h"
 #include "input.h"
 
 namespace heapq::cli {

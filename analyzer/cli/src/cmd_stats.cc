@@ -1,6 +1,6 @@
 // heapq stats: totals, and counts and bytes by type and by class.
 #include "command.h"
-#include "heapq/answer/stats.h"
+#include "heapq/answer/ask/stats.h"
 #include "input.h"
 
 namespace heapq::cli {

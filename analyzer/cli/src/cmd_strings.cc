@@ -1,6 +1,6 @@
 // heapq strings: duplicate strings by value, and the lines that make the copies.
 #include "command.h"
-#include "heapq/answer/strings.h"
+#include "heapq/answer/ask/strings.h"
 #include "input.h"
 
 namespace heapq::cli {

@@ -2,7 +2,7 @@
 // DOT for graphviz or as SVG.
 
 #include "command.h"
-#include "heapq/answer/viz.h"
+#include "heapq/answer/ask/viz.h"
 #include "input.h"
 
 namespace heapq::cli {

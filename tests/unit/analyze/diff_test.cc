@@ -26,7 +26,7 @@ TEST(Diff, CountsBornAndFreedByClassAndSite) {
       if (r.group.cls == cls) return r;
     return DiffRow();
   };
-  const std::vector<DiffRow> by_class = diff.by(GroupTable::By::kClass);
+  const std::vector<DiffRow> by_class = diff.by(GroupBy::kClass);
   ASSERT_EQ(by_class.size(), 3u) << "the classes, Cache, the Hashes and the Array did not change";
   EXPECT_EQ(by_class[0].group.cls, "String") << "the largest growth in bytes first";
   const DiffRow items = row(by_class, "Item");
@@ -39,12 +39,12 @@ TEST(Diff, CountsBornAndFreedByClassAndSite) {
   EXPECT_EQ(sessions.count_change(), 0);
   EXPECT_EQ(sessions.born, 25u);
   EXPECT_EQ(sessions.freed, 25u);
-  const std::vector<DiffRow> by_site = diff.by(GroupTable::By::kClassAndSite);
+  const std::vector<DiffRow> by_site = diff.by(GroupBy::kClassAndSite);
   const DiffRow site = row(by_site, "Item");
   EXPECT_EQ(site.group.file, "a.rb");
   EXPECT_EQ(site.group.line, 1u);
   EXPECT_EQ(site.born, 40u);
-  const std::vector<DiffRow> by_gem = diff.by(GroupTable::By::kGem);
+  const std::vector<DiffRow> by_gem = diff.by(GroupBy::kGem);
   ASSERT_FALSE(by_gem.empty());
   EXPECT_EQ(by_gem[0].group.file, "(app)");
 }
@@ -68,7 +68,7 @@ TEST(Diff, AClassNamedBetweenDumpsIsOneClass) {
   DumpDiff diff(before, after);
   EXPECT_EQ(diff.born(), 2u);
   EXPECT_EQ(diff.freed(), 0u);
-  for (GroupTable::By by : {GroupTable::By::kClass, GroupTable::By::kClassAndSite}) {
+  for (GroupBy by : {GroupBy::kClass, GroupBy::kClassAndSite}) {
     const std::vector<DiffRow> rows = diff.by(by);
     ASSERT_EQ(rows.size(), 1u) << "one class, under the name it has now";
     EXPECT_EQ(rows[0].group.cls, "Widget");
@@ -84,7 +84,7 @@ TEST(Diff, AClassNamedBetweenDumpsIsOneClass) {
   HeapGraph reused =
       load(kClasses + other + root("vm", {0x1000}) + record(0x1000, "OBJECT", 0x70, {}, 40));
   DumpDiff apart(after, reused);
-  EXPECT_EQ(apart.by(GroupTable::By::kClass).size(), 2u);
+  EXPECT_EQ(apart.by(GroupBy::kClass).size(), 2u);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "heapq/answer/fleet.h"
+#include "heapq/answer/ask/fleet.h"
 #include "heapq/render/render.h"
 #include "schema_check.h"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "heapq/analyze/dominators.h"
-#include "heapq/answer/profile.h"
+#include "heapq/answer/ask/profile.h"
 #include "heapq/render/render.h"
 #include "test_dumps.h"
 

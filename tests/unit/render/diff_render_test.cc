@@ -7,7 +7,7 @@
 namespace heapq {
 namespace {
 
-DiffAnswer answer(GroupTable::By by) {
+DiffAnswer answer(GroupBy by) {
   DiffAnswer a;
   a.input.path = a.input.name = "d2.json";
   a.before.path = a.before.name = "d1.json";
@@ -33,7 +33,7 @@ DiffAnswer answer(GroupTable::By by) {
   strings.freed = 2;
   a.by_class = {3, {{quotes, "", ""}, {strings, "", ""}}};
   a.by_site = a.by_class;
-  if (by == GroupTable::By::kGem) {
+  if (by == GroupBy::kGem) {
     DiffRow app = quotes;
     app.group = {"", "(app)", 0, ""};
     a.by_gem = {1, {{app, "(app)", ""}}};
@@ -42,8 +42,8 @@ DiffAnswer answer(GroupTable::By by) {
 }
 
 TEST(DiffRender, JsonMatchesTheSchema) {
-  expect_valid(render::json(answer(GroupTable::By::kClass)), "diff.schema.json");
-  const std::string gem = render::json(answer(GroupTable::By::kGem));
+  expect_valid(render::json(answer(GroupBy::kClass)), "diff.schema.json");
+  const std::string gem = render::json(answer(GroupBy::kGem));
   expect_valid(gem, "diff.schema.json");
   EXPECT_NE(gem.find(R"("by_gem")"), std::string::npos);
   EXPECT_NE(gem.find(R"("line": 32)"), std::string::npos) << gem;
@@ -51,7 +51,7 @@ TEST(DiffRender, JsonMatchesTheSchema) {
 
 // What makes born and freed unsure is said in every format.
 TEST(DiffRender, WarningsInTextAndJson) {
-  DiffAnswer a = answer(GroupTable::By::kClass);
+  DiffAnswer a = answer(GroupBy::kClass);
   a.warnings = {"GC compaction ran 2 times between the dumps"};
   const std::string json = render::json(a);
   expect_valid(json, "diff.schema.json");
@@ -64,7 +64,7 @@ TEST(DiffRender, WarningsInTextAndJson) {
 TEST(DiffRender, Text) {
   // Too wide for 80 columns: the site column gives up the start of its cells.
   EXPECT_EQ(
-      render::text(answer(GroupTable::By::kClassAndSite), {80}),
+      render::text(answer(GroupBy::kClassAndSite), {80}),
       "d1.json -> d2.json:\n"
       "1,300 objects (+300), 301 born, 1 freed\n"
       "(no allocation tracing: objects matched by address and class; a reused address\n"

@@ -5,14 +5,13 @@ namespace heapq::render {
 
 namespace {
 
-void rows_json(JsonWriter& w, std::string_view key, const DiffAnswer::Rows& rows,
-               GroupTable::By by) {
+void rows_json(JsonWriter& w, std::string_view key, const DiffAnswer::Rows& rows, GroupBy by) {
   json_key(w, key);
   w.StartArray();
   for (const DiffAnswer::Row& row : rows.rows) {
     const DiffRow& r = row.change;
     w.StartObject();
-    if (by == GroupTable::By::kGem) {
+    if (by == GroupBy::kGem) {
       // As heapq sites --by gem writes it: the name, and the version apart.
       json_key(w, "gem");
       json_string(w, row.gem_name);
@@ -22,7 +21,7 @@ void rows_json(JsonWriter& w, std::string_view key, const DiffAnswer::Rows& rows
       json_key(w, "class");
       json_string(w, r.group.cls);
     }
-    if (by == GroupTable::By::kClassAndSite) {
+    if (by == GroupBy::kClassAndSite) {
       json_key(w, "file");
       json_string_or_null(w, r.group.file);
       json_key(w, "line");
@@ -70,9 +69,9 @@ std::string json(const DiffAnswer& a) {
   w.StartArray();
   for (const std::string& warning : a.warnings) json_string(w, warning);
   w.EndArray();
-  rows_json(w, "by_class", a.by_class, GroupTable::By::kClass);
-  rows_json(w, "by_site", a.by_site, GroupTable::By::kClassAndSite);
-  if (a.by == GroupTable::By::kGem) rows_json(w, "by_gem", a.by_gem, GroupTable::By::kGem);
+  rows_json(w, "by_class", a.by_class, GroupBy::kClass);
+  rows_json(w, "by_site", a.by_site, GroupBy::kClassAndSite);
+  if (a.by == GroupBy::kGem) rows_json(w, "by_gem", a.by_gem, GroupBy::kGem);
   w.EndObject();
   return json_text(buffer);
 }

@@ -2,6 +2,7 @@
 // frames outermost first joined by ';', a space, and its value of the profile's last type.
 #include <string>
 
+#include "heapq/answer/wording.h"
 #include "heapq/base/utf8.h"
 #include "heapq/render/render.h"
 

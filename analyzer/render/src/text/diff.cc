@@ -18,13 +18,13 @@ std::string signed_bytes(int64_t n) {
 }
 
 // The label columns of a row: the class; the gem; or the site (file:line) and the class.
-std::vector<std::string> row_labels(GroupTable::By by, const GroupTable::Group& g) {
+std::vector<std::string> row_labels(GroupBy by, const ObjectGroup& g) {
   switch (by) {
-    case GroupTable::By::kClass:
+    case GroupBy::kClass:
       return {g.cls};
-    case GroupTable::By::kGem:
+    case GroupBy::kGem:
       return {g.file};
-    case GroupTable::By::kClassAndSite:
+    case GroupBy::kClassAndSite:
       return {g.has_site() ? site_location(g.file, g.line) : "(no allocation site)", g.cls};
   }
   return {g.cls};
@@ -42,8 +42,8 @@ std::string text(const DiffAnswer& a, const TextOptions& options) {
         "(no allocation tracing: objects matched by address and class; a reused address\n"
         "passes for the old object)\n";
   for (const std::string& w : a.warnings) text += "Warning: " + w + ".\n";
-  std::vector<std::string> header = a.by == GroupTable::By::kGem ? std::vector<std::string>{"gem"}
-                                    : a.by == GroupTable::By::kClass
+  std::vector<std::string> header = a.by == GroupBy::kGem ? std::vector<std::string>{"gem"}
+                                    : a.by == GroupBy::kClass
                                         ? std::vector<std::string>{"class"}
                                         : std::vector<std::string>{"site", "class"};
   std::vector<bool> numeric(header.size(), false);
@@ -51,9 +51,9 @@ std::string text(const DiffAnswer& a, const TextOptions& options) {
     header.push_back(column);
     numeric.push_back(true);
   }
-  const DiffAnswer::Rows& rows = a.by == GroupTable::By::kGem     ? a.by_gem
-                                 : a.by == GroupTable::By::kClass ? a.by_class
-                                                                  : a.by_site;
+  const DiffAnswer::Rows& rows = a.by == GroupBy::kGem     ? a.by_gem
+                                 : a.by == GroupBy::kClass ? a.by_class
+                                                           : a.by_site;
   TextTable table(header, numeric);
   for (const DiffAnswer::Row& row : rows.rows) {
     const DiffRow& r = row.change;

@@ -10,16 +10,6 @@
 
 namespace heapq {
 
-struct DiffRow {
-  GroupTable::Group group;
-  uint64_t before_count = 0, before_bytes = 0;
-  uint64_t after_count = 0, after_bytes = 0;
-  uint64_t born = 0;   // objects of `after` that `before` does not have
-  uint64_t freed = 0;  // objects of `before` that `after` no longer has
-  int64_t count_change() const { return static_cast<int64_t>(after_count - before_count); }
-  int64_t bytes_change() const { return static_cast<int64_t>(after_bytes - before_bytes); }
-};
-
 // Matches the objects of two dumps once (O(objects)); rows are then grouped at will. Every
 // object of a dump counts, as heapq stats counts them.
 class DumpDiff {
@@ -31,7 +21,7 @@ class DumpDiff {
   uint64_t freed() const { return freed_; }
   // Rows that changed (in count or bytes, or with objects born or freed), the largest growth
   // in bytes first (then in count, then by name).
-  std::vector<DiffRow> by(GroupTable::By grouping) const;
+  std::vector<DiffRow> by(GroupBy grouping) const;
 
  private:
   const HeapGraph& before_;

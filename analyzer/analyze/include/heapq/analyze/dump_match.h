@@ -7,19 +7,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "heapq/analyze/groupings.h"
 #include "heapq/base/keyed_hash.h"
 #include "heapq/model/heap_graph.h"
 
 namespace heapq {
-
-enum class MatchMethod {
-  kSeq,  // memprof's allocation sequence numbers: exact, even where an address is reused; an object
-         // without one (allocated while tracking was off) by address, type and class
-  kGeneration,  // address, type, class and GC generation (dumps with allocation tracing)
-  kAddress,     // address, type and class only: a reused address passes for the old object
-};
-
-const char* match_method_name(MatchMethod m);  // "seq", "generation", "address"
 
 // The objects of `after` that were already in `before`. Building it is O(objects of both).
 class ObjectMatcher {
@@ -52,14 +44,8 @@ class ObjectMatcher {
 class GroupTable {
  public:
   static constexpr uint32_t kNoGroup = UINT32_MAX;
-  struct Group {
-    std::string cls;
-    std::string file;  // empty without an allocation site
-    uint32_t line = 0;
-    std::string method;
-    bool has_site() const { return !file.empty(); }
-  };
-  enum class By { kClassAndSite, kClass, kGem };
+  using Group = ObjectGroup;  // groupings.h
+  using By = GroupBy;
 
   explicit GroupTable(By by = By::kClassAndSite) : by_(by) {}
   // The group of each object of g; objects for which counted(o) is false get kNoGroup.

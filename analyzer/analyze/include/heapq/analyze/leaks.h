@@ -30,7 +30,7 @@ namespace heapq {
 
 // What a leak holds of one group (class, allocation site).
 struct LeakGroup {
-  GroupTable::Group group;
+  ObjectGroup group;
   uint64_t count = 0;  // several dumps: its objects born after the first dump and alive in the
   uint64_t bytes = 0;  // last; one dump: the accumulation point's children of the group
   uint64_t retained_bytes = 0;   // what they hold alone: each dominates (a lower bound of the

@@ -7,14 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "heapq/analyze/groupings.h"
 #include "heapq/analyze/stats.h"
 #include "heapq/model/heap_graph.h"
 
 namespace heapq {
-
-// kApp: the application's line that made each object (memprof's allocation stacks: the
-// innermost frame outside gems and Ruby's library), file, line and method.
-enum class SiteGrouping { kSite, kFile, kMethod, kClass, kGem, kApp };
 
 // One group. Fields that the grouping does not use are none/empty; objects without an
 // allocation site form one group whose file is none.

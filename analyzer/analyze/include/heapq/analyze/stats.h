@@ -5,11 +5,10 @@
 #include <optional>
 #include <vector>
 
+#include "heapq/analyze/groupings.h"
 #include "heapq/model/heap_graph.h"
 
 namespace heapq {
-
-enum class SortKey { kBytes, kCount };
 
 struct TypeTotals {
   ObjectType type;

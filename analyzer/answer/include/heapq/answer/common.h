@@ -5,12 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "heapq/analyze/retainers.h"
-#include "heapq/answer/inputs.h"
-#include "heapq/model/heap_graph.h"
 #include "heapq/model/site_ref.h"
 #include "heapq/read/load_report.h"
 
@@ -26,8 +22,6 @@ struct InputSummary {
   // not reach in it may be alive, not garbage.
   bool incomplete = false;
 };
-
-InputSummary summarize(const LoadedDump& dump);
 
 // An object as every answer names it.
 struct ObjectRef {
@@ -54,27 +48,5 @@ struct PathRef {
   uint64_t elided = 0;
   std::string root_name;  // what in the root category holds it, where the dump says (else empty)
 };
-
-// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
-std::string site_location(std::string_view file, uint32_t line);
-// "samples/app.rb:12 in fetch"
-std::string site_string(const SiteRef& site);
-// site_string with a gem's or Ruby's file from its library's directory on (library_path):
-// "rack-2.2.3/lib/rack/lint.rb:12 in call", where the app's line is shown beside it.
-std::string library_site_string(const SiteRef& site);
-// An application line worth showing beside an allocation site: one the site is not.
-bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app);
-// Where an object was allocated, on one line: the site, or where a gem's line made it
-// "rack-2.2.3/lib/rack/lint.rb:12 in call, from the app's line app/cart.rb:8 in add".
-std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app);
-
-// Said when objects were matched by address (by_address) across dumps between which GC
-// compaction ran (memprof's META compact_count): a moved object then counts as born and freed.
-std::optional<std::string> compaction_warning(const DumpOrigin& before, const DumpOrigin& after,
-                                              bool by_address);
-
-ObjectRef object_ref(const HeapGraph& g, ObjectId o);
-std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s);
-PathRef path_ref(const HeapGraph& g, const RetentionPath& path);
 
 }  // namespace heapq

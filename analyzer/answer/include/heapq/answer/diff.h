@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "heapq/analyze/diff.h"
+#include "heapq/analyze/groupings.h"
 #include "heapq/answer/common.h"
 
 namespace heapq {
 
 struct DiffAnswer {
-  InputSummary input;                          // AFTER
-  InputSummary before;                         // BEFORE
-  GroupTable::By by = GroupTable::By::kClass;  // the rows text shows
+  InputSummary input;            // AFTER
+  InputSummary before;           // BEFORE
+  GroupBy by = GroupBy::kClass;  // the rows text shows
   MatchMethod match = MatchMethod::kAddress;
   uint64_t born = 0, freed = 0;
   uint64_t objects_before = 0, objects_after = 0;
@@ -30,18 +30,5 @@ struct DiffAnswer {
   };
   Rows by_class, by_site, by_gem;  // by_gem only with --by gem
 };
-
-struct DiffOptions {
-  GroupTable::By by = GroupTable::By::kClass;
-  size_t top = 20;  // SIZE_MAX: all
-  bool as_given = false;
-};
-
-// paths: BEFORE and AFTER, or one store (its first and last dump).
-Result<DiffAnswer> answer_diff(const std::vector<std::string>& paths, const DiffOptions& options,
-                               const InputOptions& inputs);
-// The same for dumps already loaded.
-Result<DiffAnswer> diff_answer(const LoadedDump& before, const LoadedDump& after,
-                               const DiffOptions& options);
 
 }  // namespace heapq

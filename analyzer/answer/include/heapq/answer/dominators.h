@@ -37,16 +37,4 @@ struct DominatorsAnswer {
   std::vector<TreeEntry> entries;
 };
 
-struct DominatorsOptions {
-  size_t top = 10;  // objects listed; with a tree, children per node (SIZE_MAX: all)
-  bool tree = false;
-  size_t depth = 0;  // levels of the tree
-};
-
-Result<DominatorsAnswer> answer_dominators(const std::string& input,
-                                           const DominatorsOptions& options,
-                                           const InputOptions& inputs);
-// The same for a dump already loaded.
-DominatorsAnswer dominators_answer(const LoadedDump& dump, const DominatorsOptions& options);
-
 }  // namespace heapq

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "heapq/analyze/fleet.h"
-#include "heapq/base/result.h"
+#include "heapq/analyze/fleet_growth.h"
 
 namespace heapq {
 
@@ -22,7 +21,5 @@ struct FleetAnswer : FleetGrowth {
   std::string store;  // its name (a URL without its password)
   FleetOptions options;
 };
-
-Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& options);
 
 }  // namespace heapq

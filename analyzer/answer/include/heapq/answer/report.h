@@ -31,14 +31,4 @@ struct ReportAnswer {
   std::optional<FleetAnswer> fleet;     // a server's store: what grows across its processes
 };
 
-struct ReportOptions {
-  size_t top = 50;        // rows of each table
-  size_t leaks = 5;       // leaks shown (one dump: 0 looks for none)
-  size_t nodes = 2000;    // objects of the icicle
-  bool as_given = false;  // --as-given
-};
-
-Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
-                                   const ReportOptions& options, const InputOptions& inputs);
-
 }  // namespace heapq

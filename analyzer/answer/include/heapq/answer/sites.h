@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "heapq/analyze/dominators.h"
-#include "heapq/analyze/sites.h"
+#include "heapq/analyze/groupings.h"
 #include "heapq/answer/common.h"
 
 namespace heapq {
@@ -31,18 +30,5 @@ struct SitesAnswer {
   };
   std::vector<Row> rows;
 };
-
-struct SitesOptions {
-  SiteGrouping by = SiteGrouping::kSite;
-  size_t top = 20;  // SIZE_MAX: every group
-  SortKey sort = SortKey::kBytes;
-  bool retained = false;
-};
-
-Result<SitesAnswer> answer_sites(const std::string& input, const SitesOptions& options,
-                                 const InputOptions& inputs);
-// The same for a dump already loaded (dominators: for retained sizes, or null).
-SitesAnswer sites_answer(const LoadedDump& dump, const HeapDominators* dominators,
-                         const SitesOptions& options);
 
 }  // namespace heapq

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "heapq/analyze/dominators.h"
-#include "heapq/analyze/stats.h"
+#include "heapq/analyze/groupings.h"
 #include "heapq/answer/common.h"
 
 namespace heapq {
@@ -30,17 +29,5 @@ struct StatsAnswer {
   };
   std::vector<ClassRow> by_class;
 };
-
-struct StatsOptions {
-  size_t top = 20;  // SIZE_MAX: every class
-  SortKey sort = SortKey::kBytes;
-  bool retained = false;  // computes the dominator tree: slower, more memory
-};
-
-Result<StatsAnswer> answer_stats(const std::string& input, const StatsOptions& options,
-                                 const InputOptions& inputs);
-// The same for a dump already loaded (dominators: for retained sizes, or null).
-StatsAnswer stats_answer(const LoadedDump& dump, const HeapDominators* dominators,
-                         const StatsOptions& options);
 
 }  // namespace heapq

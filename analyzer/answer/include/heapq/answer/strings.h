@@ -40,13 +40,4 @@ struct StringsAnswer {
   std::vector<CopyingSite> copying_sites;
 };
 
-struct StringsOptions {
-  size_t top = 20;  // values, and lines, listed; SIZE_MAX: all
-};
-
-Result<StringsAnswer> answer_strings(const std::string& input, const StringsOptions& options,
-                                     const InputOptions& inputs);
-// The same for a dump already loaded with its values (Needs::kValues, LoadOptions::values).
-StringsAnswer strings_answer(const LoadedDump& dump, const StringsOptions& options);
-
 }  // namespace heapq

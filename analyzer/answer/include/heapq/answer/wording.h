@@ -1,9 +1,12 @@
-// How heapq writes numbers in words, the same in text, JSON warnings, pictures and the report.
+// How heapq writes numbers and sites in words, alike in text, JSON, pictures and the report.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "heapq/model/site_ref.h"
 
 namespace heapq {
 
@@ -19,5 +22,18 @@ std::string hex_address(uint64_t address);  // "0x7f3a9c0b1e28"
 // "finalizers" -> "the finalizer table (ObjectSpace.define_finalizer)"; empty for a category it
 // does not know.
 std::string root_meaning(std::string_view category);
+
+// "samples/app.rb:12", or the file alone when the site has no line (0: allocated by C code).
+std::string site_location(std::string_view file, uint32_t line);
+// "samples/app.rb:12 in fetch"
+std::string site_string(const SiteRef& site);
+// site_string with a gem's or Ruby's file from its library's directory on (library_path):
+// "rack-2.2.3/lib/rack/lint.rb:12 in call", where the app's line is shown beside it.
+std::string library_site_string(const SiteRef& site);
+// An application line worth showing beside an allocation site: one the site is not.
+bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app);
+// Where an object was allocated, on one line: the site, or where a gem's line made it
+// "rack-2.2.3/lib/rack/lint.rb:12 in call, from the app's line app/cart.rb:8 in add".
+std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app);
 
 }  // namespace heapq

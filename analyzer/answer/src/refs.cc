@@ -1,7 +1,6 @@
-#include "heapq/answer/common.h"
+#include "refs.h"
 
 #include "heapq/answer/wording.h"
-#include "heapq/read/source_paths.h"
 
 namespace heapq {
 
@@ -19,29 +18,6 @@ std::optional<std::string> compaction_warning(const DumpOrigin& before, const Du
          " between the dumps: objects without an allocation seq are matched by address, and "
          "one that moved counts as a new object, so the counts of objects born (and freed) may "
          "be too high";
-}
-
-std::string site_location(std::string_view file, uint32_t line) {
-  return line ? std::string(file) + ":" + std::to_string(line) : std::string(file);
-}
-
-std::string site_string(const SiteRef& site) {
-  std::string out = site_location(site.file, site.line);
-  if (!site.method.empty()) out += " in " + site.method;
-  return out;
-}
-
-std::string library_site_string(const SiteRef& site) {
-  return site_string({std::string(library_path(site.file)), site.line, site.method});
-}
-
-bool other_line(const std::optional<SiteRef>& site, const std::optional<SiteRef>& app) {
-  return app && (!site || site->file != app->file || site->line != app->line);
-}
-
-std::string site_and_app_string(const SiteRef& site, const std::optional<SiteRef>& app) {
-  if (!other_line(site, app)) return site_string(site);
-  return library_site_string(site) + ", from the app's line " + site_string(*app);
 }
 
 std::optional<SiteRef> site_ref(const HeapGraph& g, SiteId s) {

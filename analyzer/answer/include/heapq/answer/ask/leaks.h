@@ -1,0 +1,41 @@
+// Asking for the answer of answer/leaks.h: the options and the calls that make it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heapq/analyze/dominators.h"
+#include "heapq/analyze/leaks.h"
+#include "heapq/answer/inputs.h"
+#include "heapq/answer/leaks.h"
+#include "heapq/base/result.h"
+
+namespace heapq {
+
+struct LeaksOptions {
+  size_t top = 5;  // SIZE_MAX: every leak
+  uint64_t min_growth = 10;
+  uint64_t threshold_percent = 10;  // one dump
+  size_t max_depth = 64;            // steps of a path shown
+  bool as_given = false;            // --as-given: dumps of several processes or out of order
+};
+
+// paths: dumps of one process, oldest first, or one store holding several, or one dump; dump
+// files of several processes are answered one process at a time (LeaksAnswer::processes),
+// unless options.as_given.
+Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
+                                 const InputOptions& inputs);
+
+// The leaks of dumps already loaded (dom: the last one's), unresolved: what growth or
+// accumulation finds, with the objects of each leak.
+LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                      const LeaksOptions& options);
+// Those leaks resolved into the answer: holders, the edges into them, their paths (dom: the
+// last dump's).
+LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
+                         const LeakReport& report, const LeaksOptions& options);
+
+}  // namespace heapq
