@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "heapq/model/load.h"
-#include "main_help.h"
 
 namespace heapq::testing {
 
@@ -30,22 +29,6 @@ inline HeapGraph load_graph(const std::string& text) {
   auto loaded = load_text(text);
   EXPECT_TRUE(loaded.graph.ok()) << (loaded.graph.ok() ? "" : loaded.graph.error().message);
   return std::move(loaded.graph.value());
-}
-
-// Runs the heapq command line in-process; keeps its exit status and what it printed.
-struct CliRun {
-  int status = 0;
-  std::string out, err;
-};
-
-inline CliRun run_cli(const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  CliRun r;
-  r.status = cli::run_heapq(args);
-  r.out = ::testing::internal::GetCapturedStdout();
-  r.err = ::testing::internal::GetCapturedStderr();
-  return r;
 }
 
 // gzip-compresses bytes (one member).

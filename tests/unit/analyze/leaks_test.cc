@@ -10,6 +10,7 @@
 #include <set>
 
 #include "analyze/process_dumps.h"
+#include "cli_run.h"
 #include "heapq/analyze/diff.h"
 #include "heapq/analyze/dominators.h"
 #include "heapq/analyze/dump_match.h"

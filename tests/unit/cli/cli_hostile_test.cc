@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_run.h"
 #include "heapq/render/terminal_text.h"
 #include "main_help.h"
 #include "test_dumps.h"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli_run.h"
 #include "command.h"
 #include "test_dumps.h"
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_run.h"
 #include "main_help.h"
 #include "schema_check.h"
 #include "test_dumps.h"

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli_run.h"
 #include "test_dumps.h"
 
 namespace heapq {

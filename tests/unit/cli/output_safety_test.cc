@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli_run.h"
 #include "heapq/base/temp_file.h"
 #include "heapq/store/store.h"
 #include "test_dumps.h"

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <future>
 
+#include "cli_run.h"
 #include "heapq/analyze/dominators.h"
 #include "heapq/answer/store_analyses.h"
 #include "main_help.h"
