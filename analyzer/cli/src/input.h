@@ -1,4 +1,4 @@
-// The command line's side of reading inputs (heapq/inputs.h): a progress bar on a terminal,
+// The command line's side of reading inputs (heapq/answer/inputs.h): a progress bar on a terminal,
 // warnings on stderr unless --quiet.
 #pragma once
 

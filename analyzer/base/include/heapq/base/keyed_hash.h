@@ -7,7 +7,7 @@
 
 namespace heapq {
 
-// Keyed at random when the program starts (src/read/address_hash.h). std::hash of a number is
+// Keyed at random when the program starts (read/address_hash.h). std::hash of a number is
 // the number, so a crafted dump's keys, all equal modulo the table's size, land in one bucket
 // (a map of 340,000 such class addresses took three minutes to fill); std::hash of a string is
 // MurmurHash2, whose collisions hold whatever its seed. Strings are hashed with SipHash-1-3.

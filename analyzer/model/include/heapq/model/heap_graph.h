@@ -247,7 +247,7 @@ class HeapGraph {
 
  private:
   friend class GraphBuilder;
-  friend class StoreReader;  // rebuilds a graph from a store's tables (src/store/)
+  friend class StoreReader;  // rebuilds a graph from a store's tables (store/src/)
 
   // Per object fields in as few bytes as their values need (packed_column.h); site_ and
   // generation_ are empty when no object has one (a dump without allocation tracing).

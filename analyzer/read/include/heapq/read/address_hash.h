@@ -1,5 +1,5 @@
 // The keyed hashes of what a dump decides: the address index's (shared by the builder that fills
-// it and the graph that reads it), and strings' (KeyedHash, heapq/keyed_hash.h).
+// it and the graph that reads it), and strings' (KeyedHash, heapq/base/keyed_hash.h).
 #pragma once
 
 #include <cstdint>
