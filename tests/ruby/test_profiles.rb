@@ -189,6 +189,9 @@ class TestProfiles < Test::Unit::TestCase
     assert_in_delta(1000, widgets["inuse_objects"], 10, "inherited, alive in the child")
     assert_in_delta(1000, widgets["alloc_objects"], 10, "what the parent freed is not the child's")
     assert_include(child.comments, "pid: #{pid}")
+    # Which process across a fleet: its start too, as a dump's META says it (a pid is reused).
+    assert(child.comments.any? { |c| c.match?(/\Astarted: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\z/) },
+           child.comments.inspect)
     assert(kept)
   end
 

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "alloc_tracker.h"
+#include "process_identity.h"
 #include "ruby_compat.h"
 #include "vm_internals.h"
 
@@ -108,47 +109,6 @@ int HeapDumper::OnPage(void* start, void* end, size_t stride, void* data) {
   return self->sink_.Errno() != 0;  // non-zero stops the walk
 }
 
-namespace {
-
-// When process `pid` started, ISO 8601 in UTC, from Linux's /proc (its start in clock ticks
-// after boot, and the boot time); empty where /proc does not say.
-std::string ProcessStarted(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  std::string stat, boot;
-  for (auto [file, text] :
-       {std::pair<const char*, std::string*>{path, &stat}, {"/proc/stat", &boot}}) {
-    FILE* f = fopen(file, "re");
-    if (f == nullptr) return {};
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0 && text->size() < (1 << 20)) text->append(buf, n);
-    fclose(f);
-  }
-  // Field 22, starttime: the 20th after the command, which ends at the last ')'.
-  const size_t comm_end = stat.rfind(')');
-  if (comm_end == std::string::npos) return {};
-  const char* p = stat.c_str() + comm_end + 1;
-  unsigned long long ticks = 0;
-  for (int field = 3; field <= 22 && *p != '\0'; ++field) {
-    while (*p == ' ') ++p;
-    if (field == 22) ticks = strtoull(p, nullptr, 10);
-    while (*p != ' ' && *p != '\0') ++p;
-  }
-  const size_t at = boot.find("\nbtime ");
-  const long hz = sysconf(_SC_CLK_TCK);
-  if (ticks == 0 || at == std::string::npos || hz <= 0) return {};
-  const time_t started =
-      static_cast<time_t>(strtoull(boot.c_str() + at + 7, nullptr, 10) + ticks / hz);
-  struct tm utc;
-  gmtime_r(&started, &utc);
-  char when[40];
-  strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &utc);
-  return when;
-}
-
-}  // namespace
-
 void HeapDumper::WriteMeta() {
   // To the microsecond: dumps taken within a second are ordered, and rates over them measured.
   struct timespec now;
@@ -171,8 +131,7 @@ void HeapDumper::WriteMeta() {
   sink_.Key("pid");
   sink_.Unsigned(static_cast<uint64_t>(pid));
   // Which process this is across a fleet: its machine and start (a pid is reused).
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+  if (const std::string host = HostName(); !host.empty()) {
     sink_.Key("host");
     sink_.String(host);
   }

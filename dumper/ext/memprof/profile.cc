@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "heap_dumper.h"
+#include "process_identity.h"
 #include "protobuf.h"
 
 namespace memprof {
@@ -38,13 +39,6 @@ std::string TypeName(int type) {
   return std::string(quoted.substr(1, quoted.size() - 2));
 }
 
-std::string HostName() {
-  char name[HOST_NAME_MAX + 1] = "";
-  if (gethostname(name, sizeof name) != 0) return "";
-  name[HOST_NAME_MAX] = '\0';
-  return name;
-}
-
 }  // namespace
 
 ProfileSnapshot CollectProfile(AllocTracker& tracker) {
@@ -56,6 +50,7 @@ ProfileSnapshot CollectProfile(AllocTracker& tracker) {
       p.time_nanos > tracker.StartedNanos() ? p.time_nanos - tracker.StartedNanos() : 0;
   p.pid = static_cast<uint64_t>(getpid());
   p.host = HostName();
+  p.started = ProcessStarted(getpid());
 
   // The rows: live objects by stack, label and type, beside what was freed of each.
   std::unordered_map<uint64_t, size_t> row_of;
@@ -194,11 +189,12 @@ std::string EncodeProfile(const ProfileSnapshot& p) {
   profile.int64(kDurationNanos, static_cast<int64_t>(p.duration_nanos));
   value_type(kPeriodType, "allocations", "count");
   profile.int64(kPeriod, p.sample);
-  for (const std::string& comment :
-       {std::string("memprof sampled heap"), "host: " + p.host, "pid: " + std::to_string(p.pid),
-        "1 in " + std::to_string(p.sample) + " allocations sampled; values scaled by " +
-            std::to_string(p.sample)})
-    profile.int64(kComment, strings.index(comment));
+  std::vector<std::string> comments = {"memprof sampled heap", "host: " + p.host,
+                                       "pid: " + std::to_string(p.pid)};
+  if (!p.started.empty()) comments.push_back("started: " + p.started);
+  comments.push_back("1 in " + std::to_string(p.sample) +
+                     " allocations sampled; values scaled by " + std::to_string(p.sample));
+  for (const std::string& comment : comments) profile.int64(kComment, strings.index(comment));
   profile.int64(kDefaultSampleType, strings.index("inuse_space"));
   strings.write(profile);
   std::string compressed;

@@ -29,6 +29,7 @@ struct ProfileSnapshot {
   uint64_t time_nanos = 0, duration_nanos = 0;
   uint64_t pid = 0;
   std::string host;
+  std::string started;  // when the process started, ISO 8601 (ProcessStarted); empty: unknown
   std::vector<Row> rows;
   // Stack s's frames are frames[stack_frames[i]] at stack_lines[i] for i in
   // [stack_begin[s], stack_begin[s + 1]), innermost first; stack 0 has none.
