@@ -31,17 +31,17 @@
 
 -- @sqlite
 PRAGMA application_id = 1751474545;  -- 'heaq'
-PRAGMA user_version = 6;             -- the version of this schema (2: sites.gem_id, gems;
+PRAGMA user_version = 7;             -- the version of this schema (2: sites.gem_id, gems;
                                      -- 3: dumps.pid; 4: dumps.host, started_at, app, labels;
                                      -- 5: objects.stack_id, stack_frames, block_sites;
                                      -- 6: graph_columns, class_edges partitioned on a server,
-                                     -- roots.name_id)
+                                     -- roots.name_id; 7: profiles, profile_sites)
 -- @postgresql
 CREATE TABLE store_info (
   application TEXT NOT NULL,      -- 'heapq'
   version BIGINT NOT NULL         -- as user_version in SQLite
 );
-INSERT INTO store_info VALUES ('heapq', 6);
+INSERT INTO store_info VALUES ('heapq', 7);
 -- @both
 
 -- One row per dump, with what its load met (LoadReport): counts of skipped and repaired input.
@@ -257,6 +257,40 @@ CREATE TABLE class_edges (
 ALTER TABLE class_edges ALTER COLUMN data SET STORAGE EXTERNAL;
 -- @both
 
+-- Sampled-heap profiles (Memprof.profile's pprof, `heapq load PROFILE.pb.gz`), numbered apart
+-- from dumps: what a process's sampled objects say of its heap, without a dump. Their counts
+-- are estimates: each object sampled stands for `period` allocations. Not partitioned on a
+-- server: a profile is a few hundred rows.
+CREATE TABLE profiles (
+  id INTEGER PRIMARY KEY,         -- 1, 2, ... in load order
+  path TEXT NOT NULL,             -- the profile as given to `heapq load`
+  loaded_at TEXT NOT NULL,        -- UTC, ISO 8601
+  host TEXT,                      -- the machine of the process (its comments, or load --host)
+  pid INTEGER,                    -- the process, NULL when the profile does not say
+  started_at TEXT,                -- when the process started, ISO 8601, NULL when unknown
+  taken_at TEXT,                  -- when the profile was written, ISO 8601, NULL when unknown
+  duration_ns INTEGER NOT NULL,   -- how long sampling had been on
+  period INTEGER NOT NULL,        -- one allocation in `period` sampled (1: every one)
+  samples INTEGER NOT NULL,       -- the profile's samples (stack, class and type)
+  objects INTEGER NOT NULL,       -- the live objects, estimated (inuse_objects, summed)
+  bytes INTEGER NOT NULL,         -- their bytes, estimated (inuse_space, summed)
+  app TEXT,                       -- load --app NAME
+  labels TEXT                     -- load --label KEY=VALUE...: a JSON object, NULL without any
+);
+
+-- A profile's live objects by allocation site and class: the site is the application's
+-- innermost frame of the stacks that allocated them (heapq's rule of what is the app's), else
+-- the innermost frame with a file; NULL file: no frame had one.
+CREATE TABLE profile_sites (
+  profile_id INTEGER NOT NULL,    -- profiles.id
+  class TEXT NOT NULL,            -- the objects' class ('' when the profile names none)
+  file TEXT,
+  line INTEGER,                   -- NULL when unknown
+  method TEXT,
+  objects INTEGER NOT NULL,       -- estimated, as in profiles
+  bytes INTEGER NOT NULL
+);
+
 -- @after-rows
 
 -- What follows runs once the rows are in: in SQLite once per load; on a server once, when the
@@ -295,6 +329,7 @@ CREATE FUNCTION printf(format TEXT, value BIGINT) RETURNS TEXT IMMUTABLE LANGUAG
 AS $$ SELECT replace(format, '%x', to_hex(value)) $$;
 -- @both
 
+CREATE INDEX profile_sites_by_profile ON profile_sites (profile_id);
 -- @sqlite
 CREATE INDEX objects_by_address ON objects (dump_id, address);
 CREATE INDEX refs_by_target ON refs (dump_id, to_id);

@@ -3,10 +3,12 @@
 # dump file and the SQLite store; loads run in parallel, a killed one leaves nothing, one
 # whose server goes away says so; heapq sql stays read-only; no password is ever printed.
 require_relative "pg_cluster"
+require_relative "sampled_fleet"
 require "socket"
 
 class TestServerStore < Test::Unit::TestCase
   include E2E
+  include SampledFleet
 
   def self.shutdown
     stop_pg_cluster
@@ -135,6 +137,28 @@ class TestServerStore < Test::Unit::TestCase
     assert_match(/2 processes on 1 host, 6 dumps of app memo/, File.read(html)[/<section id="fleet">.*?<\/section>/m])
   end
 
+  # Four sampled processes, one leaking, each loading its profiles at once beside a dump of
+  # another process: the fleet names the leak's line in 1 of the 4 processes of profiles.
+  def test_fleet_from_sampled_profiles
+    url = database("sampled")
+    loads = sampled_fleet.map do |name, (_pid, profiles)|
+      Thread.new { [name, heapq("--format", "json", "load", "--to", url, "--app", "shop", *profiles)] }
+    end
+    loads.map(&:value).each do |name, (out, err, code)|
+      assert_equal(0, code, "#{name}: #{err}")
+      assert_equal(3, JSON.parse(out)["profiles"].size)
+    end
+    load(url, *three_dumps("memo_cache", memprof: true), extra: %w[--app shop])
+    fleet = heapq_json("fleet", url)
+    assert_equal([3, 12, 5], fleet.values_at("dumps", "profiles", "processes"))
+    leak = fleet["growing"].find { |g| g["class"] == "Leak" && g.dig("site", "line") == LEAK_LINE }
+    assert_not_nil(leak, "the leak grows: #{fleet['growing']}")
+    assert_equal([1, 1], leak.values_at("processes", "processes_holding"))
+    assert(leak["worst"].first.dig("process", "profiles"))
+    assert_equal(4, fleet["processes_over_time"].count { |p| p.dig("process", "profiles") })
+    assert_equal("12", psql(url, "SELECT count(*) FROM heapq.profiles").strip)
+  end
+
   def test_sql_is_read_only_unless_asked
     url = database("readonly")
     id = load(url, leaky_dump(50)).first
@@ -251,10 +275,10 @@ class TestServerStore < Test::Unit::TestCase
     psql(url, "UPDATE heapq.store_info SET version = 3")
     _out, err, code = heapq("stats", url)
     assert_equal(2, code)
-    assert_match(/schema version 3, expected 6/, err)
+    assert_match(/schema version 3, expected 7/, err)
     _out, err, code = heapq("load", "--to", url, dump)
     assert_equal(2, code)
-    assert_match(/schema version 3, expected 6/, err)
+    assert_match(/schema version 3, expected 7/, err)
     _out, err, code = heapq("stats", database("empty"))
     assert_equal(2, code)
     assert_match(/no heapq store in this database/, err)

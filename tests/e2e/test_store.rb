@@ -166,7 +166,7 @@ class TestStore < Test::Unit::TestCase
     assert_equal(0, code, err)
     _out, err, code = heapq("stats", store)
     assert_equal(2, code)
-    assert_match(/schema version 1, expected 6\); make it again with heapq load/, err)
+    assert_match(/schema version 1, expected 7\); make it again with heapq load/, err)
     _out, err, code = heapq("load", "--append", "-o", store, dump)
     assert_not_equal(0, code)
     assert_match(/schema version 1/, err)

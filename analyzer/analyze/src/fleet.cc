@@ -61,6 +61,10 @@ void add_process(const FleetData& data, const std::vector<size_t>& dumps,
       counts.resize(dumps.size(), nullptr);
       counts[k] = &c;
     }
+  // A profile's counts are estimates, the sampled objects times the period: a group grows by two
+  // sampled objects at least (one more is chance), a dump's by one object.
+  uint64_t least = 1;
+  for (size_t i : dumps) least = std::max(least, 2 * data.dumps[i].period);
   const std::optional<double> seconds = span_seconds(data, dumps);
   // No rate over no time: dumps of one second (whole seconds, as older dumps give) say nothing
   // of how fast.
@@ -71,7 +75,7 @@ void add_process(const FleetData& data, const std::vector<size_t>& dumps,
     Accumulated& acc = groups.all[entry.first];
     ++acc.group.seen_in;
     auto count = [&](size_t k) { return counts[k] ? counts[k]->count : 0; };
-    bool grows = count(dumps.size() - 1) > count(0);
+    bool grows = count(dumps.size() - 1) >= count(0) + least;
     for (size_t k = 1; grows && k < dumps.size(); ++k) grows = count(k) >= count(k - 1);
     if (!grows) continue;
     const FleetCount* end = counts.back();
@@ -129,7 +133,7 @@ FleetGrowth::Group finish_group(Accumulated& g) {
 
 FleetGrowth analyze_fleet(const FleetData& data, size_t top) {
   FleetGrowth a;
-  a.dumps = data.dumps.size();
+  for (const FleetDump& d : data.dumps) ++(d.period != 0 ? a.profiles : a.dumps);
   // Processes: (host, pid, start) -> the indexes of their dumps.
   std::map<std::tuple<std::string, uint64_t, std::string>, std::vector<size_t>> processes;
   for (size_t i = 0; i < data.dumps.size(); ++i) {
@@ -151,7 +155,7 @@ FleetGrowth analyze_fleet(const FleetData& data, size_t top) {
     for (size_t k : written_order(origins)) dumps.push_back(loaded[k]);
     const FleetDump& newest = data.dumps[dumps.back()];
     const FleetGrowth::Process process{std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                                       newest.app};
+                                       newest.app, newest.period != 0};
     hosts.insert(process.host);
     FleetGrowth::ProcessHeap& heap = a.heaps.emplace_back();
     heap.process = process;

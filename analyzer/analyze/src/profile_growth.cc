@@ -23,7 +23,7 @@ const SampledProfile::Frame* site_frame(const SampledProfile& p, const SampledPr
 
 std::string process_name(const SampledProfile& p) {
   return "host " + (p.host.empty() ? std::string("(unknown)") : p.host) + " pid " +
-         std::to_string(p.pid);
+         std::to_string(p.pid) + (p.started.empty() ? "" : " started " + p.started);
 }
 
 // The profiles oldest first, all of one process at distinct times; else what is wrong.
@@ -32,7 +32,7 @@ Result<std::vector<const SampledProfile*>> in_time_order(
   if (profiles.size() < 2) return usage_error("growth needs two profiles of a process or more");
   std::vector<const SampledProfile*> sorted = profiles;
   for (const SampledProfile* p : sorted) {
-    if (p->host != sorted[0]->host || p->pid != sorted[0]->pid)
+    if (p->host != sorted[0]->host || p->pid != sorted[0]->pid || p->started != sorted[0]->started)
       return bad_input("profiles of two processes (" + process_name(*sorted[0]) + ", " +
                        process_name(*p) + "): growth compares one process over time");
   }
@@ -56,19 +56,16 @@ std::vector<SiteGrowth> sites_by_profile(const std::vector<const SampledProfile*
   std::unordered_map<std::string, size_t> index;
   std::string key;
   for (size_t i = 0; i < n; ++i) {
-    for (const SampledProfile::Sample& s : sorted[i]->samples) {
-      heap_bytes[i] += s.inuse_bytes;
-      const SampledProfile::Frame* frame = site_frame(*sorted[i], s);
-      const SampledProfile::Frame unknown{"(unknown)", "", 0};
-      const SampledProfile::Frame& at = frame != nullptr ? *frame : unknown;
-      key = at.file + '\0' + std::to_string(at.line) + '\0' + at.function + '\0' + s.class_name;
+    for (const FleetCount& c : profile_site_counts(*sorted[i])) {
+      heap_bytes[i] += static_cast<int64_t>(c.bytes);
+      key = c.file + '\0' + std::to_string(c.line) + '\0' + c.method + '\0' + c.class_name;
       auto [it, added] = index.try_emplace(key, sites.size());
       if (added) {
-        sites.push_back({at.file, at.line, at.function, s.class_name, std::vector<int64_t>(n),
+        sites.push_back({c.file, c.line, c.method, c.class_name, std::vector<int64_t>(n),
                          std::vector<int64_t>(n), 0, 0});
       }
-      sites[it->second].objects[i] += s.inuse_objects;
-      sites[it->second].bytes[i] += s.inuse_bytes;
+      sites[it->second].objects[i] += static_cast<int64_t>(c.count);
+      sites[it->second].bytes[i] += static_cast<int64_t>(c.bytes);
     }
   }
   return sites;
@@ -80,6 +77,28 @@ bool never_fell(const std::vector<int64_t>& v) {
 
 }  // namespace
 
+std::vector<FleetCount> profile_site_counts(const SampledProfile& p) {
+  std::vector<FleetCount> counts;
+  std::unordered_map<std::string, size_t> index;
+  std::string key;
+  for (const SampledProfile::Sample& s : p.samples) {
+    const SampledProfile::Frame* at = site_frame(p, s);
+    const std::string_view file = at ? std::string_view(at->file) : "";
+    const std::string_view function = at ? std::string_view(at->function) : "";
+    const uint32_t line =
+        at ? static_cast<uint32_t>(std::clamp<int64_t>(at->line, 0, UINT32_MAX)) : 0;
+    key.assign(file).append(1, '\0').append(std::to_string(line)).append(1, '\0');
+    key.append(function).append(1, '\0').append(s.class_name);
+    auto [it, added] = index.try_emplace(key, counts.size());
+    if (added)
+      counts.push_back({s.class_name, std::string(file), std::string(function), line, 0, 0});
+    FleetCount& c = counts[it->second];
+    c.count += static_cast<uint64_t>(std::max<int64_t>(s.inuse_objects, 0));
+    c.bytes += static_cast<uint64_t>(std::max<int64_t>(s.inuse_bytes, 0));
+  }
+  return counts;
+}
+
 Result<ProcessGrowth> process_growth(const std::vector<const SampledProfile*>& profiles,
                                      size_t top) {
   auto sorted = in_time_order(profiles);
@@ -87,6 +106,7 @@ Result<ProcessGrowth> process_growth(const std::vector<const SampledProfile*>& p
   ProcessGrowth out;
   out.host = (*sorted)[0]->host;
   out.pid = (*sorted)[0]->pid;
+  out.started = (*sorted)[0]->started;
   for (const SampledProfile* p : *sorted) out.times_nanos.push_back(p->time_nanos);
   out.heap_bytes.assign(sorted->size(), 0);
   std::vector<SiteGrowth> sites = sites_by_profile(*sorted, out.heap_bytes);

@@ -344,6 +344,29 @@ Result<std::vector<LoadedDump>> load_process_dumps(const std::vector<std::string
   return dumps;
 }
 
+bool is_profile_input(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || is_store(parse_store_ref(path)))
+    return false;
+  auto peeked = peek_first_line(path, 64);
+  return peeked && looks_like_profile(peeked->head);
+}
+
+Result<ProfileInputs> profile_inputs(const std::vector<std::string>& paths) {
+  ProfileInputs kinds;
+  for (const std::string& path : paths) (is_profile_input(path) ? kinds.profiles : kinds.dumps)++;
+  if (kinds.profiles != 0 && kinds.dumps != 0)
+    return usage_error(
+        "sampled profiles and dumps together: give one kind (a profile estimates what a "
+        "dump counts)");
+  return kinds;
+}
+
+Result<SampledProfile> load_profile(const std::string& path) {
+  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> input, open_input(path));
+  return read_sampled_profile(*input);
+}
+
 Result<LoadedDump> load_input(const std::string& path, const InputOptions& options, Needs needs) {
   const bool references = needs == Needs::kGraph;
   // A store is known by SQLite's magic bytes, whatever its name.
@@ -368,6 +391,10 @@ Result<LoadedDump> load_input(const std::string& path, const InputOptions& optio
   dump.path = dump.name = path == "-" ? "<stdin>" : path;
   auto graph = load_dump(**input, load, dump.report);
   load.progress = nullptr;  // done: a progress bar clears its line
+  if (!graph && path != "-" && is_profile_input(path))
+    return usage_error(path +
+                       ": a sampled profile (Memprof.profile), not a dump: heapq leaks, load and "
+                       "fleet read profiles");
   if (!graph) return graph.error();
   dump.graph = std::move(*graph);
   if (options.loaded) options.loaded(dump);

@@ -2,12 +2,31 @@
 
 #include <filesystem>
 
+#include "heapq/analyze/profile_growth.h"
 #include "heapq/answer/store_analyses.h"
 #include "heapq/store/store.h"
 
 namespace heapq {
 
 namespace {
+
+// A sampled profile into either store: its live estimates by site.
+template <typename Writer>
+Status add_profile(Writer& writer, const std::string& path, const StoreLoadOptions& options,
+                   LoadAnswer& a) {
+  HEAPQ_ASSIGN_OR_RETURN(const SampledProfile profile, load_profile(path));
+  const std::vector<FleetCount> sites = profile_site_counts(profile);
+  HEAPQ_ASSIGN_OR_RETURN(const int64_t id, writer.add_profile(path, profile, sites, options.tags));
+  LoadAnswer::Profile& p = a.profiles.emplace_back();
+  p.id = id;
+  p.path = path;
+  p.samples = profile.samples.size();
+  for (const FleetCount& c : sites) {
+    p.objects += c.count;
+    p.bytes += c.bytes;
+  }
+  return Ok{};
+}
 
 Result<std::string> store_path(const std::vector<std::string>& dumps,
                                const StoreLoadOptions& options) {
@@ -37,6 +56,9 @@ Error interrupted(const LoadAnswer& a, const std::string& path) {
   std::string added;
   for (const LoadAnswer::Dump& d : a.dumps)
     added += (added.empty() ? "#" : ", #") + std::to_string(d.id) + " (" + d.path + ")";
+  for (const LoadAnswer::Profile& p : a.profiles)
+    added +=
+        (added.empty() ? "profile #" : ", profile #") + std::to_string(p.id) + " (" + p.path + ")";
   return {ExitCode::kInterrupted,
           "interrupted: " + path + " and any dump after it were not loaded; " +
               (added.empty() ? "this load added nothing to " + a.store
@@ -58,6 +80,12 @@ Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
   a.server = true;
   for (const std::string& path : dumps) {
     if (server_statements_cancelled()) return interrupted(a, path);
+    if (is_profile_input(path)) {
+      Status s = add_profile(writer, path, options, a);
+      if (!s && s.error().code == ExitCode::kInterrupted) return interrupted(a, path);
+      if (!s) return s.error();
+      continue;
+    }
     HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
     if (server_statements_cancelled()) return interrupted(a, path);
     if (hooks.writing) hooks.writing(a.store, true);
@@ -95,6 +123,10 @@ Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
   LoadAnswer a;
   a.store = out;
   for (const std::string& path : dumps) {
+    if (is_profile_input(path)) {
+      HEAPQ_RETURN_IF_ERROR(add_profile(writer, path, options, a));
+      continue;
+    }
     HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
     if (hooks.writing) hooks.writing(out, true);
     auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),

@@ -39,7 +39,10 @@ const Command kFleetCommand = {
     "processes: in how many of those that hold them, objects and bytes an hour in each (the\n"
     "mean), their share of the last dumps' heaps, the fastest-growing processes and the hosts;\n"
     "then each process's heap from its first dump to its last. A leak in the code shows in\n"
-    "every process that runs it; one process's growth alone is its own work or data.\n",
+    "every process that runs it; one process's growth alone is its own work or data.\n"
+    "A process of no dump is read from its sampled profiles (heapq load P.pb.gz), where the\n"
+    "store has them: their counts are estimates, and a group grows when it rises by two\n"
+    "sampled objects or more. --app and --since choose among them as among dumps.\n",
     kOptions,
     run_answer<answer>,
 };

@@ -26,6 +26,12 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   if (options.threshold_percent == 0 || options.threshold_percent > 100)
     return usage_error("--threshold expects a percentage from 1 to 100");
   options.as_given = args.has("as-given");
+  HEAPQ_ASSIGN_OR_RETURN(const ProfileInputs kinds, profile_inputs(args.positional()));
+  if (kinds.profiles != 0) {
+    HEAPQ_ASSIGN_OR_RETURN(ProfileLeaksAnswer growth,
+                           answer_profile_leaks(args.positional(), options));
+    return render::Answer(std::move(growth));
+  }
   HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer leaks,
                          answer_leaks(args.positional(), options, input_options(global)));
   return render::Answer(std::move(leaks));
@@ -37,7 +43,8 @@ const Command kLeaksCommand = {
     "leaks",
     "what grows across dumps, which line allocated it and who holds it",
     "heapq leaks [--top N] [--max-depth D] D1 D2 [D3...]\n"
-    "       heapq leaks [--top N] [--threshold PCT] DUMP",
+    "       heapq leaks [--top N] [--threshold PCT] DUMP\n"
+    "       heapq leaks [--top N] P1.pb.gz P2.pb.gz [P3.pb.gz...]",
     "D1 D2 D3...: dumps of one process over time, oldest first (or one store\n"
     "holding several: heapq load d1 d2 d3 -o app.db; heapq leaks app.db). Take the\n"
     "first after warm-up, the others after more load. memprof's dumps say which\n"
@@ -60,7 +67,13 @@ const Command kLeaksCommand = {
     "reach (garbage not yet swept) are never part of a leak.\n"
     "DUMP alone: objects that retain more than --threshold percent of the heap,\n"
     "followed down the dominator tree while one child keeps most of its parent (the\n"
-    "accumulation point), with what accumulates there by class and allocation site.\n",
+    "accumulation point), with what accumulates there by class and allocation site.\n"
+    "P1.pb.gz P2.pb.gz...: sampled profiles (Memprof.profile, MEMPROF_PROFILE_EVERY),\n"
+    "of one process or several, in any order (each says when it was written): per\n"
+    "process, the allocation sites (the app's innermost frame, and the objects' class)\n"
+    "whose estimated live objects never fell and rose by two sampled objects or more,\n"
+    "most bytes grown first, with their rates. A profile has no references: a dump of\n"
+    "that process names what holds them.\n",
     kOptions,
     run_answer<answer>,
 };

@@ -185,7 +185,11 @@ const Command kLoadCommand = {
     "makes the store's tables in the schema heapq of that database. Every command then reads a\n"
     "dump of it as URL#N (heapq stats postgresql://db.example/heapq#42), or URL for the last.\n"
     "--app, --label and --host tag each dump (dumps.app, labels, host): heapq fleet groups by\n"
-    "them.\n",
+    "them.\n\n"
+    "A DUMP may be a sampled profile (Memprof.profile, MEMPROF_PROFILE_EVERY's .pb.gz files),\n"
+    "known by its content: it goes into the store's profiles table, numbered apart from the\n"
+    "dumps, as its live estimates by allocation site and class (profile_sites); heapq fleet\n"
+    "reads it.\n",
     kOptions,
     run_answer<answer>,
 };

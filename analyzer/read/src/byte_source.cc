@@ -251,10 +251,11 @@ Result<PeekedInput> peek_first_line(const std::string& path, size_t max_bytes) {
       line.append(buf, n);
     }
   }
+  std::string head = line.substr(0, 64);
   line.resize(std::min(line.find('\n'), line.size()));
   HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> again,
                          sniff(std::make_unique<PeekedSource>(std::move(raw), std::move(kept))));
-  return PeekedInput{std::move(line), std::move(again)};
+  return PeekedInput{std::move(line), std::move(head), std::move(again)};
 }
 
 std::unique_ptr<ByteSource> memory_input(std::string bytes, std::string name) {

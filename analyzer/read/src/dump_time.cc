@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 
 namespace heapq {
 
@@ -39,6 +41,26 @@ std::optional<int64_t> epoch_microseconds(std::string_view t) {
   }
   const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
   return (days * 86400 + *h * 3600 + *mi * 60 + *sec - offset) * 1000000 + micros;
+}
+
+std::string iso_time_of_nanos(int64_t nanos) {
+  if (nanos == 0) return {};
+  // Floor division: a time before 1970 is as good as any to print.
+  int64_t micros = nanos / 1000 - (nanos % 1000 < 0 ? 1 : 0);
+  int64_t seconds = micros / 1000000;
+  micros %= 1000000;
+  if (micros < 0) {
+    seconds -= 1;
+    micros += 1000000;
+  }
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return {};
+  char buf[64];
+  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char fraction[16];
+  std::snprintf(fraction, sizeof fraction, ".%06dZ", static_cast<int>(micros));
+  return std::string(buf, n) + fraction;
 }
 
 }  // namespace heapq

@@ -7,8 +7,16 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "heapq/base/utf8.h"
+
 namespace heapq {
 namespace {
+
+// A string of the profile as heapq keeps it: UTF-8, each ill-formed sequence replaced (a store
+// on a server takes nothing else).
+std::string text(std::string_view s) {
+  return valid_utf8(s) ? std::string(s) : repair_utf8(s);
+}
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
 
@@ -244,7 +252,7 @@ class Decoder {
         return Ok{};
       }));
       if (id == 0) return at(m, "a function without an id");
-      functions_[id] = {std::string(name), std::string(file), 0};
+      functions_[id] = {text(name), text(file), 0};
     }
     return Ok{};
   }
@@ -343,17 +351,18 @@ class Decoder {
       }
       return Ok{};
     }));
-    if (key == "class") s.class_name = value;
-    if (key == "type") s.type = value;
+    if (key == "class") s.class_name = text(value);
+    if (key == "type") s.type = text(value);
     return Ok{};
   }
 
-  // memprof's comments: "host: NAME", "pid: N".
+  // memprof's comments: "host: NAME", "pid: N", "started: TIME".
   Status comments() {
     for (const Field& c : p_.comments) {
       auto text = string_at(c, c.varint);
       if (!text) return text.error();
-      if (text->starts_with("host: ")) out_.host = text->substr(6);
+      if (text->starts_with("host: ")) out_.host = heapq::text(text->substr(6));
+      if (text->starts_with("started: ")) out_.started = heapq::text(text->substr(9));
       if (text->starts_with("pid: ")) {
         const std::string_view digits = text->substr(5);
         uint64_t pid = 0;
@@ -402,6 +411,44 @@ Result<SampledProfile> read_sampled_profile(ByteSource& in) {
   auto profile = Decoder(*parts, 16 * data->size() + (size_t{1} << 20)).decode();
   if (!profile) return named(profile.error());
   return profile;
+}
+
+bool looks_like_profile(std::string_view head) {
+  // The fields the bytes hold, as far as they go: each a field of profile.proto's Profile (1-14:
+  // messages and strings length-delimited, the rest varints, comment packed or not).
+  size_t at = 0;
+  auto varint = [&](uint64_t& v) {
+    v = 0;
+    for (int shift = 0; at < head.size() && shift < 64; shift += 7) {
+      const auto b = static_cast<unsigned char>(head[at++]);
+      v |= uint64_t(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  bool fields = false;
+  while (at < head.size()) {
+    uint64_t tag = 0, value = 0;
+    if (!varint(tag)) return fields;  // cut off by the end of the bytes looked at
+    const uint64_t field = tag >> 3, wire = tag & 7;
+    const bool delimited = field <= 6 || field == 11 || field == 13;
+    const bool number = (field >= 7 && field <= 10) || field >= 12;
+    if (field < 1 || field > 14 || !((wire == 2 && delimited) || (wire == 0 && number)))
+      return false;
+    if (!varint(value)) return fields;
+    if (wire == 0) {
+      fields = true;
+      continue;
+    }
+    // A sample type is a message whose first field is its type or unit (varints 1, 2): where a
+    // dump opens with a newline, the byte after the "length" is '{' or '"'.
+    if (field == 1 && value > 0 && at < head.size() && head[at] != 0x08 && head[at] != 0x10)
+      return false;
+    fields = true;
+    if (value >= head.size() - at) return true;  // runs past the bytes looked at
+    at += value;
+  }
+  return fields;
 }
 
 }  // namespace heapq

@@ -26,19 +26,6 @@ Cell or_null(uint32_t id_value) {
   return id_value == UINT32_MAX ? kNull : Cell(id_value);
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-void add_text_or_null(TableRows& rows, std::string_view s) {
-  s.empty() ? rows.add_null() : rows.add_text(s);
-}
-
 class DumpRows {
  public:
   DumpRows(RowTarget& to, int64_t id, const HeapGraph& g) : to_(to), id_(id), g_(g) {}
@@ -292,6 +279,19 @@ Status DumpRows::dump(const std::string& source, const LoadReport& r, const Dump
 }
 
 }  // namespace
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void add_text_or_null(TableRows& rows, std::string_view s) {
+  s.empty() ? rows.add_null() : rows.add_text(s);
+}
 
 std::string labels_json(const DumpTags& tags) {
   if (tags.labels.empty()) return {};

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "heapq/model/heap_graph.h"
 #include "heapq/read/load_report.h"
@@ -20,6 +21,12 @@ Status write_dump_rows(RowTarget& to, int64_t dump, const std::string& source,
 
 // The rows of the types table (object types as the dump spells them).
 Status write_types(RowTarget& to);
+
+// Now, UTC, ISO 8601 to the second: when a load wrote a row (loaded_at).
+std::string utc_now();
+
+// A text, or NULL for an empty one.
+void add_text_or_null(TableRows& rows, std::string_view s);
 
 // The labels as a JSON object ({"deploy":"abc123"}); empty without any.
 std::string labels_json(const DumpTags& tags);

@@ -46,6 +46,20 @@ class RowSource {
   virtual Result<std::unique_ptr<RowSource>> another() = 0;
 };
 
+// Runs `sql` on db and calls row(cursor) with each of its rows, in order.
+template <typename Row>
+Status each_row(RowSource& db, std::string_view sql, const std::vector<RowSource::Param>& params,
+                Row row) {
+  auto rows = db.query(sql, params);
+  if (!rows) return rows.error();
+  for (;;) {
+    auto more = (*rows)->next();
+    if (!more) return more.error();
+    if (!*more) return Ok{};
+    row(static_cast<const RowCursor&>(**rows));
+  }
+}
+
 // A connection for heapq's own reads of a store: a SQLite file (hardened: tables only, work
 // bounded by the file's size) or a server's URL (postgresql://...).
 Result<std::unique_ptr<RowSource>> open_row_source(const std::string& store);

@@ -6,7 +6,7 @@
 namespace heapq::store {
 
 // The schema version this heapq reads and writes (store_info.version; SQLite's user_version).
-inline constexpr int64_t kStoreSchemaVersion = 6;
+inline constexpr int64_t kStoreSchemaVersion = 7;
 
 // Makes the schema heapq and its tables where there is none (one load at a time makes it), then
 // checks it as begin_store_transaction does.

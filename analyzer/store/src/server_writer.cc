@@ -15,6 +15,7 @@
 #include "dump_rows.h"
 #include "heapq/store/store.h"
 #include "pg_db.h"
+#include "profile_rows.h"
 #include "server_objects.h"
 #include "server_schema.h"
 
@@ -253,6 +254,26 @@ Result<int64_t> ServerWriter::add(const std::string& source, const HeapGraph& g,
   (void)w.db.exec(load_lock("pg_advisory_unlock", w.dump));
   if (!s) return s.error();
   return w.dump;
+}
+
+Result<int64_t> ServerWriter::add_profile(const std::string& source, const SampledProfile& profile,
+                                          const std::vector<FleetCount>& sites,
+                                          const DumpTags& tags) {
+  Impl& w = *impl_;
+  auto next = w.db.query("SELECT nextval(pg_get_serial_sequence('heapq.profiles', 'id'))");
+  if (!next) return next.error();
+  const int64_t id = store::pg_int(next->get(), 0, 0);
+  // Its tables are not partitioned: the rows go in the transaction the first of them begins,
+  // which checks the store, its tables locked.
+  w.adding = false;
+  Status s = store::write_profile_rows(w.main, id, source, profile, sites, tags);
+  if (s && server_statements_cancelled())
+    s = Error{ExitCode::kInterrupted, w.db.name() + ": interrupted"};
+  if (s) s = w.db.exec("COMMIT");
+  if (!s && w.adding) (void)w.db.exec("ROLLBACK");
+  w.adding = false;
+  if (!s) return s.error();
+  return id;
 }
 
 }  // namespace heapq

@@ -15,6 +15,7 @@
 #include "hardening.h"
 #include "heapq/base/temp_file.h"
 #include "heapq/store/store.h"
+#include "profile_rows.h"
 #include "sqlite_db.h"
 
 namespace heapq {
@@ -54,6 +55,7 @@ class StoreWriter::Impl final : public store::RowTarget {
   std::string final_path;  // the file renamed over: the one name is, or the one its link names
   std::string temp_path;
   int64_t next_dump = 1;
+  int64_t next_profile = 1;
   bool finished = false;
 
   ~Impl() {
@@ -192,6 +194,10 @@ Result<StoreWriter> StoreWriter::append(const std::string& path) {
   if (!last) return w.under_final_name(last.error());
   if (last->step() != SQLITE_ROW) return w.under_final_name(w.db.error());
   w.next_dump = last->int64(0) + 1;
+  auto profiles = w.db.prepare("SELECT max(id) FROM profiles");
+  if (!profiles) return w.under_final_name(profiles.error());
+  if (profiles->step() != SQLITE_ROW) return w.under_final_name(w.db.error());
+  w.next_profile = profiles->int64(0) + 1;
   return writer;
 }
 
@@ -201,6 +207,16 @@ Result<int64_t> StoreWriter::add(const std::string& source, const HeapGraph& g,
   Impl& w = *impl_;
   const int64_t id = w.next_dump++;
   if (Status s = store::write_dump_rows(w, id, source, g, report, std::move(analyses), tags); !s)
+    return w.under_final_name(s.error());
+  return id;
+}
+
+Result<int64_t> StoreWriter::add_profile(const std::string& source, const SampledProfile& profile,
+                                         const std::vector<FleetCount>& sites,
+                                         const DumpTags& tags) {
+  Impl& w = *impl_;
+  const int64_t id = w.next_profile++;
+  if (Status s = store::write_profile_rows(w, id, source, profile, sites, tags); !s)
     return w.under_final_name(s.error());
   return id;
 }

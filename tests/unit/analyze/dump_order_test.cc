@@ -21,6 +21,15 @@ TEST(DumpOrder, TimesToTheMicrosecond) {
     EXPECT_FALSE(epoch_microseconds(bad)) << bad;
 }
 
+// A profile's time (nanoseconds) as the ISO 8601 text dumps give, read back the same.
+TEST(DumpOrder, NanosecondsAsIsoTime) {
+  const int64_t ten = *epoch_microseconds("2026-11-27T10:00:00Z");
+  EXPECT_EQ(iso_time_of_nanos(ten * 1000 + 123456789), "2026-11-27T10:00:00.123456Z");
+  EXPECT_EQ(epoch_microseconds(iso_time_of_nanos(ten * 1000 + 5000)), ten + 5);
+  EXPECT_EQ(iso_time_of_nanos(0), "");
+  EXPECT_EQ(iso_time_of_nanos(-1), "1969-12-31T23:59:59.999999Z");
+}
+
 TEST(DumpOrder, ByTimeThenGcCountThenAsGiven) {
   auto origin = [](const char* time, int64_t gc) {
     DumpOrigin o;

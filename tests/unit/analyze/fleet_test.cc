@@ -85,6 +85,42 @@ TEST(Fleet, NamesWhatGrowsInEveryProcess) {
   expect_valid(render::json(a), "fleet.schema.json");
 }
 
+// Processes seen through sampled profiles: their counts are estimates, each sampled object
+// counted `period` times, so one more sampled object is chance and two are growth; the answer
+// says which processes are estimates.
+TEST(Fleet, ProfilesGrowByTwoSampledObjects) {
+  FleetData data;
+  for (uint64_t pid : {100, 200}) {
+    for (int minute : {0, 10, 20}) {
+      const uint64_t step = pid == 100 ? 32 : 64;
+      add_dump(data, "web-1", pid, minute, 320 + step * static_cast<uint64_t>(minute / 10), 64);
+      data.dumps.back().period = 32;
+    }
+  }
+  add_dump(data, "web-2", 300, 0, 100, 0);  // a dump, not a profile
+  add_dump(data, "web-2", 300, 10, 101, 0);
+  const FleetAnswer a{analyze_fleet(data, 10), "fleet.db", {}};
+  EXPECT_EQ(a.dumps, 2u);
+  EXPECT_EQ(a.profiles, 6u);
+  ASSERT_EQ(a.groups.size(), 1u);
+  const FleetAnswer::Group& page = a.groups[0];
+  EXPECT_EQ(page.class_name, "Page");
+  // pid 100 gained 64 objects (two sampled objects at 1 in 32), pid 200 128, and the process of
+  // dumps one object, which a dump counts exactly.
+  EXPECT_EQ(page.growing_in, 3u);
+  data.dumps[2].period = 64;  // at 1 in 64, pid 100's 64 more are one sampled object: chance
+  const FleetAnswer b{analyze_fleet(data, 10), "fleet.db", {}};
+  ASSERT_EQ(b.groups.size(), 1u);
+  EXPECT_EQ(b.groups[0].growing_in, 2u);
+  bool estimated = false;
+  for (const FleetAnswer::ProcessHeap& h : a.heaps) estimated |= h.process.profiles;
+  EXPECT_TRUE(estimated);
+  const std::string text = render::text(a, {0});
+  EXPECT_NE(text.find("2 dumps, 6 sampled profiles"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 profiles (estimates)"), std::string::npos) << text;
+  expect_valid(render::json(a), "fleet.schema.json");
+}
+
 TEST(Fleet, NothingGrowsWhereCountsFall) {
   FleetData data;
   add_dump(data, "web-1", 100, 0, 100, 80);

@@ -62,6 +62,25 @@ TEST(ProfileGrowth, TheSiteThatOnlyGrowsAtItsAppFrame) {
   EXPECT_EQ(g->heap_bytes, (std::vector<int64_t>{160 * 40, 300 * 40, 370 * 40}));
 }
 
+// What a store keeps of one profile: its live estimates by site and class, the samples of one
+// site summed, a sample of no frame with a file at no site.
+TEST(ProfileGrowth, SiteCountsOfOneProfile) {
+  const std::string gem = "/usr/share/gems/gems/rack-2.2.3/lib/rack/session.rb";
+  SampledProfile p =
+      at_hour(0, {{{gem, "app/cart.rb"}, 100}, {{"app/cart.rb"}, 10}, {{gem}, 5}, {{}, 3}});
+  const std::vector<FleetCount> counts = profile_site_counts(p);
+  ASSERT_EQ(counts.size(), 3u);
+  EXPECT_EQ(counts[0].file, "app/cart.rb");
+  EXPECT_EQ(counts[0].line, 7u);
+  EXPECT_EQ(counts[0].method, "f");
+  EXPECT_EQ(counts[0].class_name, "Order");
+  EXPECT_EQ(counts[0].count, 110u);
+  EXPECT_EQ(counts[0].bytes, 4400u);
+  EXPECT_EQ(counts[1].file, gem) << "no app frame: the innermost with a file";
+  EXPECT_EQ(counts[2].file, "") << "no frame: no site";
+  EXPECT_EQ(counts[2].count, 3u);
+}
+
 TEST(ProfileGrowth, ProfilesInAnyOrder) {
   std::vector<SampledProfile> v = {at_hour(2, {{{"a.rb"}, 30}}), at_hour(0, {{{"a.rb"}, 10}}),
                                    at_hour(1, {{{"a.rb"}, 20}})};

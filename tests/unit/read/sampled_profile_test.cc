@@ -205,5 +205,45 @@ TEST(SampledProfile, GzipOrNot) {
   EXPECT_FALSE(cut.ok());
 }
 
+// memprof's comments say which process (host, pid, start); a stranger's strings come out as
+// UTF-8, what is not repaired.
+TEST(SampledProfile, CommentsSayTheProcessAndStringsAreUtf8) {
+  Builder b;
+  b.types({"inuse_objects", "inuse_space", "alloc_objects", "alloc_space"});
+  b.frame(1, "leaf");
+  b.sample({1}, {2, 80, 2, 80}, "Bad\xff\xfe");
+  for (const char* comment :
+       {"memprof sampled heap", "host: web-1", "pid: 42", "started: 2026-11-28T09:00:00+00:00"})
+    b.profile.int64(13, b.str(comment));
+  auto p = read_bytes(b.bytes());
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->host, "web-1");
+  EXPECT_EQ(p->pid, 42u);
+  EXPECT_EQ(p->started, "2026-11-28T09:00:00+00:00");
+  EXPECT_EQ(p->samples.at(0).class_name, "Bad\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+// What heapq takes for a profile rather than a dump, by the first bytes of the content.
+TEST(SampledProfile, TheFirstBytesTellAProfileFromADump) {
+  Builder b;
+  b.types({"inuse_objects", "inuse_space", "alloc_objects", "alloc_space"});
+  EXPECT_TRUE(looks_like_profile(b.bytes()));  // a sample type first: 0x0a, then a message
+  std::ifstream f(HEAPQ_FIXTURES_DIR "/profiles/widgets.pb.gz", std::ios::binary);
+  std::stringstream zipped;
+  zipped << f.rdbuf();
+  auto in = memory_input(zipped.str());
+  std::string head(64, '\0');
+  auto n = in->read(head.data(), head.size());
+  ASSERT_TRUE(n.ok());
+  head.resize(*n);
+  EXPECT_TRUE(looks_like_profile(head));  // memprof's, decompressed
+  Builder samples_first;
+  samples_first.frame(1, "leaf");  // a profile may open with any of its fields
+  EXPECT_TRUE(looks_like_profile(samples_first.bytes()));
+  for (const char* dump : {"{\"type\":\"META\"}", "\n{\"address\":\"0x1\"}", "\n\n{", "  {", "\t{",
+                           "\r\n{", "", "\n", "hello\n", "PK\x03\x04", "SQLite format 3"})
+    EXPECT_FALSE(looks_like_profile(dump)) << dump;
+}
+
 }  // namespace
 }  // namespace heapq

@@ -387,6 +387,69 @@ TEST_F(Store, AppendKeepsWhatTheWalOfTheStoreHolds) {
   expect_same_graph(loaded.graph.value(), *graph);
 }
 
+// Sampled profiles beside dumps: their live estimates by site read back for the fleet, numbered
+// on across an append; a process that has dumps is seen through them, not its profiles.
+TEST_F(Store, ProfilesBesideDumpsForTheFleet) {
+  auto profile = [](uint64_t pid, int64_t second) {
+    SampledProfile p;
+    p.host = "web-1";
+    p.pid = pid;
+    p.started = "2026-11-28T09:00:00+00:00";
+    p.period = 32;
+    p.time_nanos = (int64_t{1'795'000'000} + second) * 1'000'000'000;
+    return p;
+  };
+  auto sites = [](uint64_t leaked) {
+    return std::vector<FleetCount>{{"Leak", "app.rb", "remember", 3, leaked, 40 * leaked},
+                                   {"String", "", "", 0, 64, 2560}};
+  };
+  const std::string store = path("profiles.db");
+  {
+    auto writer = StoreWriter::create(store);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    auto loaded = testing::load_text(kMemprofDump);  // pid 1
+    ASSERT_TRUE(writer
+                    ->add("dump.json", loaded.graph.value(), loaded.report,
+                          analyses_for_store(loaded.graph.value()))
+                    .ok());
+    DumpTags tags;
+    tags.app = "shop";
+    EXPECT_EQ(writer->add_profile("p1.pb.gz", profile(7, 0), sites(320), tags).value(), 1);
+    EXPECT_EQ(writer->add_profile("p2.pb.gz", profile(7, 60), sites(640), tags).value(), 2);
+    SampledProfile of_the_dumped = profile(1, 0);
+    of_the_dumped.host = of_the_dumped.started = "";
+    EXPECT_EQ(writer->add_profile("d.pb.gz", of_the_dumped, sites(1)).value(), 3);
+    ASSERT_TRUE(writer->finish().ok());
+  }
+  auto writer = StoreWriter::append(store);
+  ASSERT_TRUE(writer.ok()) << writer.error().message;
+  EXPECT_EQ(writer->add_profile("p3.pb.gz", profile(7, 120), sites(960)).value(), 4);
+  ASSERT_TRUE(writer->finish(true).ok());
+
+  auto fleet = read_fleet(store, "", "");
+  ASSERT_TRUE(fleet.ok()) << fleet.error().message;
+  ASSERT_EQ(fleet->dumps.size(), 4u) << "the dump and pid 7's three profiles";
+  EXPECT_EQ(fleet->dumps[0].period, 0u);
+  for (size_t i = 1; i < 4; ++i) {
+    const FleetDump& d = fleet->dumps[i];
+    EXPECT_EQ(d.period, 32u);
+    EXPECT_EQ(d.origin.pid, 7u);
+    EXPECT_EQ(d.origin.host, "web-1");
+    EXPECT_EQ(d.origin.started, "2026-11-28T09:00:00+00:00");
+    EXPECT_EQ(d.objects, 320 * i + 64);
+    ASSERT_EQ(fleet->counts[i].size(), 2u);
+    EXPECT_EQ(fleet->counts[i][0].count, 320 * i);
+    EXPECT_EQ(fleet->counts[i][0].line, 3u);
+    EXPECT_EQ(fleet->counts[i][1].file, "");
+  }
+  EXPECT_EQ(fleet->dumps[1].origin.time, "2026-11-18T11:06:40.000000Z");
+  EXPECT_EQ(fleet->dumps[1].app, "shop");
+  // --app and --since choose among profiles as among dumps.
+  EXPECT_EQ(read_fleet(store, "shop", "").value().dumps.size(), 2u);
+  EXPECT_EQ(read_fleet(store, "", "2026-11-18T11:08:00Z").value().dumps.size(), 2u)
+      << "the dump (taken when loaded: it says no time) and the last profile";
+}
+
 TEST_F(Store, AReplacedStoreLeavesNothingOfItsOwnBeside) {
   for (bool wal : {true, false}) {
     SCOPED_TRACE(wal ? "wal" : "journal");

@@ -15,6 +15,8 @@ void process_json(JsonWriter& w, const FleetAnswer::Process& p) {
   json_string_or_null(w, p.started);
   json_key(w, "app");
   json_string_or_null(w, p.app);
+  json_key(w, "profiles");
+  w.Bool(p.profiles);
   w.EndObject();
 }
 
@@ -105,6 +107,7 @@ std::string json(const FleetAnswer& a) {
   json_key(w, "since");
   json_string_or_null(w, a.options.since);
   for (auto [key, n] : {std::pair{"dumps", a.dumps},
+                        {"profiles", a.profiles},
                         {"processes", a.processes},
                         {"hosts", a.hosts},
                         {"unattributed_dumps", a.unattributed_dumps},

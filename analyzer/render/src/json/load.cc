@@ -28,6 +28,23 @@ std::string json(const LoadAnswer& a) {
     w.EndObject();
   }
   w.EndArray();
+  json_key(w, "profiles");
+  w.StartArray();
+  for (const LoadAnswer::Profile& p : a.profiles) {
+    w.StartObject();
+    json_key(w, "id");
+    w.Int64(p.id);
+    json_key(w, "path");
+    json_string(w, p.path);
+    json_key(w, "samples");
+    w.Uint64(p.samples);
+    json_key(w, "objects");
+    w.Uint64(p.objects);
+    json_key(w, "bytes");
+    w.Uint64(p.bytes);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   return json_text(buffer);
 }

@@ -8,6 +8,7 @@ std::string text(const FleetAnswer& a, const TextOptions& options) {
   std::string out = name_text(a.store) + ": " + counted(a.processes, "process", "processes") +
                     " on " + counted(a.hosts, "host", "hosts") + ", " +
                     counted(a.dumps, "dump", "dumps");
+  if (a.profiles) out += ", " + counted(a.profiles, "sampled profile", "sampled profiles");
   if (!a.options.app.empty()) out += " of app " + name_text(a.options.app);
   if (!a.first_time.empty())
     out += ", " + name_text(a.first_time) + " to " + name_text(a.last_time);
@@ -22,6 +23,10 @@ std::string text(const FleetAnswer& a, const TextOptions& options) {
     out +=
         "What grows, in how many processes (counts never falling from dump to dump; rates "
         "per process; share of the last dumps' heaps):\n";
+    if (a.profiles)
+      out +=
+          "(a sampled profile's counts are estimates: each sampled object stands for the "
+          "period's; they grow by two sampled objects at least)\n";
     for (size_t i = 0; i < a.groups.size(); ++i) {
       const FleetAnswer::Group& g = a.groups[i];
       out += std::to_string(i + 1) + ". " + name_text(g.class_name) + " allocated at " +
@@ -54,8 +59,10 @@ std::string text(const FleetAnswer& a, const TextOptions& options) {
   for (const FleetAnswer::ProcessHeap& p : a.heaps) {
     const FleetAnswer::Point& f = p.heap.front();
     const FleetAnswer::Point& l = p.heap.back();
-    out += process_text(p.process, true) + ": " + counted(p.heap.size(), "dump", "dumps") + ", " +
-           format_count(f.objects) + " -> " + format_count(l.objects) + " objects, " +
+    out += process_text(p.process, true) + ": " +
+           (p.process.profiles ? counted(p.heap.size(), "profile", "profiles") + " (estimates)"
+                               : counted(p.heap.size(), "dump", "dumps")) +
+           ", " + format_count(f.objects) + " -> " + format_count(l.objects) + " objects, " +
            format_bytes(f.bytes) + " -> " + format_bytes(l.bytes) + "\n";
   }
   return finish_text(out, options.width);

@@ -35,6 +35,13 @@ std::string text(const LoadAnswer& a, const TextOptions& options) {
                          counted(d.references, "reference", "references"),
                      options.width) +
            "\n";
+  for (const LoadAnswer::Profile& p : a.profiles)
+    out +=
+        dump_line(a.store, " profile #" + std::to_string(p.id), p.path,
+                  ", " + counted(p.samples, "sample", "samples") + ", " + format_count(p.objects) +
+                      " live objects (" + format_bytes(p.bytes) + ") estimated",
+                  options.width) +
+        "\n";
   if (!a.server) out += escape_controls(a.store) + ": " + format_bytes(a.bytes) + "\n";
   return finish_text(out, options.width);
 }

@@ -13,6 +13,7 @@ namespace heapq {
 
 struct FleetGrowth {
   uint64_t dumps = 0, processes = 0, hosts = 0;
+  uint64_t profiles = 0;            // sampled profiles read, of processes no dump was read of
   uint64_t unattributed_dumps = 0;  // dumps that say no process (ObjectSpace's): left out
   std::string first_time, last_time;
 
@@ -20,6 +21,7 @@ struct FleetGrowth {
     std::string host;  // empty: unknown
     uint64_t pid = 0;
     std::string started, app;
+    bool profiles = false;  // seen through sampled profiles: its counts are estimates
   };
   struct Worst {
     Process process;

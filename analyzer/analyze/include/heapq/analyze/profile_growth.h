@@ -7,31 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "heapq/analyze/site_growth.h"
 #include "heapq/base/result.h"
+#include "heapq/model/fleet_data.h"
 #include "heapq/read/sampled_profile.h"
 
 namespace heapq {
 
-struct SiteGrowth {
-  // The site: the application's innermost frame that allocated (heapq's rule of what is the
-  // app's, is_app_path), else the innermost frame with a file; and the objects' class.
-  std::string file;
-  int64_t line = 0;
-  std::string function;
-  std::string class_name;
-  std::vector<int64_t> objects, bytes;  // the live estimates in each profile, oldest first
-  double objects_per_hour = 0, bytes_per_hour = 0;
-};
+// One profile's live estimates by site and class, in the order first met: the site is the
+// application's innermost frame that allocated (heapq's rule of what is the app's, is_app_path),
+// else the innermost frame with a file; none (file empty) when no frame has one. What a store
+// keeps of a profile, and what growth compares.
+std::vector<FleetCount> profile_site_counts(const SampledProfile& p);
 
-struct ProcessGrowth {
-  std::string host;
-  uint64_t pid = 0;
-  std::vector<int64_t> times_nanos;  // of each profile, oldest first
-  std::vector<int64_t> heap_bytes;   // the live estimate of the whole sampled heap in each
-  std::vector<SiteGrowth> growing;   // most bytes grown first
-};
-
-// profiles: one process's (the same host and pid), in any order; at least two, at distinct
+// profiles: one process's (the same host, pid and start), in any order; at least two, at distinct
 // times. A site grows when its live objects never fell from one profile to the next and rose
 // by at least two sampled objects (twice the period) in all: a sample of objects never freed
 // only grows, where a site whose objects come and go rises and falls. top: the most sites

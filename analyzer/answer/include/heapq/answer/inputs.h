@@ -13,6 +13,7 @@
 #include "heapq/base/result.h"
 #include "heapq/model/heap_graph.h"
 #include "heapq/model/load.h"
+#include "heapq/read/sampled_profile.h"
 
 namespace heapq {
 
@@ -102,6 +103,18 @@ Status check_one_process(const std::vector<const LoadedDump*>& dumps, bool as_gi
 // whatever the names: a hard link, a symlink, "./x"), a store's dump ("app.db#2") included.
 // Inputs that do not exist or are stdin ("-") are skipped.
 Status refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs);
+
+// Whether INPUT is a sampled profile (Memprof.profile's pprof) rather than a dump, by its first
+// bytes (looks_like_profile): a regular file only (stdin, a pipe and a store never are: a pipe
+// cannot be peeked at and read again).
+bool is_profile_input(const std::string& path);
+// How many of the inputs are profiles and how many dumps; a usage error when both are there.
+struct ProfileInputs {
+  size_t profiles = 0, dumps = 0;
+};
+Result<ProfileInputs> profile_inputs(const std::vector<std::string>& paths);
+// Reads a sampled profile (read_sampled_profile).
+Result<SampledProfile> load_profile(const std::string& path);
 
 // One-line summaries of what the load skipped or repaired, for stderr and for JSON output.
 std::vector<std::string> load_warnings(const LoadedDump& dump);

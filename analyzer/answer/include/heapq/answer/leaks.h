@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heapq/analyze/groupings.h"
+#include "heapq/analyze/site_growth.h"
 #include "heapq/answer/common.h"
 
 namespace heapq {
@@ -80,5 +81,26 @@ struct LeaksAnswer {
 };
 
 inline constexpr size_t kSampleBytes = 200;
+
+// heapq leaks over sampled profiles (Memprof.profile), each process's over time: the allocation
+// sites whose live estimates grow (process_growth). A profile has no references: the holder is
+// a dump's to name.
+struct ProfileLeaksAnswer {
+  struct Input {
+    std::string path;
+    std::string time;  // when it was written, ISO 8601 (empty: unknown)
+    int64_t period = 0;
+    uint64_t samples = 0;
+  };
+  struct Process {
+    std::string host, started;        // empty: unknown
+    uint64_t pid = 0;                 // 0: unknown
+    std::vector<Input> inputs;        // oldest first
+    std::vector<int64_t> heap_bytes;  // the live estimate of the sampled heap, in each
+    uint64_t found = 0;               // sites growing, before --top
+    std::vector<SiteGrowth> growing;  // most bytes grown first, at most --top
+  };
+  std::vector<Process> processes;  // by host, pid and start
+};
 
 }  // namespace heapq

@@ -1,4 +1,5 @@
-// heapq load: dumps parsed once into a SQLite store that every command reads without parsing.
+// heapq load: dumps parsed once into a store that every command reads without parsing, and
+// sampled profiles beside them.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,13 @@ struct LoadAnswer {
     uint64_t objects = 0, references = 0;
   };
   std::vector<Dump> dumps;  // those this load added
+  struct Profile {
+    int64_t id = 0;    // its number among the store's profiles
+    std::string path;  // as given
+    uint64_t samples = 0;
+    uint64_t objects = 0, bytes = 0;  // live, estimated
+  };
+  std::vector<Profile> profiles;  // the sampled profiles this load added
 };
 
 }  // namespace heapq

@@ -32,6 +32,7 @@ Result<std::unique_ptr<ByteSource>> open_input(const std::string& path);
 // are kept and handed out again, never asked of the input twice, so that a pipe loses none.
 struct PeekedInput {
   std::string first_line;
+  std::string head;  // the content's first bytes (up to 64), whatever they are
   std::unique_ptr<ByteSource> source;
 };
 Result<PeekedInput> peek_first_line(const std::string& path, size_t max_bytes);

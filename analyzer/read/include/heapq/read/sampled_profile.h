@@ -6,10 +6,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "heapq/read/byte_source.h"
 #include "heapq/base/result.h"
+#include "heapq/read/byte_source.h"
 
 namespace heapq {
 
@@ -25,10 +26,11 @@ struct SampledProfile {
     std::string type;              // the "type" label, if any
     int64_t inuse_objects = 0, inuse_bytes = 0, alloc_objects = 0, alloc_bytes = 0;
   };
-  // From the profile's comments ("host: NAME", "pid: N"), which memprof writes; empty and 0
-  // otherwise.
+  // From the profile's comments ("host: NAME", "pid: N", "started: TIME"), which memprof
+  // writes; empty and 0 otherwise.
   std::string host;
   uint64_t pid = 0;
+  std::string started;         // when the process started, ISO 8601
   int64_t time_nanos = 0;      // when it was written (0: unknown)
   int64_t duration_nanos = 0;  // since sampling started
   int64_t period = 0;          // one allocation in `period` was sampled (0: unknown)
@@ -42,5 +44,9 @@ inline constexpr size_t kMaxProfileBytes = size_t{1} << 30;
 // Reads a whole profile. A damaged or hostile one is an error naming the input and what is
 // wrong (a truncated field, an index past its table, a value that is not a heap profile's).
 Result<SampledProfile> read_sampled_profile(ByteSource& in);
+
+// Whether an input's first bytes (decompressed) are a profile.proto's rather than a dump's: a
+// field of a Profile message where a dump has '{' or white space.
+bool looks_like_profile(std::string_view head);
 
 }  // namespace heapq

@@ -46,6 +46,8 @@ std::string text(const StringsAnswer& answer, const TextOptions& options);
 std::string json(const StringsAnswer& answer);
 std::string text(const FleetAnswer& answer, const TextOptions& options);
 std::string json(const FleetAnswer& answer);
+std::string text(const ProfileLeaksAnswer& answer, const TextOptions& options);
+std::string json(const ProfileLeaksAnswer& answer);
 
 // The report: one self-contained HTML page (each suspect's picture laid out by graphviz).
 std::string html(const ReportAnswer& answer);
@@ -60,7 +62,7 @@ std::string folded(const ProfileAnswer& answer);
 // Any command's answer, for the dispatcher.
 using Answer = std::variant<StatsAnswer, RetainersAnswer, LeaksAnswer, LoadAnswer, VizAnswer,
                             SitesAnswer, ReportAnswer, DiffAnswer, DominatorsAnswer, ProfileAnswer,
-                            StringsAnswer, FleetAnswer>;
+                            StringsAnswer, FleetAnswer, ProfileLeaksAnswer>;
 
 // In the format asked for: text and JSON for every answer but a picture (DOT, SVG), the report
 // (HTML, whatever the format) and a profile (pprof, else folded stacks).

@@ -19,6 +19,7 @@
 #include "heapq/model/fleet_data.h"
 #include "heapq/model/heap_graph.h"
 #include "heapq/read/load_report.h"
+#include "heapq/read/sampled_profile.h"
 
 namespace heapq {
 
@@ -92,6 +93,10 @@ class StoreWriter {
   // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
                       PendingAnalyses analyses, const DumpTags& tags = {});
+  // Adds one sampled profile with its live estimates by site (profile_site_counts); returns its
+  // id in the profiles table.
+  Result<int64_t> add_profile(const std::string& source, const SampledProfile& profile,
+                              const std::vector<FleetCount>& sites, const DumpTags& tags = {});
 
   // Builds the indexes, makes the file durable and renames it to the final name. Without
   // `replace`, a file that appeared under that name meanwhile is kept and the store is not
@@ -136,6 +141,9 @@ class ServerWriter {
   const std::string& name() const;
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
                       PendingAnalyses analyses, const DumpTags& tags = {});
+  // One sampled profile, in one transaction (StoreWriter::add_profile).
+  Result<int64_t> add_profile(const std::string& source, const SampledProfile& profile,
+                              const std::vector<FleetCount>& sites, const DumpTags& tags = {});
 
  private:
   class Impl;
@@ -144,7 +152,9 @@ class ServerWriter {
 };
 
 // The dumps of a store (schemas/store.sql) of the app given (empty: all) taken at or after
-// `since` (an ISO 8601 time; empty: all), and their counts: one query per dump.
+// `since` (an ISO 8601 time; empty: all), and their counts: one query per dump. Processes no
+// such dump is of come from their sampled profiles (FleetDump::period), where the store has
+// them.
 Result<FleetData> read_fleet(const std::string& store, const std::string& app,
                              const std::string& since);
 

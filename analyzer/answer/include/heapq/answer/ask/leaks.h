@@ -29,6 +29,11 @@ struct LeaksOptions {
 Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
                                  const InputOptions& inputs);
 
+// paths: sampled profiles (profile_inputs), of one process or several, each process's in any
+// order (their times say it): what grows in each.
+Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<std::string>& paths,
+                                                const LeaksOptions& options);
+
 // The leaks of dumps already loaded (dom: the last one's), unresolved: what growth or
 // accumulation finds, with the objects of each leak.
 LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
