@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "heapq/base/keyed_hash.h"
 #include "heapq/read/source_paths.h"
 
 namespace heapq {
@@ -53,7 +54,7 @@ std::vector<SiteGrowth> sites_by_profile(const std::vector<const SampledProfile*
                                          std::vector<int64_t>& heap_bytes) {
   const size_t n = sorted.size();
   std::vector<SiteGrowth> sites;
-  std::unordered_map<std::string, size_t> index;
+  std::unordered_map<std::string, size_t, KeyedHash> index;
   std::string key;
   for (size_t i = 0; i < n; ++i) {
     for (const FleetCount& c : profile_site_counts(*sorted[i])) {
@@ -79,7 +80,7 @@ bool never_fell(const std::vector<int64_t>& v) {
 
 std::vector<FleetCount> profile_site_counts(const SampledProfile& p) {
   std::vector<FleetCount> counts;
-  std::unordered_map<std::string, size_t> index;
+  std::unordered_map<std::string, size_t, KeyedHash> index;
   std::string key;
   for (const SampledProfile::Sample& s : p.samples) {
     const SampledProfile::Frame* at = site_frame(p, s);

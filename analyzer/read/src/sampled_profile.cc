@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "heapq/base/keyed_hash.h"
 #include "heapq/base/utf8.h"
 
 namespace heapq {
@@ -378,9 +379,10 @@ class Decoder {
   size_t frames_named_ = 0;
   SampledProfile out_;
   int index_[4] = {-1, -1, -1, -1};  // inuse_objects, inuse_space, alloc_objects, alloc_space
-  std::unordered_map<uint64_t, SampledProfile::Frame> functions_;
-  std::unordered_map<uint64_t, Location> locations_;
-  std::unordered_map<std::string, uint32_t> frame_ids_;
+  // Keyed at random: a stranger's ids and names, chosen to collide, land in no one bucket.
+  std::unordered_map<uint64_t, SampledProfile::Frame, KeyedHash> functions_;
+  std::unordered_map<uint64_t, Location, KeyedHash> locations_;
+  std::unordered_map<std::string, uint32_t, KeyedHash> frame_ids_;
 };
 
 // The whole input, at most kMaxProfileBytes of it.
