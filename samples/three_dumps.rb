@@ -2,10 +2,13 @@
 # calls ThreeDumps.run, which traces allocations, runs the sample's warm-up, dumps the heap (1),
 # runs REQUESTS requests, dumps (2), runs REQUESTS more, dumps (3):
 #
-#   ruby samples/NAME.rb OUTDIR [--memprof | --signal] [--requests N]
+#   ruby samples/NAME.rb OUTDIR [--memprof | --signal | --sampled [--seed N]] [--requests N]
 #
 # writes OUTDIR/NAME-1.json .. NAME-3.json with ObjectSpace.dump_all (allocation tracing on),
 # or with --memprof OUTDIR/NAME-1.jsonl .. NAME-3.jsonl with Memprof.dump_all (Memprof.start).
+# --sampled writes the ObjectSpace dumps and, beside each, NAME-N.pb.gz: memprof's sampled
+# profile (Memprof.start(sample: Memprof::DEFAULT_SAMPLE), Memprof.profile) of the same moment;
+# --seed N seeds its random intervals (the same program, the same samples).
 # --signal dumps as a user dumps a live program: the sample runs as a child process that
 # loads memprof from outside (ruby -rmemprof/signal, MEMPROF_TRACK=1), and this process sends
 # it SIGUSR2 for each dump, waits for memprof's "memprof: wrote PATH" line (the dump is
@@ -27,8 +30,9 @@
 require "objspace"
 
 module ThreeDumps
-  USAGE = "usage: ruby %s OUTDIR [--memprof | --signal] [--requests N]"
-  MODES = { "--memprof" => :memprof, "--signal" => :signal, "--signalled" => :signalled }.freeze
+  USAGE = "usage: ruby %s OUTDIR [--memprof | --signal | --sampled [--seed N]] [--requests N]"
+  MODES = { "--memprof" => :memprof, "--signal" => :signal, "--signalled" => :signalled,
+            "--sampled" => :sampled }.freeze
   WROTE = /^memprof: wrote (.+) \(\d+\.\d MB\) in /.freeze
 
   module_function
@@ -51,7 +55,7 @@ module ThreeDumps
   end
 
   def dump_paths(name, outdir, mode)
-    (1..3).map { |n| File.join(outdir, "#{name}-#{n}.#{mode == :objspace ? 'json' : 'jsonl'}") }
+    (1..3).map { |n| File.join(outdir, "#{name}-#{n}.#{%i[objspace sampled].include?(mode) ? 'json' : 'jsonl'}") }
   end
 
   def in_thread(&block)
@@ -66,6 +70,10 @@ module ThreeDumps
     mode = modes.empty? ? :objspace : MODES[modes.first]
     if (at = args.index("--requests"))
       requests = Integer(args[at + 1])
+      args.slice!(at, 2)
+    end
+    if (at = args.index("--seed"))
+      @seed = Integer(args[at + 1])
       args.slice!(at, 2)
     end
     abort format(USAGE, $PROGRAM_NAME) unless args.size == 1
@@ -83,14 +91,13 @@ module ThreeDumps
 
   def start_tracing(mode)
     case mode
-    when :memprof
+    when :memprof, :sampled
       dir = memprof_dir
       $LOAD_PATH.push(dir) if dir && !$LOAD_PATH.include?(dir)
       require "memprof"
-      Memprof.start
-    when :objspace
-      ObjectSpace.trace_object_allocations_start
+      mode == :sampled ? Memprof.start(sample: Memprof::DEFAULT_SAMPLE, seed: @seed) : Memprof.start
     end # :signalled: memprof/signal, loaded from outside, tracks from the start
+    ObjectSpace.trace_object_allocations_start if %i[objspace sampled].include?(mode)
   end
 
   # Except in the signalled child: a full GC first, so that what the dump shows is alive, not
@@ -108,6 +115,7 @@ module ThreeDumps
     else
       File.open("#{path}.tmp", "w") { |f| ObjectSpace.dump_all(output: f) }
       File.rename("#{path}.tmp", path)
+      Memprof.profile(path.sub(/\.json\z/, ".pb.gz")) if mode == :sampled
     end
   end
 

@@ -3,6 +3,7 @@
 # processes from profiles alone. The server's tests run the fleet on PostgreSQL.
 require_relative "helper"
 require_relative "sampled_fleet"
+require_relative "../ruby/pprof_reader"
 
 class TestSampledProfiles < Test::Unit::TestCase
   include E2E
@@ -59,6 +60,44 @@ class TestSampledProfiles < Test::Unit::TestCase
     assert_match(/0 dumps, 12 sampled profiles/, text)
     assert_match(/grows in 1 of 1 process/, text)
     assert_match(/3 profiles \(estimates\)/, text)
+  end
+
+  # On the Rails samples at the default rate (1 in 32), the sites that hold 1 % of the traced
+  # objects or more rank as heapq sites ranks them in an ObjectSpace dump of the same moment:
+  # any two whose counts differ by half or more come in the same order. (A site is its file,
+  # line and class: the innermost frame of memprof's stacks, the allocation site of the dump.)
+  def test_sites_rank_as_a_dump_of_the_same_moment_counts
+    ext = ENV.fetch("MEMPROF_EXT_DIR") { omit("the memprof extension is not built") }
+    %w[rails_controller rails_fragments].each do |sample|
+      out = File.join(@tmp, sample)
+      _, err, status = Open3.capture3(RbConfig.ruby, "-I", ext, sample_path(sample), out, "--sampled",
+                                      "--requests", "1500")
+      assert(status.success?, "#{sample}: #{err}")
+      site = ->(file, line, klass) { [File.basename(file), line, klass] }
+      sites = heapq_json("sites", "--top", "0", File.join(out, "#{sample}-3.json"))
+      least = sites["objects_with_site"] / 100.0
+      truth = sites["sites"].select { |s| s["file"] && s["count"] >= least }
+                            .to_h { |s| [site.(s["file"], s["line"], s["class"]), s["count"]] }
+      profile = PprofReader.new(File.binread(File.join(out, "#{sample}-3.pb.gz")))
+      assert_equal(32, profile.period)
+      objects = profile.types.index(%w[inuse_objects count])
+      estimate = Hash.new(0)
+      profile.samples.each do |s|
+        _, file, line = s.frames.find { |_, f, _| !f.empty? }
+        estimate[site.(file, line, s.labels["class"])] += s.values[objects] if file
+      end
+      compared = 0
+      truth.to_a.combination(2) do |(a, count_a), (b, count_b)|
+        next if [count_a, count_b].max < 1.5 * [count_a, count_b].min
+
+        compared += 1
+        more, less = count_a > count_b ? [a, b] : [b, a]
+        assert_operator(estimate[more], :>, estimate[less],
+                        "#{sample}: #{more} (#{truth[more]}) and #{less} (#{truth[less]}) " \
+                        "estimated #{estimate[more]} and #{estimate[less]}")
+      end
+      assert_operator(compared, :>, 0, "#{sample}: no two sites apart: #{truth}")
+    end
   end
 
   def test_profiles_are_not_dumps
