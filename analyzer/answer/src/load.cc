@@ -10,24 +10,6 @@ namespace heapq {
 
 namespace {
 
-// A sampled profile into either store: its live estimates by site.
-template <typename Writer>
-Status add_profile(Writer& writer, const std::string& path, const StoreLoadOptions& options,
-                   LoadAnswer& a) {
-  HEAPQ_ASSIGN_OR_RETURN(const SampledProfile profile, load_profile(path));
-  const std::vector<FleetCount> sites = profile_site_counts(profile);
-  HEAPQ_ASSIGN_OR_RETURN(const int64_t id, writer.add_profile(path, profile, sites, options.tags));
-  LoadAnswer::Profile& p = a.profiles.emplace_back();
-  p.id = id;
-  p.path = path;
-  p.samples = profile.samples.size();
-  for (const FleetCount& c : sites) {
-    p.objects += c.count;
-    p.bytes += c.bytes;
-  }
-  return Ok{};
-}
-
 Result<std::string> store_path(const std::vector<std::string>& dumps,
                                const StoreLoadOptions& options) {
   std::string out = options.output;
@@ -65,8 +47,61 @@ Error interrupted(const LoadAnswer& a, const std::string& path) {
                              : "this load added " + added + " to " + a.store)};
 }
 
-// Each dump in a transaction of its own: what was added before a failure stays.
-Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
+// A sampled profile, as its live estimates by site.
+Status add_profile(DumpWriter& writer, const std::string& path, const StoreLoadOptions& options,
+                   const StoreLoadHooks& hooks, LoadAnswer& a) {
+  HEAPQ_ASSIGN_OR_RETURN(const SampledProfile profile, load_profile(path));
+  const std::vector<FleetCount> sites = profile_site_counts(profile);
+  if (hooks.writing) hooks.writing(a.store, true);
+  auto id = writer.add_profile(path, profile, sites, options.tags);
+  if (id) {
+    LoadAnswer::Profile& p = a.profiles.emplace_back();
+    p.id = *id;
+    p.path = path;
+    p.samples = profile.samples.size();
+    for (const FleetCount& c : sites) {
+      p.objects += c.count;
+      p.bytes += c.bytes;
+    }
+    if (hooks.added) hooks.added("profile #" + std::to_string(*id));
+  }
+  if (hooks.writing) hooks.writing(a.store, false);
+  return id ? Status(Ok{}) : Status(id.error());
+}
+
+// A dump, with the analyses the store keeps.
+Status add_dump(DumpWriter& writer, const std::string& path, const StoreLoadOptions& options,
+                const InputOptions& inputs, const StoreLoadHooks& hooks, LoadAnswer& a) {
+  HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+  if (server_statements_cancelled()) return Error{ExitCode::kInterrupted, "interrupted"};
+  if (hooks.writing) hooks.writing(a.store, true);
+  auto id =
+      writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph), options.tags);
+  if (id) {
+    a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
+    if (hooks.added) hooks.added("#" + std::to_string(*id));
+  }
+  if (hooks.writing) hooks.writing(a.store, false);
+  return id ? Status(Ok{}) : Status(id.error());
+}
+
+// Each input in the order given, a profile or a dump by its content. A server commits each as
+// it is added, so that what was added before a failure stays; one stopped by a signal (its
+// statements cancelled) says what it added.
+Status add_each(DumpWriter& writer, const std::vector<std::string>& paths,
+                const StoreLoadOptions& options, const InputOptions& inputs,
+                const StoreLoadHooks& hooks, LoadAnswer& a) {
+  for (const std::string& path : paths) {
+    if (server_statements_cancelled()) return interrupted(a, path);
+    Status s = is_profile_input(path) ? add_profile(writer, path, options, hooks, a)
+                                      : add_dump(writer, path, options, inputs, hooks, a);
+    if (!s && s.error().code == ExitCode::kInterrupted) return interrupted(a, path);
+    if (!s) return s;
+  }
+  return Ok{};
+}
+
+Result<LoadAnswer> load_to_server(const std::vector<std::string>& paths,
                                   const StoreLoadOptions& options, const InputOptions& inputs,
                                   const StoreLoadHooks& hooks) {
   if (options.force) return usage_error("--force replaces a store file; a server only adds dumps");
@@ -78,27 +113,7 @@ Result<LoadAnswer> load_to_server(const std::vector<std::string>& dumps,
   LoadAnswer a;
   a.store = writer.name();
   a.server = true;
-  for (const std::string& path : dumps) {
-    if (server_statements_cancelled()) return interrupted(a, path);
-    if (is_profile_input(path)) {
-      Status s = add_profile(writer, path, options, a);
-      if (!s && s.error().code == ExitCode::kInterrupted) return interrupted(a, path);
-      if (!s) return s.error();
-      continue;
-    }
-    HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
-    if (server_statements_cancelled()) return interrupted(a, path);
-    if (hooks.writing) hooks.writing(a.store, true);
-    auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),
-                         options.tags);
-    if (id) {
-      a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
-      if (hooks.added) hooks.added(a.dumps.back());
-    }
-    if (hooks.writing) hooks.writing(a.store, false);
-    if (!id && id.error().code == ExitCode::kInterrupted) return interrupted(a, path);
-    if (!id) return id.error();
-  }
+  HEAPQ_RETURN_IF_ERROR(add_each(writer, paths, options, inputs, hooks, a));
   return a;
 }
 
@@ -122,19 +137,7 @@ Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
   if (hooks.writing_to) hooks.writing_to(writer.temp_path());
   LoadAnswer a;
   a.store = out;
-  for (const std::string& path : dumps) {
-    if (is_profile_input(path)) {
-      HEAPQ_RETURN_IF_ERROR(add_profile(writer, path, options, a));
-      continue;
-    }
-    HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
-    if (hooks.writing) hooks.writing(out, true);
-    auto id = writer.add(dump.path, dump.graph, dump.report, analyses_for_store(dump.graph),
-                         options.tags);
-    if (hooks.writing) hooks.writing(out, false);
-    if (!id) return id.error();
-    a.dumps.push_back({*id, dump.path, dump.graph.object_count(), dump.graph.edge_count()});
-  }
+  HEAPQ_RETURN_IF_ERROR(add_each(writer, dumps, options, inputs, hooks, a));
   HEAPQ_RETURN_IF_ERROR(writer.finish(options.force || append));
   a.bytes = std::filesystem::file_size(out, ec);
   return a;

@@ -53,15 +53,15 @@ extern "C" void remove_temp_and_reraise(int sig) {
   std::raise(sig);
 }
 
-// A load into a server: what it added so far ("#5, #6"), and whether a dump is being written.
+// A load into a server: what it added so far ("#5, #6, profile #2"), and whether a dump or
+// profile is being written.
 char g_added[2048];
 volatile std::sig_atomic_t g_server_writing = 0;
 
-void append_added(int64_t id) {
+void append_added(const std::string& added) {
   const size_t used = std::strlen(g_added);
-  if (used + 32 < sizeof g_added)
-    std::snprintf(g_added + used, sizeof g_added - used, "%s#%lld", used ? ", " : "",
-                  static_cast<long long>(id));
+  if (used + added.size() + 3 < sizeof g_added)
+    std::snprintf(g_added + used, sizeof g_added - used, "%s%s", used ? ", " : "", added.c_str());
 }
 
 // Stops a load into a server: the statements running are cancelled, and the load, seeing them
@@ -151,7 +151,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
     else if (status_line)
       std::fprintf(stderr, "\r\033[K");
   };
-  hooks.added = [](const LoadAnswer::Dump& dump) { append_added(dump.id); };
+  hooks.added = append_added;
   if (is_server_url(options.output)) guard.watch_server();
   HEAPQ_ASSIGN_OR_RETURN(LoadAnswer load,
                          answer_load(args.positional(), options, input_options(global), hooks));

@@ -142,6 +142,10 @@ StoreWriter::StoreWriter(StoreWriter&&) noexcept = default;
 StoreWriter& StoreWriter::operator=(StoreWriter&&) noexcept = default;
 StoreWriter::~StoreWriter() = default;
 
+const std::string& StoreWriter::name() const {
+  return impl_->name;
+}
+
 const std::string& StoreWriter::temp_path() const {
   return impl_->temp_path;
 }

@@ -13,6 +13,7 @@
 
 #include "cli_run.h"
 #include "heapq/analyze/dominators.h"
+#include "heapq/answer/ask/load.h"
 #include "heapq/answer/store_analyses.h"
 #include "main_help.h"
 #include "test_dumps.h"
@@ -448,6 +449,35 @@ TEST_F(Store, ProfilesBesideDumpsForTheFleet) {
   EXPECT_EQ(read_fleet(store, "shop", "").value().dumps.size(), 2u);
   EXPECT_EQ(read_fleet(store, "", "2026-11-18T11:08:00Z").value().dumps.size(), 2u)
       << "the dump (taken when loaded: it says no time) and the last profile";
+}
+
+// One load takes dumps and sampled profiles in the order given, through the one DumpWriter
+// interface either store implements, and tells the command line each one added (what a load a
+// signal stops says it added) while it is being written.
+TEST_F(Store, OneLoadOfDumpsAndProfiles) {
+  const std::string dump = path("d.json");
+  std::ofstream(dump) << kMemprofDump;
+  const std::string profile = HEAPQ_FIXTURES_DIR "/profiles/widgets.pb.gz";
+  StoreLoadOptions options;
+  options.output = path("both.db");
+  std::vector<std::string> added, writing;
+  StoreLoadHooks hooks;
+  hooks.added = [&](const std::string& what) { added.push_back(what); };
+  hooks.writing = [&](const std::string& store, bool on) {
+    writing.push_back((on ? "+" : "-") + std::filesystem::path(store).filename().string());
+  };
+  auto a = answer_load({profile, dump, profile}, options, InputOptions{}, hooks);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(added, (std::vector<std::string>{"profile #1", "#1", "profile #2"}));
+  EXPECT_EQ(writing, (std::vector<std::string>{"+both.db", "-both.db", "+both.db", "-both.db",
+                                               "+both.db", "-both.db"}));
+  ASSERT_EQ(a->profiles.size(), 2u);
+  EXPECT_EQ(a->profiles[1].path, profile);
+  EXPECT_GT(a->profiles[0].objects, 0u);
+  ASSERT_EQ(a->dumps.size(), 1u);
+  auto rows = run_sql(options.output, "SELECT count(*) FROM profiles", false);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_EQ(std::get<int64_t>(rows->rows.at(0).at(0)), 2);
 }
 
 TEST_F(Store, AReplacedStoreLeavesNothingOfItsOwnBeside) {

@@ -70,9 +70,27 @@ class DumpAnalyses {
 // written.
 using PendingAnalyses = std::future<std::unique_ptr<const DumpAnalyses>>;
 
+// Where heapq load writes dumps and sampled profiles: a store file (StoreWriter) or a server
+// (ServerWriter), each dump or profile numbered by the store.
+class DumpWriter {
+ public:
+  virtual ~DumpWriter() = default;
+  // The store in messages: its file as named, or a server's URL without its password.
+  virtual const std::string& name() const = 0;
+  // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
+  virtual Result<int64_t> add(const std::string& source, const HeapGraph& graph,
+                              const LoadReport& report, PendingAnalyses analyses,
+                              const DumpTags& tags) = 0;
+  // Adds one sampled profile with its live estimates by site (profile_site_counts); returns
+  // its id in the profiles table.
+  virtual Result<int64_t> add_profile(const std::string& source, const SampledProfile& profile,
+                                      const std::vector<FleetCount>& sites,
+                                      const DumpTags& tags) = 0;
+};
+
 // Writes a new store. Nothing appears under the final name before finish() succeeds; the
 // destructor removes the temporary file of an unfinished store.
-class StoreWriter {
+class StoreWriter final : public DumpWriter {
  public:
   // Fails (exit status 3) when the temporary file cannot be created.
   static Result<StoreWriter> create(const std::string& path);
@@ -90,13 +108,12 @@ class StoreWriter {
   // finish() renamed it.
   const std::string& temp_path() const;
 
-  // Adds one dump with its analyses (dominators, retained sizes, distances); returns its id.
+  const std::string& name() const override;
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
-                      PendingAnalyses analyses, const DumpTags& tags = {});
-  // Adds one sampled profile with its live estimates by site (profile_site_counts); returns its
-  // id in the profiles table.
+                      PendingAnalyses analyses, const DumpTags& tags = {}) override;
   Result<int64_t> add_profile(const std::string& source, const SampledProfile& profile,
-                              const std::vector<FleetCount>& sites, const DumpTags& tags = {});
+                              const std::vector<FleetCount>& sites,
+                              const DumpTags& tags = {}) override;
 
   // Builds the indexes, makes the file durable and renames it to the final name. Without
   // `replace`, a file that appeared under that name meanwhile is kept and the store is not
@@ -128,7 +145,7 @@ bool is_store(const StoreRef& ref);
 // at once. Each dump is one transaction: its rows go by COPY into tables of their own, indexed
 // and attached as partitions of the store's tables before it commits; nothing of it is visible
 // before, and nothing stays of a load that fails or is killed. Makes the schema on first use.
-class ServerWriter {
+class ServerWriter final : public DumpWriter {
  public:
   // Fails with exit status 3 when the server cannot be reached, 2 when its store is of another
   // schema version.
@@ -138,12 +155,13 @@ class ServerWriter {
   ~ServerWriter();
 
   // The URL without its password.
-  const std::string& name() const;
+  const std::string& name() const override;
+  // Each dump, and each profile, in one transaction of its own.
   Result<int64_t> add(const std::string& source, const HeapGraph& graph, const LoadReport& report,
-                      PendingAnalyses analyses, const DumpTags& tags = {});
-  // One sampled profile, in one transaction (StoreWriter::add_profile).
+                      PendingAnalyses analyses, const DumpTags& tags = {}) override;
   Result<int64_t> add_profile(const std::string& source, const SampledProfile& profile,
-                              const std::vector<FleetCount>& sites, const DumpTags& tags = {});
+                              const std::vector<FleetCount>& sites,
+                              const DumpTags& tags = {}) override;
 
  private:
   class Impl;

@@ -27,8 +27,8 @@ struct StoreLoadHooks {
   std::function<void(const std::string& temp)> writing_to;
   // Around each dump's writing: (the store, true) before, (the store, false) after.
   std::function<void(const std::string& store, bool)> writing;
-  // A dump is in the store.
-  std::function<void(const LoadAnswer::Dump&)> added;
+  // A dump ("#5") or a profile ("profile #3") is in the store.
+  std::function<void(const std::string& added)> added;
 };
 
 Result<LoadAnswer> answer_load(const std::vector<std::string>& dumps,
