@@ -135,13 +135,13 @@ FleetGrowth analyze_fleet(const FleetData& data, size_t top) {
   FleetGrowth a;
   for (const FleetDump& d : data.dumps) ++(d.period != 0 ? a.profiles : a.dumps);
   // Processes: (host, pid, start) -> the indexes of their dumps.
-  std::map<std::tuple<std::string, uint64_t, std::string>, std::vector<size_t>> processes;
+  std::map<ProcessKey, std::vector<size_t>> processes;
   for (size_t i = 0; i < data.dumps.size(); ++i) {
     const DumpOrigin& d = data.dumps[i].origin;
     if (d.pid == 0)
       ++a.unattributed_dumps;
     else
-      processes[{d.host, d.pid, d.started}].push_back(i);
+      processes[process_of(d)].push_back(i);
   }
   std::set<std::string> hosts;
   Groups groups;
@@ -154,8 +154,8 @@ FleetGrowth analyze_fleet(const FleetData& data, size_t top) {
     std::vector<size_t> dumps;
     for (size_t k : written_order(origins)) dumps.push_back(loaded[k]);
     const FleetDump& newest = data.dumps[dumps.back()];
-    const FleetGrowth::Process process{std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                                       newest.app, newest.period != 0};
+    const FleetGrowth::Process process{key.host, key.pid, key.started, newest.app,
+                                       newest.period != 0};
     hosts.insert(process.host);
     FleetGrowth::ProcessHeap& heap = a.heaps.emplace_back();
     heap.process = process;

@@ -27,26 +27,26 @@ std::string process_name(const SampledProfile& p) {
          std::to_string(p.pid) + (p.started.empty() ? "" : " started " + p.started);
 }
 
-// The profiles oldest first, all of one process at distinct times; else what is wrong.
-Result<std::vector<const SampledProfile*>> in_time_order(
-    const std::vector<const SampledProfile*>& profiles) {
+// The profiles' indexes, oldest first (of one time, as given), all of one process at distinct
+// times; else what is wrong.
+Result<std::vector<size_t>> in_time_order(const std::vector<const SampledProfile*>& profiles) {
   if (profiles.size() < 2) return usage_error("growth needs two profiles of a process or more");
-  std::vector<const SampledProfile*> sorted = profiles;
-  for (const SampledProfile* p : sorted) {
-    if (p->host != sorted[0]->host || p->pid != sorted[0]->pid || p->started != sorted[0]->started)
-      return bad_input("profiles of two processes (" + process_name(*sorted[0]) + ", " +
+  for (const SampledProfile* p : profiles) {
+    if (p->process() != profiles[0]->process())
+      return bad_input("profiles of two processes (" + process_name(*profiles[0]) + ", " +
                        process_name(*p) + "): growth compares one process over time");
   }
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const SampledProfile* a, const SampledProfile* b) {
-                     return a->time_nanos < b->time_nanos;
-                   });
-  for (size_t i = 1; i < sorted.size(); ++i) {
-    if (sorted[i]->time_nanos == sorted[i - 1]->time_nanos)
-      return bad_input("two profiles of " + process_name(*sorted[i]) +
+  std::vector<size_t> order(profiles.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return profiles[a]->time_nanos < profiles[b]->time_nanos;
+  });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (profiles[order[i]]->time_nanos == profiles[order[i - 1]]->time_nanos)
+      return bad_input("two profiles of " + process_name(*profiles[order[i]]) +
                        " say the same time: which came first is unknown");
   }
-  return sorted;
+  return order;
 }
 
 // Every site's live estimates in each profile.
@@ -102,18 +102,21 @@ std::vector<FleetCount> profile_site_counts(const SampledProfile& p) {
 
 Result<ProcessGrowth> process_growth(const std::vector<const SampledProfile*>& profiles,
                                      size_t top) {
-  auto sorted = in_time_order(profiles);
-  if (!sorted) return sorted.error();
+  auto order = in_time_order(profiles);
+  if (!order) return order.error();
+  std::vector<const SampledProfile*> sorted;
+  for (size_t i : *order) sorted.push_back(profiles[i]);
   ProcessGrowth out;
-  out.host = (*sorted)[0]->host;
-  out.pid = (*sorted)[0]->pid;
-  out.started = (*sorted)[0]->started;
-  for (const SampledProfile* p : *sorted) out.times_nanos.push_back(p->time_nanos);
-  out.heap_bytes.assign(sorted->size(), 0);
-  std::vector<SiteGrowth> sites = sites_by_profile(*sorted, out.heap_bytes);
+  out.host = sorted[0]->host;
+  out.pid = sorted[0]->pid;
+  out.started = sorted[0]->started;
+  out.order = std::move(*order);
+  for (const SampledProfile* p : sorted) out.times_nanos.push_back(p->time_nanos);
+  out.heap_bytes.assign(sorted.size(), 0);
+  std::vector<SiteGrowth> sites = sites_by_profile(sorted, out.heap_bytes);
   const double hours = double(out.times_nanos.back() - out.times_nanos.front()) / 3.6e12;
   // Two sampled objects: below that, one object sampled more is chance.
-  const int64_t least = 2 * std::max<int64_t>(sorted->back()->period, 1);
+  const int64_t least = 2 * std::max<int64_t>(sorted.back()->period, 1);
   for (SiteGrowth& s : sites) {
     const int64_t grown = s.objects.back() - s.objects.front();
     if (grown < least || !never_fell(s.objects)) continue;

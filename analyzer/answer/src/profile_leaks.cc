@@ -1,8 +1,6 @@
 // heapq leaks over sampled profiles: each process's profiles over time, what grows in them.
-#include <algorithm>
 #include <cstdint>
 #include <map>
-#include <tuple>
 
 #include "heapq/analyze/profile_growth.h"
 #include "heapq/answer/ask/leaks.h"
@@ -18,32 +16,26 @@ Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<std::string>& 
     HEAPQ_ASSIGN_OR_RETURN(SampledProfile p, load_profile(path));
     profiles.push_back(std::move(p));
   }
-  // By process: host, pid and start (a pid alone repeats across hosts and over time).
-  std::map<std::tuple<std::string, uint64_t, std::string>, std::vector<size_t>> by_process;
-  for (size_t i = 0; i < profiles.size(); ++i)
-    by_process[{profiles[i].host, profiles[i].pid, profiles[i].started}].push_back(i);
+  std::map<ProcessKey, std::vector<size_t>> by_process;
+  for (size_t i = 0; i < profiles.size(); ++i) by_process[profiles[i].process()].push_back(i);
   ProfileLeaksAnswer a;
   for (const auto& [key, of] : by_process) {
     std::vector<const SampledProfile*> its;
     for (size_t i : of) its.push_back(&profiles[i]);
     if (its.size() < 2) {
-      const auto& [host, pid, started] = key;
       return usage_error("leaks over profiles compares each process's over time: " + paths[of[0]] +
-                         " is the only one of pid " + std::to_string(pid) +
-                         (host.empty() ? "" : " on " + host) +
+                         " is the only one of pid " + std::to_string(key.pid) +
+                         (key.host.empty() ? "" : " on " + key.host) +
                          "; give two profiles of it or more (MEMPROF_PROFILE_EVERY writes them)");
     }
     HEAPQ_ASSIGN_OR_RETURN(ProcessGrowth growth, process_growth(its, 0));
     ProfileLeaksAnswer::Process& p = a.processes.emplace_back();
-    std::tie(p.host, p.pid, p.started) = key;
-    // process_growth's order: oldest first, of equal times as given.
-    std::vector<size_t> order = of;
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return profiles[x].time_nanos < profiles[y].time_nanos;
-    });
-    for (size_t i : order)
-      p.inputs.push_back({paths[i], iso_time_of_nanos(profiles[i].time_nanos), profiles[i].period,
-                          profiles[i].samples.size()});
+    p.host = key.host;
+    p.pid = key.pid;
+    p.started = key.started;
+    for (size_t k : growth.order)
+      p.inputs.push_back({paths[of[k]], iso_time_of_nanos(its[k]->time_nanos), its[k]->period,
+                          its[k]->samples.size()});
     p.heap_bytes = std::move(growth.heap_bytes);
     p.found = growth.growing.size();
     if (options.top != SIZE_MAX && growth.growing.size() > options.top)

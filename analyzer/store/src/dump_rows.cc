@@ -43,13 +43,9 @@ class DumpRows {
               const DumpAnalyses& a);
 
  private:
-  // Runs fn(rows) to add the table's rows, then finishes them.
   template <typename Fn>
   Status table(std::string_view name, int columns, Fn fn) {
-    auto rows = to_.rows(name, columns);
-    if (!rows) return rows.error();
-    if (Status s = fn(**rows); !s) return s;
-    return (*rows)->finish();
+    return write_table(to_, name, columns, fn);
   }
   Result<std::unordered_map<uint32_t, int64_t>> gem_ids_of_files();
 

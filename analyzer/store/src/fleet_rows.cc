@@ -2,7 +2,6 @@
 // sampled profile of a process no dump is of, its live estimates likewise.
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 #include "heapq/read/dump_time.h"
 #include "heapq/store/store.h"
@@ -11,12 +10,6 @@
 namespace heapq {
 
 namespace {
-
-using ProcessKey = std::tuple<std::string, uint64_t, std::string>;  // host, pid, start
-
-ProcessKey process_of(const FleetDump& d) {
-  return {d.origin.host, d.origin.pid, d.origin.started};
-}
 
 uint64_t non_negative(int64_t v) {
   return static_cast<uint64_t>(std::max<int64_t>(0, v));
@@ -118,7 +111,7 @@ Result<FleetData> read_fleet(const std::string& store, const std::string& app,
   // Processes of no dump kept come from their sampled profiles: a process that has dumps is
   // seen through them, which count what profiles estimate.
   std::map<ProcessKey, int> dumps_of;
-  for (const FleetDump& d : data.dumps) ++dumps_of[process_of(d)];
+  for (const FleetDump& d : data.dumps) ++dumps_of[process_of(d.origin)];
   std::vector<FleetDump> profiles;
   HEAPQ_RETURN_IF_ERROR(read_rows(
       **db, kProfiles, choice,
@@ -127,13 +120,13 @@ Result<FleetData> read_fleet(const std::string& store, const std::string& app,
       },
       profiles));
   for (FleetDump& p : profiles)
-    if (!dumps_of.contains(process_of(p))) data.dumps.push_back(std::move(p));
+    if (!dumps_of.contains(process_of(p.origin))) data.dumps.push_back(std::move(p));
   std::map<ProcessKey, int> rows_of;
-  for (const FleetDump& d : data.dumps) ++rows_of[process_of(d)];
+  for (const FleetDump& d : data.dumps) ++rows_of[process_of(d.origin)];
   // Only processes of two dumps (or profiles) or more can grow: the others need no counting.
   for (const FleetDump& d : data.dumps) {
     std::vector<FleetCount>& counts = data.counts.emplace_back();
-    if (d.origin.pid == 0 || rows_of[process_of(d)] < 2) continue;
+    if (d.origin.pid == 0 || rows_of[process_of(d.origin)] < 2) continue;
     HEAPQ_RETURN_IF_ERROR(read_counts(**db, d.period ? kProfileCounts : kDumpCounts, d.id, counts));
   }
   return data;

@@ -13,22 +13,13 @@ int64_t clamped(uint64_t v) {
   return static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
 }
 
-// Runs fn(rows) to add the table's rows, then finishes them.
-template <typename Fn>
-Status table(RowTarget& to, std::string_view name, int columns, Fn fn) {
-  auto rows = to.rows(name, columns);
-  if (!rows) return rows.error();
-  if (Status s = fn(**rows); !s) return s;
-  return (*rows)->finish();
-}
-
 }  // namespace
 
 Status write_profile_rows(RowTarget& to, int64_t profile, const std::string& source,
                           const SampledProfile& p, const std::vector<FleetCount>& sites,
                           const DumpTags& tags) {
   uint64_t objects = 0, bytes = 0;
-  HEAPQ_RETURN_IF_ERROR(table(to, "profile_sites", 7, [&](TableRows& rows) -> Status {
+  HEAPQ_RETURN_IF_ERROR(write_table(to, "profile_sites", 7, [&](TableRows& rows) -> Status {
     for (const FleetCount& c : sites) {
       objects += c.count;
       bytes += c.bytes;
@@ -43,7 +34,7 @@ Status write_profile_rows(RowTarget& to, int64_t profile, const std::string& sou
     }
     return Ok{};
   }));
-  return table(to, "profiles", 14, [&](TableRows& rows) -> Status {
+  return write_table(to, "profiles", 14, [&](TableRows& rows) -> Status {
     rows.add(profile);
     rows.add_text(source);
     rows.add_text(utc_now());

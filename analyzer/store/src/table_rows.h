@@ -42,4 +42,13 @@ class RowTarget {
   virtual RowTarget* beside() { return nullptr; }
 };
 
+// Runs fn(rows) to add `table`'s rows (it has `columns` columns), then finishes them.
+template <typename Fn>
+Status write_table(RowTarget& to, std::string_view table, int columns, Fn fn) {
+  auto rows = to.rows(table, columns);
+  if (!rows) return rows.error();
+  if (Status s = fn(**rows); !s) return s;
+  return (*rows)->finish();
+}
+
 }  // namespace heapq::store

@@ -89,6 +89,7 @@ TEST(ProfileGrowth, ProfilesInAnyOrder) {
   ASSERT_EQ(g->growing.size(), 1u);
   EXPECT_EQ(g->growing[0].objects, (std::vector<int64_t>{10, 20, 30}));
   EXPECT_LT(g->times_nanos[0], g->times_nanos[2]);
+  EXPECT_EQ(g->order, (std::vector<size_t>{1, 2, 0})) << "the profiles given, oldest first";
 }
 
 // One more sampled object at 1 in 32 is chance; two are a trend.

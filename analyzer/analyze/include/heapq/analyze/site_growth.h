@@ -2,6 +2,7 @@
 // plain values, which the leaks answer over profiles holds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct ProcessGrowth {
   std::string host;
   uint64_t pid = 0;
   std::string started;
+  std::vector<size_t> order;         // the profiles given, by their indexes, oldest first
   std::vector<int64_t> times_nanos;  // of each profile, oldest first
   std::vector<int64_t> heap_bytes;   // the live estimate of the whole sampled heap in each
   std::vector<SiteGrowth> growing;   // most bytes grown first

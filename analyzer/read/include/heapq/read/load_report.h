@@ -2,6 +2,7 @@
 // reader fills them, so they sit below the graph it feeds.
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -55,6 +56,18 @@ struct DumpOrigin {
   // dump wrote them; empty: it named all it knows.
   std::vector<std::string> unnamed = {};
 };
+
+// Which process a dump or a sampled profile is of, across a fleet: its machine, pid and start
+// (a pid alone repeats across hosts and over time). Ordered by host, pid, then start.
+struct ProcessKey {
+  std::string host;
+  uint64_t pid = 0;
+  std::string started;
+  auto operator<=>(const ProcessKey&) const = default;
+};
+inline ProcessKey process_of(const DumpOrigin& o) {
+  return {o.host, o.pid, o.started};
+}
 
 // What a load met on its way; nothing in here stopped it.
 struct LoadReport {

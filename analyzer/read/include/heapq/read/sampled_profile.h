@@ -11,6 +11,7 @@
 
 #include "heapq/base/result.h"
 #include "heapq/read/byte_source.h"
+#include "heapq/read/load_report.h"
 
 namespace heapq {
 
@@ -30,7 +31,8 @@ struct SampledProfile {
   // writes; empty and 0 otherwise.
   std::string host;
   uint64_t pid = 0;
-  std::string started;         // when the process started, ISO 8601
+  std::string started;  // when the process started, ISO 8601
+  ProcessKey process() const { return {host, pid, started}; }
   int64_t time_nanos = 0;      // when it was written (0: unknown)
   int64_t duration_nanos = 0;  // since sampling started
   int64_t period = 0;          // one allocation in `period` was sampled (0: unknown)
