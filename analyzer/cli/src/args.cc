@@ -106,7 +106,7 @@ std::string describe_options(std::span<const OptionSpec> specs, size_t width) {
     std::string help(s.help);
     if (!s.fallback.empty()) help += " (default " + std::string(s.fallback) + ")";
     std::replace(help.begin(), help.end(), '\n', ' ');
-    out += left + wrap_words(help, left.size(), 22, width) + "\n";
+    out += left + render::wrap_words(help, left.size(), 22, width) + "\n";
   }
   return out;
 }

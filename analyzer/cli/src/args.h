@@ -9,12 +9,7 @@
 
 #include "heapq/base/result.h"
 
-namespace heapq::render {}
-
 namespace heapq::cli {
-
-// The render layer's tools (tables, the JSON writer, terminal text) serve every command file.
-using namespace heapq::render;
 
 // An option: its default is written here once, taken when the option is absent (ParsedArgs::get,
 // get_count) and printed by --help.

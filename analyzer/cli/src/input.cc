@@ -18,7 +18,7 @@ namespace {
 size_t terminal_columns() {
   winsize size{};
   if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
-  return kDefaultWidth;
+  return render::kDefaultWidth;
 }
 
 // A one-line progress bar on stderr, redrawn at most ten times a second.
@@ -46,7 +46,7 @@ class ProgressBar {
     const std::string_view prefix = "heapq: reading ";
     const size_t used = prefix.size() + std::string_view(figures).size() + 1;
     const size_t columns = terminal_columns();
-    const std::string name = fit_width(name_, columns > used + 10 ? columns - used : 10);
+    const std::string name = render::fit_width(name_, columns > used + 10 ? columns - used : 10);
     std::fprintf(stderr, "\r%s%s%s\033[K", prefix.data(), name.c_str(), figures);
   }
 
@@ -81,15 +81,6 @@ InputOptions input_options(const GlobalOptions& global) {
     };
   }
   return options;
-}
-
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global, Needs needs) {
-  return heapq::load_input(path, input_options(global), needs);
-}
-
-Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
-                                                     const GlobalOptions& global, bool as_given) {
-  return heapq::load_dumps_over_time(paths, input_options(global), as_given);
 }
 
 }  // namespace heapq::cli

@@ -13,11 +13,6 @@ namespace heapq::cli {
 // The global options' reading of inputs: progress and warnings on stderr unless --quiet.
 InputOptions input_options(const GlobalOptions& global);
 
-Result<LoadedDump> load_input(const std::string& path, const GlobalOptions& global,
-                              Needs needs = Needs::kGraph);
-Result<std::vector<LoadedDump>> load_dumps_over_time(const std::vector<std::string>& paths,
-                                                     const GlobalOptions& global, bool as_given);
-
 // The option that lets dumps of several processes, or out of time order, be compared.
 inline constexpr OptionSpec kAsGivenOption = {
     "as-given", "",

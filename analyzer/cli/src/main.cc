@@ -6,9 +6,7 @@
 #include "command.h"
 #include "main_help.h"
 
-using namespace heapq::cli;
-
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  return run_heapq(args);
+  return heapq::cli::run_heapq(args);
 }

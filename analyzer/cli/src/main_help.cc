@@ -34,7 +34,7 @@ std::string tool_help(size_t width) {
   for (const Command& c : commands()) {
     std::string name = "  " + std::string(c.name);
     name.resize(column + 4, ' ');
-    out += name + wrap_words(c.summary, name.size(), name.size(), width) + "\n";
+    out += name + render::wrap_words(c.summary, name.size(), name.size(), width) + "\n";
   }
   out += "\noptions (before or after the command):\n" + describe_options(global_options(), width) +
          "\nexit status: 0 success, 1 usage error, 2 bad input, 3 I/O error.\n"
@@ -43,8 +43,8 @@ std::string tool_help(size_t width) {
 }
 
 std::string command_help(const Command& c, size_t width) {
-  std::string out =
-      fit_help("usage: " + std::string(c.usage), width) + "\n" + fit_help(c.details, width);
+  std::string out = render::fit_help("usage: " + std::string(c.usage), width) + "\n" +
+                    render::fit_help(c.details, width);
   if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options, width);
   out += "\nglobal options:\n" + describe_options(global_options(), width);
   return out;
@@ -107,7 +107,7 @@ Result<GlobalOptions> get_global(const ParsedArgs& args) {
 // leaves the default); 0: no limit.
 size_t help_width(const ParsedArgs& args) {
   auto width = get_count(args, "width");
-  const size_t columns = width && (*width == 0 || *width >= 40) ? *width : kDefaultWidth;
+  const size_t columns = width && (*width == 0 || *width >= 40) ? *width : render::kDefaultWidth;
   return columns == 0 ? SIZE_MAX : columns;
 }
 
@@ -166,7 +166,10 @@ int run_heapq(const std::vector<std::string>& args) {
   }
   if (at < args.size() && args[at] == "help") {
     const Command* about = at + 1 < args.size() ? find_command(args[at + 1]) : nullptr;
-    return emit(about ? command_help(*about, kDefaultWidth) : tool_help(kDefaultWidth)) ? 0 : 3;
+    return emit(about ? command_help(*about, render::kDefaultWidth)
+                      : tool_help(render::kDefaultWidth))
+               ? 0
+               : 3;
   }
   if (!command) {
     auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());

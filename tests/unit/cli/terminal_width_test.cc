@@ -15,6 +15,10 @@
 namespace heapq::cli {
 namespace {
 
+using render::display_width;
+using render::fit_lines;
+using render::TextTable;
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
