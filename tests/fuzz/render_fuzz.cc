@@ -98,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   LeaksOptions leaks;
   leaks.min_growth = 1;
-  leaks.threshold_percent = 1;
+  leaks.threshold = 0.01;
   std::vector<LoadedDump> one;
   one.push_back(std::move(dump));
   const LeakReport accumulations = find_leaks(one, dom, leaks);

@@ -1,5 +1,6 @@
 #include "heapq/answer/ask/leaks.h"
 
+#include <cmath>
 #include <filesystem>
 #include <unordered_map>
 
@@ -154,18 +155,14 @@ Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const Le
 
 LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
                       const LeaksOptions& options) {
-  LeakOptions leak_options;
-  leak_options.top = options.top;
-  leak_options.threshold = static_cast<double>(options.threshold_percent) / 100;
-  leak_options.min_growth = options.min_growth;
-  if (dumps.size() == 1) return find_accumulations(dumps.back().graph, dom, leak_options);
+  if (dumps.size() == 1) return find_accumulations(dumps.back().graph, dom, options);
   std::vector<const HeapGraph*> graphs;
   std::vector<const std::vector<bool>*> reachable;
   for (const LoadedDump& d : dumps) {
     graphs.push_back(&d.graph);
     reachable.push_back(&d.reachable);
   }
-  return find_growing_leaks(graphs, dom, leak_options, reachable);
+  return find_growing_leaks(graphs, dom, options, reachable);
 }
 
 LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,
@@ -187,7 +184,7 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominat
   a.groups_growing = report.groups_growing;
   a.found = report.found;
   a.min_growth = options.min_growth;
-  a.threshold_percent = options.threshold_percent;
+  a.threshold_percent = static_cast<uint64_t>(std::llround(options.threshold * 100));
   a.below_threshold = report.below_threshold;
   if (report.leaks.empty()) return a;
 

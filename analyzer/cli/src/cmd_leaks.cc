@@ -22,9 +22,10 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
   HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
   HEAPQ_ASSIGN_OR_RETURN(options.min_growth, get_count(args, "min-growth"));
-  HEAPQ_ASSIGN_OR_RETURN(options.threshold_percent, get_count(args, "threshold"));
-  if (options.threshold_percent == 0 || options.threshold_percent > 100)
+  HEAPQ_ASSIGN_OR_RETURN(const uint64_t threshold_percent, get_count(args, "threshold"));
+  if (threshold_percent == 0 || threshold_percent > 100)
     return usage_error("--threshold expects a percentage from 1 to 100");
+  options.threshold = static_cast<double>(threshold_percent) / 100;
   options.as_given = args.has("as-given");
   HEAPQ_ASSIGN_OR_RETURN(const ProfileInputs kinds, profile_inputs(args.positional()));
   if (kinds.profiles != 0) {

@@ -66,12 +66,13 @@ struct Leak {
   uint64_t pending_finalizers = 0;
 };
 
+// What the analyses take; heapq leaks' options (LeaksOptions) are these and what its answer
+// takes, each default written here once.
 struct LeakOptions {
-  size_t top = 10;  // leaks to return
-  uint64_t min_growth =
-      10;  // several dumps: objects a group gains from the first to the last at least
-  double threshold = 0.10;  // one dump: the share of the heap a leak retains at least
-  double dominant = 0.80;   // one dump: the share of its parent a child keeps to be followed
+  size_t top = 5;            // leaks to return; SIZE_MAX: every one
+  uint64_t min_growth = 10;  // several dumps: objects a group gains from the first to the last
+  double threshold = 0.10;   // one dump: the share of the heap a leak retains at least
+  double dominant = 0.80;    // one dump: the share of its parent a child keeps to be followed
 };
 
 struct LeakReport {

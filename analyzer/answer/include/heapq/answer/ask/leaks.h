@@ -15,12 +15,10 @@
 
 namespace heapq {
 
-struct LeaksOptions {
-  size_t top = 5;  // SIZE_MAX: every leak
-  uint64_t min_growth = 10;
-  uint64_t threshold_percent = 10;  // one dump
-  size_t max_depth = 64;            // steps of a path shown
-  bool as_given = false;            // --as-given: dumps of several processes or out of order
+// What the analyses take (LeakOptions: --top, --min-growth, --threshold), and the answer.
+struct LeaksOptions : LeakOptions {
+  size_t max_depth = 64;  // steps of a path shown
+  bool as_given = false;  // --as-given: dumps of several processes or out of order
 };
 
 // paths: dumps of one process, oldest first, or one store holding several, or one dump; dump
