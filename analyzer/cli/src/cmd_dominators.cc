@@ -65,9 +65,7 @@ const Command kDominatorsCommand = {
     "the roots down (go tool pprof -http : heap.pb.gz, speedscope).\n",
     kOptions,
     run_answer_to_output<answer>,
-    false,
-    false,
-    true,
+    render::kTextAndJson | render::kProfileFormats,
 };
 
 }  // namespace heapq::cli

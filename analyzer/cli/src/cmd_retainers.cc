@@ -72,9 +72,7 @@ const Command kRetainersCommand = {
     "own: no byte counts twice).\n",
     kOptions,
     run_answer_to_output<answer>,
-    false,
-    false,
-    true,
+    render::kTextAndJson | render::kProfileFormats,
 };
 
 }  // namespace heapq::cli

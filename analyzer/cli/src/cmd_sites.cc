@@ -78,9 +78,7 @@ const Command kSitesCommand = {
     "bytes twice: the default view stays the objects' own bytes).\n",
     kOptions,
     run_answer_to_output<answer>,
-    false,
-    false,
-    true,
+    render::kTextAndJson | render::kProfileFormats,
 };
 
 }  // namespace heapq::cli

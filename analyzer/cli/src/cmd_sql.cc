@@ -16,11 +16,8 @@ int run(const GlobalOptions& global, const ParsedArgs& args) {
     return report_error(usage_error("sql takes STORE and one SQL text (see heapq sql --help)"));
   const std::string store = parse_store_ref(args.positional()[0]).file;
   const std::string& sql = args.positional()[1];
-  const render::Format format = global.format == OutputFormat::kJson  ? render::Format::kJson
-                                : global.format == OutputFormat::kCsv ? render::Format::kCsv
-                                                                      : render::Format::kText;
-  auto sink =
-      render::sql_renderer(format, {global.width}, [](std::string_view s) { return emit(s); });
+  auto sink = render::sql_renderer(global.format, {global.width},
+                                   [](std::string_view s) { return emit(s); });
   Status s = run_sql(store, sql, args.has("write"), *sink);
   if (s) s = sink->finish();
   return s ? 0 : report_error(s.error());
@@ -61,7 +58,7 @@ const Command kSqlCommand = {
     "                    WHERE dump_id = 1 GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
     kOptions,
     run,
-    true,  // writes csv
+    render::kSqlFormats,
 };
 
 }  // namespace heapq::cli

@@ -87,8 +87,7 @@ const Command kVizCommand = {
     "--format svg lays it out with graphviz's dot program.\n",
     kOptions,
     run_answer_to_output<answer>,
-    false,
-    true,
+    render::kPictureFormats,
 };
 
 }  // namespace heapq::cli

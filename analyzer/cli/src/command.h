@@ -10,11 +10,8 @@
 
 namespace heapq::cli {
 
-// csv: heapq sql only; dot, svg: heapq viz only; pprof, folded: the commands that profile.
-enum class OutputFormat { kText, kJson, kCsv, kDot, kSvg, kPprof, kFolded };
-
 struct GlobalOptions {
-  OutputFormat format = OutputFormat::kText;
+  render::Format format = render::Format::kText;
   bool quiet = false;
   bool strict = false;
   unsigned threads = 0;
@@ -30,9 +27,7 @@ struct Command {
   std::string_view details;  // paragraphs after the usage line
   std::span<const OptionSpec> options;
   int (*run)(const GlobalOptions& global, const ParsedArgs& args);
-  bool writes_csv = false;  // accepts --format csv
-  bool draws = false;       // accepts --format dot|svg, and neither text nor json
-  bool profiles = false;    // accepts --format pprof|folded
+  render::Formats formats = render::kTextAndJson;  // what --format may name (render.h)
 };
 
 // Options several commands share, declared once.
@@ -92,7 +87,7 @@ int run_answer_to_output(const GlobalOptions& global, const ParsedArgs& args) {
 
 // Whether the format asked for is a profile (pprof, folded).
 inline bool profile_format(const GlobalOptions& global) {
-  return global.format == OutputFormat::kPprof || global.format == OutputFormat::kFolded;
+  return render::kProfileFormats.has(global.format);
 }
 
 // Parses --sort (bytes or count).

@@ -56,13 +56,8 @@ int report_error(const Error& error) {
 int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer,
                 const std::string& output) {
   if (!answer) return report_error(answer.error());
-  render::Format format = render::Format::kText;
-  if (global.format == OutputFormat::kJson) format = render::Format::kJson;
-  if (global.format == OutputFormat::kDot) format = render::Format::kDot;
-  if (global.format == OutputFormat::kSvg) format = render::Format::kSvg;
-  if (global.format == OutputFormat::kPprof) format = render::Format::kPprof;
-  if (global.format == OutputFormat::kFolded) format = render::Format::kFolded;
-  const Result<std::string> rendered = render::render(answer.value(), format, {global.width});
+  const Result<std::string> rendered =
+      render::render(answer.value(), global.format, {global.width});
   if (!rendered) return report_error(rendered.error());
   if (output.empty()) return emit(rendered.value()) ? 0 : static_cast<int>(ExitCode::kIo);
   const Status written = write_file(output, rendered.value(), global.quiet);

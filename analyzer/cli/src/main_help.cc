@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <new>
+#include <optional>
 
 #include "command.h"
 #include "heapq/render/help.h"
@@ -64,20 +65,10 @@ const Command* find_command(const std::string& name) {
 
 Result<GlobalOptions> get_global(const ParsedArgs& args) {
   GlobalOptions g;
-  std::string format = args.get("format");
-  if (format == "json")
-    g.format = OutputFormat::kJson;
-  else if (format == "csv")
-    g.format = OutputFormat::kCsv;
-  else if (format == "dot")
-    g.format = OutputFormat::kDot;
-  else if (format == "svg")
-    g.format = OutputFormat::kSvg;
-  else if (format == "pprof")
-    g.format = OutputFormat::kPprof;
-  else if (format == "folded")
-    g.format = OutputFormat::kFolded;
-  else if (format != "text")
+  const std::string format = args.get("format");
+  if (const std::optional<render::Format> named = render::format_named(format))
+    g.format = *named;
+  else
     return usage_error(
         "--format expects text or json (or csv for sql, dot or svg for viz, pprof or folded for "
         "sites, retainers and dominators), not \"" +
@@ -113,25 +104,26 @@ size_t help_width(const ParsedArgs& args) {
 
 // A format the command does not write, or pprof to a terminal: said before any input is read.
 Status check_format(const Command& command, const GlobalOptions& global, const ParsedArgs& args) {
-  if (global.format == OutputFormat::kCsv && !command.writes_csv)
-    return usage_error("--format csv is for heapq sql; " + std::string(command.name) +
-                       " writes text or json");
-  const bool picture = global.format == OutputFormat::kDot || global.format == OutputFormat::kSvg;
-  if (picture && !command.draws)
-    return usage_error("--format dot and svg are for heapq viz; " + std::string(command.name) +
-                       " writes text or json");
-  if (profile_format(global) && !command.profiles)
-    return usage_error("--format pprof and folded are for heapq sites, retainers and dominators; " +
-                       std::string(command.name) + " writes " +
-                       (command.draws ? "dot or svg" : "text or json"));
+  const std::string name(command.name);
+  const bool draws = command.formats.has(render::Format::kDot);
+  if (!command.formats.has(global.format)) {
+    if (global.format == render::Format::kCsv)
+      return usage_error("--format csv is for heapq sql; " + name + " writes text or json");
+    if (render::kPictureFormats.has(global.format))
+      return usage_error("--format dot and svg are for heapq viz; " + name +
+                         " writes text or json");
+    if (profile_format(global))
+      return usage_error(
+          "--format pprof and folded are for heapq sites, retainers and dominators; " + name +
+          " writes " + (draws ? "dot or svg" : "text or json"));
+    return usage_error("heapq " + name + " draws dot or svg, not json");
+  }
   // Compressed bytes would only garble a terminal.
-  if (global.format == OutputFormat::kPprof && !args.has("o") && !args.has("output") &&
+  if (global.format == render::Format::kPprof && !args.has("o") && !args.has("output") &&
       ::isatty(STDOUT_FILENO))
     return usage_error(
         "--format pprof writes a binary file: give -o FILE (for example heap.pb.gz) or redirect "
         "the output");
-  if (command.draws && !picture && global.format != OutputFormat::kText)
-    return usage_error("heapq " + std::string(command.name) + " draws dot or svg, not json");
   return Ok{};
 }
 

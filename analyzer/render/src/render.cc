@@ -5,6 +5,16 @@
 
 namespace heapq::render {
 
+std::optional<Format> format_named(std::string_view name) {
+  static constexpr std::pair<std::string_view, Format> kNames[] = {
+      {"text", Format::kText},    {"json", Format::kJson}, {"csv", Format::kCsv},
+      {"dot", Format::kDot},      {"svg", Format::kSvg},   {"pprof", Format::kPprof},
+      {"folded", Format::kFolded}};
+  for (const auto& [n, format] : kNames)
+    if (n == name) return format;
+  return std::nullopt;
+}
+
 Result<std::string> picture(const VizAnswer& answer, Format format) {
   std::string dot = viz::to_dot(answer.picture);
   if (format != Format::kSvg) return dot;

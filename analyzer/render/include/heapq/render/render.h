@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "heapq/answer/diff.h"
@@ -23,6 +26,32 @@
 namespace heapq::render {
 
 enum class Format { kText, kJson, kDot, kSvg, kCsv, kHtml, kPprof, kFolded };
+
+// The format --format names ("json"); none for a name that is not one (html is the report's).
+std::optional<Format> format_named(std::string_view name);
+
+// Formats the renderers below write, for a command to say which it accepts.
+class Formats {
+ public:
+  constexpr Formats(std::initializer_list<Format> formats) {
+    for (Format f : formats) bits_ |= 1u << static_cast<unsigned>(f);
+  }
+  constexpr bool has(Format f) const { return bits_ >> static_cast<unsigned>(f) & 1u; }
+  constexpr Formats operator|(Formats other) const { return Formats(bits_ | other.bits_); }
+
+ private:
+  constexpr explicit Formats(unsigned bits) : bits_(bits) {}
+  unsigned bits_ = 0;
+};
+
+// text() and json() of every answer; the report's html() whatever of the two is asked.
+inline constexpr Formats kTextAndJson = {Format::kText, Format::kJson};
+// picture(): DOT (also for text, the default), or SVG.
+inline constexpr Formats kPictureFormats = {Format::kText, Format::kDot, Format::kSvg};
+// pprof() and folded().
+inline constexpr Formats kProfileFormats = {Format::kPprof, Format::kFolded};
+// sql_renderer() (render/sql.h).
+inline constexpr Formats kSqlFormats = {Format::kText, Format::kJson, Format::kCsv};
 
 struct TextOptions {
   size_t width = 80;  // columns; 0: no limit
