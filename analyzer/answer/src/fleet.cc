@@ -1,6 +1,7 @@
 #include "heapq/answer/ask/fleet.h"
 
 #include "heapq/analyze/fleet.h"
+#include "heapq/read/dump_time.h"
 #include "heapq/store/store.h"
 
 namespace heapq {
@@ -15,7 +16,12 @@ Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& o
     return usage_error(store +
                        ": not a store (a server's postgresql:// URL, or a file heapq "
                        "load made)");
-  auto data = read_fleet(ref.file, options.app, options.since);
+  std::optional<int64_t> since;
+  if (!options.since.empty() && !(since = epoch_microseconds(options.since)))
+    return usage_error(
+        "--since takes an ISO 8601 time (2026-11-24T10:00:00Z, +00:00, or 10:00:00.5Z), not \"" +
+        options.since + "\"");
+  auto data = read_fleet(ref.file, options.app, since);
   if (!data) return data.error();
   return FleetAnswer{analyze_fleet(*data, options.top),
                      is_server_url(ref.file) ? redact_url(ref.file) : ref.file, options};

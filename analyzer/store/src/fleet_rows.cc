@@ -88,19 +88,12 @@ Status read_counts(store::RowSource& db, const char* sql, int64_t id,
 }  // namespace
 
 Result<FleetData> read_fleet(const std::string& store, const std::string& app,
-                             const std::string& since_time) {
+                             std::optional<int64_t> since) {
   // list_stored_dumps checks that it is a store, of this version.
   if (auto listed = list_stored_dumps(store); !listed) return listed.error();
   auto db = store::open_row_source(store);
   if (!db) return db.error();
-  Choice choice{app, std::nullopt};
-  if (!since_time.empty()) {
-    choice.since = epoch_microseconds(since_time);
-    if (!choice.since)
-      return usage_error(
-          "--since takes an ISO 8601 time (2026-11-24T10:00:00Z, +00:00, or 10:00:00.5Z), not \"" +
-          since_time + "\"");
-  }
+  const Choice choice{app, since};
   FleetData data;
   HEAPQ_RETURN_IF_ERROR(read_rows(
       **db, kDumps, choice,

@@ -15,6 +15,7 @@
 #include "heapq/analyze/dominators.h"
 #include "heapq/answer/ask/load.h"
 #include "heapq/answer/store_analyses.h"
+#include "heapq/read/dump_time.h"
 #include "main_help.h"
 #include "test_dumps.h"
 
@@ -427,7 +428,7 @@ TEST_F(Store, ProfilesBesideDumpsForTheFleet) {
   EXPECT_EQ(writer->add_profile("p3.pb.gz", profile(7, 120), sites(960)).value(), 4);
   ASSERT_TRUE(writer->finish(true).ok());
 
-  auto fleet = read_fleet(store, "", "");
+  auto fleet = read_fleet(store, "", std::nullopt);
   ASSERT_TRUE(fleet.ok()) << fleet.error().message;
   ASSERT_EQ(fleet->dumps.size(), 4u) << "the dump and pid 7's three profiles";
   EXPECT_EQ(fleet->dumps[0].period, 0u);
@@ -446,8 +447,9 @@ TEST_F(Store, ProfilesBesideDumpsForTheFleet) {
   EXPECT_EQ(fleet->dumps[1].origin.time, "2026-11-18T11:06:40.000000Z");
   EXPECT_EQ(fleet->dumps[1].app, "shop");
   // --app and --since choose among profiles as among dumps.
-  EXPECT_EQ(read_fleet(store, "shop", "").value().dumps.size(), 2u);
-  EXPECT_EQ(read_fleet(store, "", "2026-11-18T11:08:00Z").value().dumps.size(), 2u)
+  EXPECT_EQ(read_fleet(store, "shop", std::nullopt).value().dumps.size(), 2u);
+  EXPECT_EQ(read_fleet(store, "", epoch_microseconds("2026-11-18T11:08:00Z")).value().dumps.size(),
+            2u)
       << "the dump (taken when loaded: it says no time) and the last profile";
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -170,11 +171,11 @@ class ServerWriter final : public DumpWriter {
 };
 
 // The dumps of a store (schemas/store.sql) of the app given (empty: all) taken at or after
-// `since` (an ISO 8601 time; empty: all), and their counts: one query per dump. Processes no
-// such dump is of come from their sampled profiles (FleetDump::period), where the store has
-// them.
+// `since` (microseconds since 1970, read/dump_time.h; none: all), and their counts: one query
+// per dump. Processes no such dump is of come from their sampled profiles
+// (FleetDump::period), where the store has them.
 Result<FleetData> read_fleet(const std::string& store, const std::string& app,
-                             const std::string& since);
+                             std::optional<int64_t> since);
 
 // The dumps of a store, in id order.
 Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
