@@ -196,20 +196,12 @@ LeaksAnswer leaks_answer(const std::vector<LoadedDump>& dumps, const HeapDominat
       durable_referrers(last, dom, tree, holders);
   for (const Leak& leak : report.leaks) {
     LeaksAnswer::Leak& out = a.leaks.emplace_back();
-    out.count = leak.count;
-    out.bytes = leak.bytes;
-    out.retained_bytes = leak.retained_bytes;
-    out.growth = leak.growth;
-    out.growing = leak.growing;
-    out.steady = leak.steady;
-    out.pending_finalizers = leak.pending_finalizers;
+    static_cast<LeakCounts&>(out) = leak;
     for (const LeakGroup& g : leak.groups)
       out.holds.push_back({g.group.cls, group_site(g.group), g.count, g.bytes, g.growth, g.growing,
                            g.steady, last.address(g.example), site_ref(last, g.app_site),
                            g.app_count, g.retained_bytes, std::nullopt});
-    out.holder_share = leak.holder_share;
     out.holder_root = std::string(last.string(leak.holder_root));
-    out.holder_root_names = leak.holder_root_names;
     if (leak.holder.valid()) {
       out.holder = object_ref(last, leak.holder);
       out.holder_edge = std::string(last.string(tree.edge_into(last, leak.holder)));

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace heapq {
 
@@ -32,6 +34,23 @@ struct ObjectGroup {
   uint32_t line = 0;
   std::string method;
   bool has_site() const { return !file.empty(); }
+};
+
+// What a leak counts: the same in the analysis (leaks.h: Leak) and in its answer.
+struct LeakCounts {
+  uint64_t holder_share = 0;  // members the holder (or its root category) dominates or references
+  // What in the root category that holds it holds it, where the dump names its roots (memprof:
+  // "finalizers of Connection"), with how many members each holds directly; most first, at most 3.
+  std::vector<std::pair<std::string, uint64_t>> holder_root_names;
+  uint64_t count = 0;            // members
+  uint64_t bytes = 0;            // their memsize
+  uint64_t retained_bytes = 0;   // what freeing all of them would free
+  std::vector<uint64_t> growth;  // the groups' objects in each dump, summed
+  bool growing = false;          // a group is growing
+  bool steady = false;           // a group grew between every two dumps
+  // Finalizers of dead objects that reach most of it: the next GC runs them and they may undo
+  // it (ActionView's templates take their methods off the view class). 0: none.
+  uint64_t pending_finalizers = 0;
 };
 
 // A group's objects in two dumps (DumpDiff::by).

@@ -24,6 +24,7 @@
 
 #include "heapq/analyze/dominators.h"
 #include "heapq/analyze/dump_match.h"
+#include "heapq/analyze/groupings.h"
 #include "heapq/model/heap_graph.h"
 
 namespace heapq {
@@ -45,25 +46,13 @@ struct LeakGroup {
   uint64_t app_count = 0;
 };
 
-struct Leak {
+// What it counts (LeakCounts), and its objects by id.
+struct Leak : LeakCounts {
   ObjectId holder;  // in the last dump; none when nothing holds most of the leak
   // No object holds as many as a GC root does directly: its category (finalizers).
   StringId holder_root;
-  // What in that category holds them, where the dump names its roots (memprof: "finalizers of
-  // Connection"), with how many members each holds directly; most first, at most 3.
-  std::vector<std::pair<std::string, uint64_t>> holder_root_names;
-  uint64_t holder_share = 0;      // members the holder (or holder_root) dominates or references
   std::vector<LeakGroup> groups;  // what it holds, retaining the most first
   std::vector<ObjectId> members;  // every group's objects (what a picture of the leak draws)
-  uint64_t count = 0;             // members
-  uint64_t bytes = 0;             // their memsize
-  uint64_t retained_bytes = 0;    // what freeing all of them would free
-  std::vector<uint64_t> growth;   // the groups' objects in each dump, summed
-  bool growing = false;           // a group is growing
-  bool steady = false;            // a group grew between every two dumps
-  // Finalizers of dead objects that reach most of it: the next GC runs them and they may undo
-  // it (ActionView's templates take their methods off the view class). 0: none.
-  uint64_t pending_finalizers = 0;
 };
 
 // What the analyses take; heapq leaks' options (LeaksOptions) are these and what its answer

@@ -49,13 +49,12 @@ struct LeaksAnswer {
     // has it (a text String; a memprof dump with strings).
     std::optional<std::string> sample;
   };
-  struct Leak {
+  // What it counts (LeakCounts, as the analysis counts it), and its objects resolved.
+  struct Leak : LeakCounts {
     std::optional<ObjectRef> holder;
     std::string holder_edge;  // the reference into the holder on its shortest path
     // No holder: the GC root category that holds most of it directly (finalizers), if any.
     std::string holder_root;
-    std::vector<std::pair<std::string, uint64_t>> holder_root_names;  // "finalizers of Foo", count
-    uint64_t holder_share = 0;
     // The path to the holder: its owners (kOwners: the dominator chain, each step alone keeping
     // the next alive, from the outermost owner down, from its root where one holds it
     // directly), or the shortest path from a GC root where no object alone keeps it alive.
@@ -64,12 +63,8 @@ struct LeaksAnswer {
     std::optional<PathRef> path;
     // kOwners whose outermost owner no root holds directly: the shortest path to that owner.
     std::optional<PathRef> owner_path;
-    uint64_t count = 0, bytes = 0, retained_bytes = 0;
-    std::vector<uint64_t> growth;  // what it holds in each dump
-    bool growing = false, steady = false;
-    uint64_t pending_finalizers = 0;  // of dead objects, reaching most of it (Leak's)
-    bool own_memory = false;          // one object whose own memory is the accumulation
-    std::vector<Held> holds;          // by class and site, retaining the most first
+    bool own_memory = false;  // one object whose own memory is the accumulation
+    std::vector<Held> holds;  // by class and site, retaining the most first
   };
   std::vector<Leak> leaks;  // most likely first
 
