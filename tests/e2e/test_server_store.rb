@@ -313,6 +313,24 @@ class TestServerStore < Test::Unit::TestCase
     assert_include(heapq_json("stats", nul)["by_class"].map { |c| c["class"] }, "Bad\u0000Name")
   end
 
+  # A command reads a server on one connection: the dumps listed, their processes told apart
+  # and each dump read on it (strace counts the connections to the cluster's socket).
+  def test_a_command_reads_a_server_on_one_connection
+    strace = ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, "strace") }
+                                  .find { |path| File.executable?(path) }
+    omit("strace is not installed: connections were not counted") unless strace
+    url = database("connections")
+    load(url, *three_dumps("memo_cache", memprof: true))
+    log = File.join(@tmp, "strace.log")
+    [%w[fleet]].each do |command|
+      _, err, status = Open3.capture3(strace, "-f", "-qq", "-e", "trace=connect", "-o", log,
+                                      HEAPQ, "--quiet", *command, url)
+      assert(status.success?, "#{command.first}: #{err}")
+      connections = File.readlines(log).count { |line| line.include?(".s.PGSQL.") }
+      assert_equal([command.first, 1], [command.first, connections])
+    end
+  end
+
   private
 
   # A store keeps no String values: the files' sample values are null there.

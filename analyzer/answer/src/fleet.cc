@@ -5,6 +5,18 @@
 #include "heapq/store/store.h"
 
 namespace heapq {
+namespace {
+
+// --since as microseconds since 1970; none when not given.
+Result<std::optional<int64_t>> since_of(const FleetOptions& options) {
+  if (options.since.empty()) return std::optional<int64_t>();
+  if (auto since = epoch_microseconds(options.since)) return since;
+  return usage_error(
+      "--since takes an ISO 8601 time (2026-11-24T10:00:00Z, +00:00, or 10:00:00.5Z), not \"" +
+      options.since + "\"");
+}
+
+}  // namespace
 
 Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& options) {
   const StoreRef ref = parse_store_ref(store);
@@ -16,15 +28,16 @@ Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& o
     return usage_error(store +
                        ": not a store (a server's postgresql:// URL, or a file heapq "
                        "load made)");
-  std::optional<int64_t> since;
-  if (!options.since.empty() && !(since = epoch_microseconds(options.since)))
-    return usage_error(
-        "--since takes an ISO 8601 time (2026-11-24T10:00:00Z, +00:00, or 10:00:00.5Z), not \"" +
-        options.since + "\"");
-  auto data = read_fleet(ref.file, options.app, since);
-  if (!data) return data.error();
-  return FleetAnswer{analyze_fleet(*data, options.top),
-                     is_server_url(ref.file) ? redact_url(ref.file) : ref.file, options};
+  // A bad --since is told before the store is opened.
+  if (auto since = since_of(options); !since) return since.error();
+  HEAPQ_ASSIGN_OR_RETURN(StoreConnection db, StoreConnection::open(ref.file));
+  return fleet_answer(db, options);
+}
+
+Result<FleetAnswer> fleet_answer(StoreConnection& store, const FleetOptions& options) {
+  HEAPQ_ASSIGN_OR_RETURN(const std::optional<int64_t> since, since_of(options));
+  HEAPQ_ASSIGN_OR_RETURN(const FleetData data, store.fleet(options.app, since));
+  return FleetAnswer{analyze_fleet(data, options.top), store.name(), options};
 }
 
 }  // namespace heapq

@@ -1,11 +1,12 @@
 // read_fleet: per dump of a store, what the roots reach by class and allocation site; per
 // sampled profile of a process no dump is of, its live estimates likewise.
+#include "fleet_rows.h"
+
 #include <algorithm>
 #include <map>
 
 #include "heapq/read/dump_time.h"
 #include "heapq/store/store.h"
-#include "row_source.h"
 
 namespace heapq {
 
@@ -87,16 +88,13 @@ Status read_counts(store::RowSource& db, const char* sql, int64_t id,
 
 }  // namespace
 
-Result<FleetData> read_fleet(const std::string& store, const std::string& app,
-                             std::optional<int64_t> since) {
-  // list_stored_dumps checks that it is a store, of this version.
-  if (auto listed = list_stored_dumps(store); !listed) return listed.error();
-  auto db = store::open_row_source(store);
-  if (!db) return db.error();
+namespace store {
+
+Result<FleetData> read_fleet(RowSource& db, const std::string& app, std::optional<int64_t> since) {
   const Choice choice{app, since};
   FleetData data;
   HEAPQ_RETURN_IF_ERROR(read_rows(
-      **db, kDumps, choice,
+      db, kDumps, choice,
       [](const store::RowCursor& r, FleetDump& d) {
         d.origin.gc_count = r.is_null(8) ? -1 : std::max<int64_t>(-1, r.int64(8));
       },
@@ -107,7 +105,7 @@ Result<FleetData> read_fleet(const std::string& store, const std::string& app,
   for (const FleetDump& d : data.dumps) ++dumps_of[process_of(d.origin)];
   std::vector<FleetDump> profiles;
   HEAPQ_RETURN_IF_ERROR(read_rows(
-      **db, kProfiles, choice,
+      db, kProfiles, choice,
       [](const store::RowCursor& r, FleetDump& d) {
         d.period = std::max<uint64_t>(1, non_negative(r.int64(8)));
       },
@@ -120,9 +118,10 @@ Result<FleetData> read_fleet(const std::string& store, const std::string& app,
   for (const FleetDump& d : data.dumps) {
     std::vector<FleetCount>& counts = data.counts.emplace_back();
     if (d.origin.pid == 0 || rows_of[process_of(d.origin)] < 2) continue;
-    HEAPQ_RETURN_IF_ERROR(read_counts(**db, d.period ? kProfileCounts : kDumpCounts, d.id, counts));
+    HEAPQ_RETURN_IF_ERROR(read_counts(db, d.period ? kProfileCounts : kDumpCounts, d.id, counts));
   }
   return data;
 }
 
+}  // namespace store
 }  // namespace heapq

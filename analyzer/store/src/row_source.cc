@@ -32,12 +32,29 @@ class SqliteCursor final : public RowCursor {
   Statement st_;
 };
 
+// PRAGMA application_id in schemas/store.sql; its user_version is kStoreSchemaVersion.
+constexpr int64_t kApplicationId = 1751474545;
+
+// Whether the file is a heapq store of this version, its tables heapq's.
+Status check_store(Database& db) {
+  HEAPQ_ASSIGN_OR_RETURN(Statement id, db.prepare("PRAGMA application_id"));
+  if (id.step() != SQLITE_ROW || id.int64(0) != kApplicationId)
+    return bad_input(db.path() + ": an SQLite file, but not a heapq store (made by heapq load)");
+  HEAPQ_ASSIGN_OR_RETURN(Statement version, db.prepare("PRAGMA user_version"));
+  if (version.step() == SQLITE_ROW && version.int64(0) != kStoreSchemaVersion)
+    return bad_input(db.path() + ": not a store of this version of heapq (schema version " +
+                     std::to_string(version.int64(0)) + ", expected " +
+                     std::to_string(kStoreSchemaVersion) + "); make it again with heapq load");
+  return check_schema(db, false);
+}
+
 class SqliteSource final : public RowSource {
  public:
   static Result<std::unique_ptr<RowSource>> open(const std::string& path) {
     auto db = Database::open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     if (!db) return db.error();
     if (Status s = harden(*db, Access::kRead); !s) return s.error();
+    if (Status s = check_store(*db); !s) return s.error();
     // Pages read through a mapping of the file rather than copied into SQLite's cache.
     if (Status s = db->exec("PRAGMA mmap_size = 1073741824"); !s) return s.error();
     return std::unique_ptr<RowSource>(new SqliteSource(std::move(*db)));

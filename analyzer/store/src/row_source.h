@@ -61,7 +61,8 @@ Status each_row(RowSource& db, std::string_view sql, const std::vector<RowSource
 }
 
 // A connection for heapq's own reads of a store: a SQLite file (hardened: tables only, work
-// bounded by the file's size) or a server's URL (postgresql://...).
+// bounded by the file's size) or a server's URL (postgresql://...), checked to be a heapq
+// store of this schema version.
 Result<std::unique_ptr<RowSource>> open_row_source(const std::string& store);
 
 }  // namespace heapq::store

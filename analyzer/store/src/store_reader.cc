@@ -2,34 +2,19 @@
 // into the graph's arrays; objects and references are read at once, on two connections.
 #include "store_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <bit>
-#include <cstring>
-#include <filesystem>
 #include <new>
 #include <thread>
 
-#include "hardening.h"
 #include "heapq/read/address_hash.h"
 #include "heapq/read/source_paths.h"
 #include "heapq/store/store.h"
-#include "pg_db.h"
-#include "server_schema.h"
-#include "sqlite_db.h"
 
 namespace heapq {
 
-using store::Database;
 using store::RowCursor;
 using store::RowSource;
 
 namespace {
-
-// PRAGMA application_id in schemas/store.sql; its user_version is kStoreSchemaVersion.
-constexpr int64_t kApplicationId = 1751474545;
 
 StringId string_or_none(const RowCursor& s, int col) {
   return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));
@@ -352,159 +337,6 @@ Status StoreReader::read_stacks_and_blocks() {
                                             SiteId(static_cast<uint32_t>(site)));
                     return Ok{};
                   });
-}
-
-namespace {
-
-// A server's URL: '#' after the URL's user and password is heapq's, and a dump's number must
-// follow it (a '#' of the URL itself is written %23 there, as in any URL).
-StoreRef parse_server_ref(const std::string& url) {
-  size_t from = url.find("://") + 3;
-  if (const size_t stop = url.find_first_of("@/", from);
-      stop != std::string::npos && url[stop] == '@')
-    from = stop + 1;
-  const size_t hash = url.rfind('#');
-  if (hash == std::string::npos || hash < from) return {url, 0};
-  const std::string number = url.substr(hash + 1);
-  if (number.empty() || number.size() > 9 ||
-      number.find_first_not_of("0123456789") != std::string::npos)
-    return {url.substr(0, hash), kNotADumpNumber};
-  const int64_t n = std::stoll(number);
-  return {url.substr(0, hash), n == 0 ? -1 : n};
-}
-
-}  // namespace
-
-StoreRef parse_store_ref(const std::string& path) {
-  if (is_server_url(path)) return parse_server_ref(path);
-  const size_t hash = path.rfind('#');
-  std::error_code ec;
-  if (hash == std::string::npos || hash + 1 == path.size() || std::filesystem::exists(path, ec))
-    return {path, 0};
-  const std::string number = path.substr(hash + 1);
-  if (number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
-    return {path, 0};
-  const int64_t n = std::stoll(number);
-  return {path.substr(0, hash), n == 0 ? -1 : n};  // -1: "#0", refused by read_store
-}
-
-bool is_store(const StoreRef& ref) {
-  return is_server_url(ref.file) || is_sqlite_file(ref.file);
-}
-
-bool is_sqlite_file(const std::string& path) {
-  static constexpr char kMagic[16] = "SQLite format 3";  // with its final NUL
-  // Only a regular file can be a store. A pipe or a FIFO must not be opened here: what this
-  // read took would be missing when the dump reader opens the path again.
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  char head[16] = {};
-  // fstat again: the path may have been replaced since; pread leaves nothing consumed.
-  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  bool magic = regular && ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
-               std::memcmp(head, kMagic, sizeof head) == 0;
-  ::close(fd);
-  return magic;
-}
-
-namespace {
-
-Result<std::vector<StoredDump>> list_file_dumps(const std::string& path) {
-  auto db = Database::open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-  if (!db) return db.error();
-  if (Status s = store::harden(*db, store::Access::kRead); !s) return s.error();
-  auto id = db->prepare("PRAGMA application_id");
-  if (!id) return id.error();
-  if (id->step() != SQLITE_ROW || id->int64(0) != kApplicationId)
-    return bad_input(path + ": an SQLite file, but not a heapq store (made by heapq load)");
-  auto version = db->prepare("PRAGMA user_version");
-  if (!version) return version.error();
-  if (version->step() == SQLITE_ROW && version->int64(0) != store::kStoreSchemaVersion)
-    return bad_input(path + ": not a store of this version of heapq (schema version " +
-                     std::to_string(version->int64(0)) + ", expected " +
-                     std::to_string(store::kStoreSchemaVersion) +
-                     "); make it again with heapq load");
-  if (Status s = store::check_schema(*db, false); !s) return s.error();
-  auto st = db->prepare(
-      "SELECT id, path, pid, dumped_at, gc_count, host, started_at, app FROM dumps ORDER BY id");
-  if (!st)
-    return bad_input(path + ": not a heapq store (" + st.error().message.substr(path.size() + 2) +
-                     ")");
-  std::vector<StoredDump> out;
-  int rc;
-  while ((rc = st->step()) == SQLITE_ROW) {
-    StoredDump& d = out.emplace_back();
-    d.id = st->int64(0);
-    d.source = std::string(st->text(1));
-    d.origin = {st->is_null(2) || st->int64(2) < 0 ? 0 : static_cast<uint64_t>(st->int64(2)),
-                std::string(st->text(3)), st->is_null(4) ? -1 : st->int64(4),
-                std::string(st->text(5)), std::string(st->text(6))};
-    d.app = std::string(st->text(7));
-  }
-  if (rc != SQLITE_DONE) return db->error();
-  return out;
-}
-
-Result<std::vector<StoredDump>> list_server_dumps(const std::string& url) {
-  auto db = store::PgConnection::connect(url);
-  if (!db) return db.error();
-  if (Status s = store::begin_store_transaction(*db, false); !s) return s.error();
-  auto rows = db->query(
-      "SELECT id, path, pid, dumped_at, gc_count, host, started_at, app FROM heapq.dumps "
-      "ORDER BY id");
-  if (!rows) return rows.error();
-  std::vector<StoredDump> out;
-  const PGresult* r = rows->get();
-  for (int i = 0; i < PQntuples(r); ++i) {
-    StoredDump& d = out.emplace_back();
-    d.id = store::pg_int(r, i, 0);
-    d.source = std::string(store::pg_bytes(r, i, 1));
-    d.origin = {PQgetisnull(r, i, 2) || store::pg_int(r, i, 2) < 0
-                    ? 0
-                    : static_cast<uint64_t>(store::pg_int(r, i, 2)),
-                std::string(store::pg_bytes(r, i, 3)),
-                PQgetisnull(r, i, 4) ? -1 : store::pg_int(r, i, 4),
-                std::string(store::pg_bytes(r, i, 5)), std::string(store::pg_bytes(r, i, 6))};
-    d.app = std::string(store::pg_bytes(r, i, 7));
-  }
-  return out;
-}
-
-}  // namespace
-
-Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path) {
-  return is_server_url(path) ? list_server_dumps(path) : list_file_dumps(path);
-}
-
-const StoredDump* find_stored_dump(const std::vector<StoredDump>& dumps, int64_t id) {
-  if (id == 0) return dumps.empty() ? nullptr : &dumps.back();
-  for (const StoredDump& d : dumps)
-    if (d.id == id) return &d;
-  return nullptr;
-}
-
-Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
-                             StoredDump* which, bool references, const std::string& app_root) {
-  auto dumps = list_stored_dumps(path);
-  if (!dumps) return dumps.error();
-  const std::string name = is_server_url(path) ? redact_url(path) : path;
-  if (dumps->empty()) return bad_input(name + ": the store holds no dump");
-  if (dump == kNotADumpNumber)
-    return usage_error(name + ": what follows '#' is not a dump's number (#1, #2, ... up to " +
-                       "999999999; a '#' of the URL itself is written %23)");
-  if (dump < 0)
-    return usage_error(name + "#0: dumps are numbered from 1 (" + name + " alone reads the last)");
-  const StoredDump* found = find_stored_dump(*dumps, dump);
-  if (!found)
-    return bad_input(name + ": no dump #" + std::to_string(dump) + " in the store (it holds #" +
-                     std::to_string(dumps->front().id) + " to #" +
-                     std::to_string(dumps->back().id) + ")");
-  if (which) *which = *found;
-  auto db = store::open_row_source(path);
-  if (!db) return db.error();
-  return StoreReader(**db, found->id, references, app_root).read(report);
 }
 
 }  // namespace heapq

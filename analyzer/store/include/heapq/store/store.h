@@ -24,6 +24,10 @@
 
 namespace heapq {
 
+namespace store {
+class RowSource;
+}
+
 // Whether the file starts with SQLite's header ("SQLite format 3\0"); false when unreadable.
 bool is_sqlite_file(const std::string& path);
 
@@ -170,6 +174,34 @@ class ServerWriter final : public DumpWriter {
   std::unique_ptr<Impl> impl_;
 };
 
+// A store opened to read: one connection for all a command reads of it (its dumps listed once,
+// as it opens, then read), a file's or a server's. Fails (exit status 2) on a file that is no
+// heapq store or one of another schema version, or (3) when a server cannot be reached.
+class StoreConnection {
+ public:
+  static Result<StoreConnection> open(const std::string& store);
+  StoreConnection(StoreConnection&&) noexcept;
+  StoreConnection& operator=(StoreConnection&&) noexcept;
+  ~StoreConnection();
+
+  // The store in messages: its path, or a server's URL without its password.
+  const std::string& name() const { return name_; }
+  // Its dumps, in id order.
+  const std::vector<StoredDump>& dumps() const { return dumps_; }
+  // read_store on this connection.
+  Result<HeapGraph> read(int64_t dump, LoadReport& report, StoredDump* which = nullptr,
+                         bool references = true, const std::string& app_root = {});
+  // read_fleet on this connection.
+  Result<FleetData> fleet(const std::string& app, std::optional<int64_t> since);
+
+ private:
+  StoreConnection(std::string name, std::unique_ptr<store::RowSource> db,
+                  std::vector<StoredDump> dumps);
+  std::string name_;
+  std::unique_ptr<store::RowSource> db_;
+  std::vector<StoredDump> dumps_;
+};
+
 // The dumps of a store (schemas/store.sql) of the app given (empty: all) taken at or after
 // `since` (microseconds since 1970, read/dump_time.h; none: all), and their counts: one query
 // per dump. Processes no such dump is of come from their sampled profiles
@@ -183,9 +215,10 @@ Result<std::vector<StoredDump>> list_stored_dumps(const std::string& path);
 const StoredDump* find_stored_dump(const std::vector<StoredDump>& dumps, int64_t id);
 
 // Rebuilds the graph of one dump (0: the last one) from the store's tables, and the report its
-// load made. Never parses JSON. Without references the graph has the objects and the roots
-// only (for stats and sites, which do not follow references): faster to open.
-// app_root: as LoadOptions::app_root, for memprof's stacks' app frames.
+// load made (on a connection of its own: StoreConnection::read reads on one already open). Never
+// parses JSON. Without references the graph has the objects and the roots only (for stats and
+// sites, which do not follow references): faster to open. app_root: as LoadOptions::app_root, for
+// memprof's stacks' app frames.
 Result<HeapGraph> read_store(const std::string& path, int64_t dump, LoadReport& report,
                              StoredDump* which = nullptr, bool references = true,
                              const std::string& app_root = {});
