@@ -322,7 +322,7 @@ class TestServerStore < Test::Unit::TestCase
     url = database("connections")
     load(url, *three_dumps("memo_cache", memprof: true))
     log = File.join(@tmp, "strace.log")
-    [%w[fleet]].each do |command|
+    [%w[leaks], %w[fleet]].each do |command|
       _, err, status = Open3.capture3(strace, "-f", "-qq", "-e", "trace=connect", "-o", log,
                                       HEAPQ, "--quiet", *command, url)
       assert(status.success?, "#{command.first}: #{err}")

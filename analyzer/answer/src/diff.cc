@@ -27,18 +27,19 @@ DiffAnswer::Rows rows(const DumpDiff& diff, GroupBy by, size_t top) {
 
 Result<DiffAnswer> answer_diff(const std::vector<std::string>& paths, const DiffOptions& options,
                                const InputOptions& inputs) {
-  HEAPQ_ASSIGN_OR_RETURN(std::vector<std::string> dumps, dumps_over_time(paths));
+  if (paths.size() > 2) return usage_error("diff takes two INPUTs: BEFORE and AFTER");
+  const Error one_input = usage_error(
+      "diff takes BEFORE and AFTER, or a store holding two dumps or more (see heapq diff --help)");
+  if (paths.empty() || (paths.size() == 1 && !is_store(parse_store_ref(paths[0]))))
+    return one_input;
+  HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
+  std::vector<Input*> dumps = opened.all();
   if (!options.as_given && paths.size() == 2)
     HEAPQ_RETURN_IF_ERROR(take_in_time_order(dumps, inputs));
-  if (dumps.size() < 2)
-    return usage_error(
-        "diff takes BEFORE and AFTER, or a store holding two dumps or more (see heapq diff "
-        "--help)");
-  if (paths.size() > 2) return usage_error("diff takes two INPUTs: BEFORE and AFTER");
+  if (dumps.size() < 2) return one_input;
   HEAPQ_ASSIGN_OR_RETURN(const LoadedDump before,
-                         load_input(dumps.front(), inputs, Needs::kObjectsOnly));
-  HEAPQ_ASSIGN_OR_RETURN(const LoadedDump after,
-                         load_input(dumps.back(), inputs, Needs::kObjectsOnly));
+                         load(*dumps.front(), inputs, Needs::kObjectsOnly));
+  HEAPQ_ASSIGN_OR_RETURN(const LoadedDump after, load(*dumps.back(), inputs, Needs::kObjectsOnly));
   return diff_answer(before, after, options);
 }
 

@@ -1,7 +1,6 @@
 #include "heapq/answer/ask/leaks.h"
 
 #include <cmath>
-#include <filesystem>
 #include <unordered_map>
 
 #include "heapq/analyze/dominators.h"
@@ -19,12 +18,11 @@ std::optional<SiteRef> group_site(const ObjectGroup& g) {
   return SiteRef{g.file, g.line, g.method};
 }
 
-// The value of each String and Symbol row's example, read again from the last dump's file (a
-// store keeps no values; a pipe cannot be read twice). Samples are a help: a file that cannot
-// be read again gives none.
-void add_samples(const LoadedDump& last, const InputOptions& inputs, LeaksAnswer& a) {
-  std::error_code error;
-  if (last.name != last.path || !std::filesystem::is_regular_file(last.path, error)) return;
+// The value of each String and Symbol row's example, read again from the last dump's file,
+// through the descriptor it was read with (a store keeps no values; a pipe cannot be read
+// twice). Samples are a help: a file that cannot be read again gives none.
+void add_samples(Input& input, const LoadedDump& last, const InputOptions& inputs, LeaksAnswer& a) {
+  if (!input.file || !input.file->regular()) return;
   std::vector<uint64_t> examples;
   for (const LeaksAnswer::Leak& leak : a.leaks)
     for (const LeaksAnswer::Held& h : leak.holds)
@@ -32,8 +30,10 @@ void add_samples(const LoadedDump& last, const InputOptions& inputs, LeaksAnswer
                                                      last.graph.type(*o) == ObjectType::kSymbol))
         examples.push_back(h.example);
   if (examples.empty()) return;
+  auto source = input.file->content();
+  if (!source) return;
   auto values =
-      read_string_samples(last.path, examples, kSampleBytes, size_t(inputs.max_line_mib) << 20);
+      read_string_samples(**source, examples, kSampleBytes, size_t(inputs.max_line_mib) << 20);
   if (!values.ok()) return;
   for (LeaksAnswer::Leak& leak : a.leaks)
     for (LeaksAnswer::Held& h : leak.holds)
@@ -41,13 +41,13 @@ void add_samples(const LoadedDump& last, const InputOptions& inputs, LeaksAnswer
 }
 
 // The dumps of one process, in their order.
-Result<LeaksAnswer> answer_process_leaks(const std::vector<std::string>& paths,
+Result<LeaksAnswer> answer_process_leaks(const std::vector<Input*>& dumps_in,
                                          const LeaksOptions& options, const InputOptions& inputs) {
   HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
-                         load_process_dumps(paths, inputs, options.as_given));
+                         load_process_dumps(dumps_in, inputs, options.as_given));
   const HeapDominators dom = HeapDominators::compute(dumps.back().graph);
   LeaksAnswer a = leaks_answer(dumps, dom, find_leaks(dumps, dom, options), options);
-  add_samples(dumps.back(), inputs, a);
+  add_samples(*dumps_in.back(), dumps.back(), inputs, a);
   return a;
 }
 
@@ -134,23 +134,31 @@ void set_path(const HeapGraph& g, const ShortestPathTree& tree, ObjectId holder,
 
 }  // namespace
 
-Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
-                                 const InputOptions& inputs) {
-  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessDumps> processes,
-                         dumps_by_process(paths, inputs, options.as_given));
+Result<AnyLeaksAnswer> answer_leaks(const std::vector<std::string>& paths,
+                                    const LeaksOptions& options, const InputOptions& inputs) {
+  HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
+  HEAPQ_ASSIGN_OR_RETURN(const ProfileInputs kinds, profile_inputs(opened.all()));
+  if (kinds.profiles != 0) {
+    HEAPQ_ASSIGN_OR_RETURN(ProfileLeaksAnswer growth, answer_profile_leaks(opened.all(), options));
+    return AnyLeaksAnswer(std::move(growth));
+  }
+  HEAPQ_ASSIGN_OR_RETURN(const std::vector<ProcessInputs> processes,
+                         dumps_by_process(opened, inputs, options.as_given));
   if (processes.size() > 1) {
     // Objects of different processes never match: each process on its own, one at a time.
     LeaksAnswer a;
-    for (const ProcessDumps& p : processes) {
-      HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer one, answer_process_leaks(p.paths, options, inputs));
-      one.pid = p.pid;
-      one.host = p.host;
-      one.started = p.started;
+    for (const ProcessInputs& p : processes) {
+      HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer one, answer_process_leaks(p.inputs, options, inputs));
+      one.pid = p.process.pid;
+      one.host = p.process.host;
+      one.started = p.process.started;
       a.processes.push_back(std::move(one));
     }
-    return a;
+    return AnyLeaksAnswer(std::move(a));
   }
-  return answer_process_leaks(processes.front().paths, options, inputs);
+  HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer a,
+                         answer_process_leaks(processes.front().inputs, options, inputs));
+  return AnyLeaksAnswer(std::move(a));
 }
 
 LeakReport find_leaks(const std::vector<LoadedDump>& dumps, const HeapDominators& dom,

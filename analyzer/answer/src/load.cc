@@ -48,9 +48,10 @@ Error interrupted(const LoadAnswer& a, const std::string& path) {
 }
 
 // A sampled profile, as its live estimates by site.
-Status add_profile(DumpWriter& writer, const std::string& path, const StoreLoadOptions& options,
+Status add_profile(DumpWriter& writer, Input& input, const StoreLoadOptions& options,
                    const StoreLoadHooks& hooks, LoadAnswer& a) {
-  HEAPQ_ASSIGN_OR_RETURN(const SampledProfile profile, load_profile(path));
+  HEAPQ_ASSIGN_OR_RETURN(const SampledProfile profile, load_profile(input));
+  const std::string& path = input.path;
   const std::vector<FleetCount> sites = profile_site_counts(profile);
   if (hooks.writing) hooks.writing(a.store, true);
   auto id = writer.add_profile(path, profile, sites, options.tags);
@@ -70,9 +71,9 @@ Status add_profile(DumpWriter& writer, const std::string& path, const StoreLoadO
 }
 
 // A dump, with the analyses the store keeps.
-Status add_dump(DumpWriter& writer, const std::string& path, const StoreLoadOptions& options,
+Status add_dump(DumpWriter& writer, Input& input, const StoreLoadOptions& options,
                 const InputOptions& inputs, const StoreLoadHooks& hooks, LoadAnswer& a) {
-  HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load_input(path, inputs));
+  HEAPQ_ASSIGN_OR_RETURN(const LoadedDump dump, load(input, inputs));
   if (server_statements_cancelled()) return Error{ExitCode::kInterrupted, "interrupted"};
   if (hooks.writing) hooks.writing(a.store, true);
   auto id =
@@ -85,16 +86,20 @@ Status add_dump(DumpWriter& writer, const std::string& path, const StoreLoadOpti
   return id ? Status(Ok{}) : Status(id.error());
 }
 
-// Each input in the order given, a profile or a dump by its content. A server commits each as
-// it is added, so that what was added before a failure stays; one stopped by a signal (its
-// statements cancelled) says what it added.
+// Each input in the order given, opened as its turn comes (and closed once added), a profile
+// or a dump by its content. A server commits each as it is added, so that what was added
+// before a failure stays; one stopped by a signal (its statements cancelled) says what it added.
 Status add_each(DumpWriter& writer, const std::vector<std::string>& paths,
                 const StoreLoadOptions& options, const InputOptions& inputs,
                 const StoreLoadHooks& hooks, LoadAnswer& a) {
+  Inputs opened;
   for (const std::string& path : paths) {
     if (server_statements_cancelled()) return interrupted(a, path);
-    Status s = is_profile_input(path) ? add_profile(writer, path, options, hooks, a)
-                                      : add_dump(writer, path, options, inputs, hooks, a);
+    HEAPQ_ASSIGN_OR_RETURN(Input* const input, opened.add(path));
+    Status s = input->kind == InputKind::kProfile
+                   ? add_profile(writer, *input, options, hooks, a)
+                   : add_dump(writer, *input, options, inputs, hooks, a);
+    input->file.reset();
     if (!s && s.error().code == ExitCode::kInterrupted) return interrupted(a, path);
     if (!s) return s;
   }

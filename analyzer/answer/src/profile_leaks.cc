@@ -8,12 +8,12 @@
 
 namespace heapq {
 
-Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<std::string>& paths,
+Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<Input*>& inputs,
                                                 const LeaksOptions& options) {
   std::vector<SampledProfile> profiles;
-  profiles.reserve(paths.size());
-  for (const std::string& path : paths) {
-    HEAPQ_ASSIGN_OR_RETURN(SampledProfile p, load_profile(path));
+  profiles.reserve(inputs.size());
+  for (Input* in : inputs) {
+    HEAPQ_ASSIGN_OR_RETURN(SampledProfile p, load_profile(*in));
     profiles.push_back(std::move(p));
   }
   std::map<ProcessKey, std::vector<size_t>> by_process;
@@ -23,9 +23,9 @@ Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<std::string>& 
     std::vector<const SampledProfile*> its;
     for (size_t i : of) its.push_back(&profiles[i]);
     if (its.size() < 2) {
-      return usage_error("leaks over profiles compares each process's over time: " + paths[of[0]] +
-                         " is the only one of pid " + std::to_string(key.pid) +
-                         (key.host.empty() ? "" : " on " + key.host) +
+      return usage_error("leaks over profiles compares each process's over time: " +
+                         inputs[of[0]]->path + " is the only one of pid " +
+                         std::to_string(key.pid) + (key.host.empty() ? "" : " on " + key.host) +
                          "; give two profiles of it or more (MEMPROF_PROFILE_EVERY writes them)");
     }
     HEAPQ_ASSIGN_OR_RETURN(ProcessGrowth growth, process_growth(its, 0));
@@ -34,8 +34,8 @@ Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<std::string>& 
     p.pid = key.pid;
     p.started = key.started;
     for (size_t k : growth.order)
-      p.inputs.push_back({paths[of[k]], iso_time_of_nanos(its[k]->time_nanos), its[k]->period,
-                          its[k]->samples.size()});
+      p.inputs.push_back({inputs[of[k]]->path, iso_time_of_nanos(its[k]->time_nanos),
+                          its[k]->period, its[k]->samples.size()});
     p.heap_bytes = std::move(growth.heap_bytes);
     p.found = growth.growing.size();
     if (options.top != SIZE_MAX && growth.growing.size() > options.top)

@@ -16,8 +16,9 @@ namespace heapq {
 
 Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
                                    const ReportOptions& options, const InputOptions& inputs) {
+  HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
   HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
-                         load_dumps_over_time(paths, inputs, options.as_given));
+                         load_dumps_over_time(opened, inputs, options.as_given));
   const HeapGraph& g = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(g);
   ReportAnswer a;
@@ -66,7 +67,9 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
       FleetOptions fleet_options;
       for (const LoadedDump& d : dumps)  // loaded as path, its password left out
         if (d.path == redact_url(path)) fleet_options.app = d.app;
-      auto fleet = answer_fleet(ref.file, fleet_options);
+      // On the connection the dumps were read on.
+      StoreConnection* db = opened.store(ref.file);
+      auto fleet = db ? fleet_answer(*db, fleet_options) : answer_fleet(ref.file, fleet_options);
       if (!fleet) return fleet.error();
       a.fleet = std::move(*fleet);
       break;

@@ -27,15 +27,9 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
     return usage_error("--threshold expects a percentage from 1 to 100");
   options.threshold = static_cast<double>(threshold_percent) / 100;
   options.as_given = args.has("as-given");
-  HEAPQ_ASSIGN_OR_RETURN(const ProfileInputs kinds, profile_inputs(args.positional()));
-  if (kinds.profiles != 0) {
-    HEAPQ_ASSIGN_OR_RETURN(ProfileLeaksAnswer growth,
-                           answer_profile_leaks(args.positional(), options));
-    return render::Answer(std::move(growth));
-  }
-  HEAPQ_ASSIGN_OR_RETURN(LeaksAnswer leaks,
+  HEAPQ_ASSIGN_OR_RETURN(AnyLeaksAnswer leaks,
                          answer_leaks(args.positional(), options, input_options(global)));
-  return render::Answer(std::move(leaks));
+  return std::visit([](auto& a) { return render::Answer(std::move(a)); }, leaks);
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace heapq {
@@ -38,6 +41,40 @@ class FdSource final : public ByteSource {
  private:
   int fd_;
   bool owned_;
+  std::string name_;
+  uint64_t total_;
+  uint64_t consumed_ = 0;
+};
+
+// A regular file's descriptor, shared by the sources that read it, each at its own offset.
+struct SharedFd {
+  int fd = -1;
+  ~SharedFd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+class PreadSource final : public ByteSource {
+ public:
+  PreadSource(std::shared_ptr<const SharedFd> fd, std::string name, uint64_t total)
+      : fd_(std::move(fd)), name_(std::move(name)), total_(total) {}
+
+  Result<size_t> read(char* buf, size_t n) override {
+    for (;;) {
+      ssize_t got = ::pread(fd_->fd, buf, n, static_cast<off_t>(consumed_));
+      if (got >= 0) {
+        consumed_ += static_cast<uint64_t>(got);
+        return static_cast<size_t>(got);
+      }
+      if (errno != EINTR) return io_error(name_ + ": read failed: " + std::strerror(errno));
+    }
+  }
+  const std::string& name() const override { return name_; }
+  uint64_t consumed() const override { return consumed_; }
+  uint64_t total() const override { return total_; }
+
+ private:
+  std::shared_ptr<const SharedFd> fd_;
   std::string name_;
   uint64_t total_;
   uint64_t consumed_ = 0;
@@ -212,50 +249,104 @@ Result<std::unique_ptr<ByteSource>> sniff(std::unique_ptr<ByteSource> raw) {
   return src;
 }
 
-// The input's bytes as they are (gzip not yet recognized).
-Result<std::unique_ptr<ByteSource>> open_raw(const std::string& path) {
-  if (path == "-") {
-    struct stat st;
-    uint64_t total = ::fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0;
-    return std::unique_ptr<ByteSource>(std::make_unique<FdSource>(0, false, "<stdin>", total));
+// The first line of a content source (at most about max_bytes of it) and its first bytes.
+Result<OpenedInput::Peek> first_line(ByteSource& content, size_t max_bytes) {
+  std::string line;
+  char buf[4096];
+  while (line.size() < max_bytes && line.find('\n') == std::string::npos) {
+    HEAPQ_ASSIGN_OR_RETURN(const size_t n, content.read(buf, sizeof buf));
+    if (n == 0) break;
+    line.append(buf, n);
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return io_error(path + ": cannot read: is a directory");
-  }
-  uint64_t total = S_ISREG(st.st_mode) ? st.st_size : 0;
-  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return std::unique_ptr<ByteSource>(std::make_unique<FdSource>(fd, true, path, total));
+  std::string head = line.substr(0, 64);
+  line.resize(std::min(line.find('\n'), line.size()));
+  return OpenedInput::Peek{std::move(line), std::move(head)};
 }
 
 }  // namespace
 
-Result<std::unique_ptr<ByteSource>> open_input(const std::string& path) {
-  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> raw, open_raw(path));
-  return sniff(std::move(raw));
+struct OpenedInput::State {
+  std::string name;                      // the path, or "<stdin>"
+  std::shared_ptr<const SharedFd> file;  // a regular file, read by offset
+  uint64_t size = 0;                     // a regular file's
+  std::unique_ptr<ByteSource> stream;    // anything else, read once; null once handed out
+  std::string kept;                      // the stream's bytes read to peek at it
+  std::optional<Peek> peeked;
+};
+
+OpenedInput::OpenedInput(std::unique_ptr<State> state) : state_(std::move(state)) {}
+OpenedInput::OpenedInput(OpenedInput&&) noexcept = default;
+OpenedInput& OpenedInput::operator=(OpenedInput&&) noexcept = default;
+OpenedInput::~OpenedInput() = default;
+
+Result<OpenedInput> OpenedInput::open(const std::string& path) {
+  auto state = std::make_unique<State>();
+  struct stat st;
+  if (path == "-") {  // read as it comes, from where it stands, whatever it is
+    state->name = "<stdin>";
+    uint64_t total = ::fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0;
+    state->stream = std::make_unique<FdSource>(0, false, state->name, total);
+    return OpenedInput(std::move(state));
+  }
+  state->name = path;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(path + ": cannot open: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return io_error(path + ": cannot read: is a directory");
+  }
+  if (S_ISREG(st.st_mode)) {
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    auto shared = std::make_shared<SharedFd>();
+    shared->fd = fd;
+    state->file = std::move(shared);
+    state->size = static_cast<uint64_t>(st.st_size);
+  } else {
+    state->stream = std::make_unique<FdSource>(fd, true, path, 0);
+  }
+  return OpenedInput(std::move(state));
 }
 
-Result<PeekedInput> peek_first_line(const std::string& path, size_t max_bytes) {
-  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> raw, open_raw(path));
-  std::string kept, line;
-  {
-    HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> content,
-                           sniff(std::make_unique<RecordingSource>(*raw, kept)));
-    char buf[4096];
-    while (line.size() < max_bytes && line.find('\n') == std::string::npos) {
-      HEAPQ_ASSIGN_OR_RETURN(const size_t n, content->read(buf, sizeof buf));
-      if (n == 0) break;
-      line.append(buf, n);
-    }
+bool OpenedInput::regular() const {
+  return state_->file != nullptr;
+}
+
+std::string OpenedInput::raw_head(size_t n) const {
+  if (!state_->file) return {};
+  std::string head(n, '\0');
+  const ssize_t got = ::pread(state_->file->fd, head.data(), n, 0);
+  head.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  return head;
+}
+
+Result<OpenedInput::Peek> OpenedInput::peek(size_t max_bytes) {
+  if (state_->peeked) return *state_->peeked;
+  if (state_->file) {
+    HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> src, content());
+    HEAPQ_ASSIGN_OR_RETURN(state_->peeked, first_line(*src, max_bytes));
+    return *state_->peeked;
   }
-  std::string head = line.substr(0, 64);
-  line.resize(std::min(line.find('\n'), line.size()));
-  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> again,
-                         sniff(std::make_unique<PeekedSource>(std::move(raw), std::move(kept))));
-  return PeekedInput{std::move(line), std::move(head), std::move(again)};
+  if (!state_->stream) return io_error(state_->name + ": read already (a pipe is read once)");
+  {
+    HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> src,
+                           sniff(std::make_unique<RecordingSource>(*state_->stream, state_->kept)));
+    HEAPQ_ASSIGN_OR_RETURN(state_->peeked, first_line(*src, max_bytes));
+  }
+  state_->stream =
+      std::make_unique<PeekedSource>(std::move(state_->stream), std::exchange(state_->kept, {}));
+  return *state_->peeked;
+}
+
+Result<std::unique_ptr<ByteSource>> OpenedInput::content() {
+  if (state_->file)
+    return sniff(std::make_unique<PreadSource>(state_->file, state_->name, state_->size));
+  if (!state_->stream) return io_error(state_->name + ": read already (a pipe is read once)");
+  return sniff(std::move(state_->stream));
+}
+
+Result<std::unique_ptr<ByteSource>> open_input(const std::string& path) {
+  HEAPQ_ASSIGN_OR_RETURN(OpenedInput input, OpenedInput::open(path));
+  return input.content();
 }
 
 std::unique_ptr<ByteSource> memory_input(std::string bytes, std::string name) {

@@ -36,14 +36,13 @@ uint64_t line_address(std::string_view line) {
 }  // namespace
 
 Result<std::unordered_map<uint64_t, std::string>> read_string_samples(
-    const std::string& path, const std::vector<uint64_t>& addresses, size_t max_bytes,
+    ByteSource& source, const std::vector<uint64_t>& addresses, size_t max_bytes,
     size_t max_line_bytes) {
   std::unordered_map<uint64_t, std::string> out;
   if (addresses.empty()) return out;
   std::vector<uint64_t> wanted = addresses;
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, open_input(path));
   std::string line;       // a line begun in one block and ended in another
   bool skipping = false;  // the rest of a line longer than max_line_bytes
   auto take = [&](std::string_view l) {
@@ -64,7 +63,7 @@ Result<std::unordered_map<uint64_t, std::string>> read_string_samples(
   };
   std::vector<char> block(1 << 20);
   while (out.size() < wanted.size()) {
-    HEAPQ_ASSIGN_OR_RETURN(const size_t n, source->read(block.data(), block.size()));
+    HEAPQ_ASSIGN_OR_RETURN(const size_t n, source.read(block.data(), block.size()));
     if (n == 0) break;
     std::string_view rest(block.data(), n);
     for (size_t nl; (nl = rest.find('\n')) != std::string_view::npos; rest.remove_prefix(nl + 1)) {

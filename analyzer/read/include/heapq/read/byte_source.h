@@ -24,18 +24,40 @@ class ByteSource {
   virtual std::optional<std::string> damage() const { return std::nullopt; }
 };
 
-// Opens a path ("-" is stdin); gzip is recognized by its magic bytes, not by the file name.
-Result<std::unique_ptr<ByteSource>> open_input(const std::string& path);
+// An input opened once: what its first bytes are, and then its content from the start. A
+// regular file is read again through the one descriptor it was opened with (each source reads
+// at its own offset); anything else (stdin, a pipe, a FIFO) is read once: the bytes read to peek
+// at it are kept and handed out again before the rest, so that none is lost.
+class OpenedInput {
+ public:
+  // Opens a path ("-" is stdin): an error names it (exit status 3).
+  static Result<OpenedInput> open(const std::string& path);
+  OpenedInput(OpenedInput&&) noexcept;
+  OpenedInput& operator=(OpenedInput&&) noexcept;
+  ~OpenedInput();
 
-// The first line of an input's content (decompressed; at most about max_bytes of it), and a
-// source that reads the input from its start all the same: the bytes read to find the line
-// are kept and handed out again, never asked of the input twice, so that a pipe loses none.
-struct PeekedInput {
-  std::string first_line;
-  std::string head;  // the content's first bytes (up to 64), whatever they are
-  std::unique_ptr<ByteSource> source;
+  bool regular() const;
+  // The first n bytes as they are (not decompressed; fewer in a shorter file): a regular file's
+  // only, empty for others (what a store's magic bytes are looked for in).
+  std::string raw_head(size_t n) const;
+  // The content's first line (decompressed; at most about max_bytes of it) and its first bytes
+  // (up to 64), whatever they are: read once, then kept.
+  struct Peek {
+    std::string first_line, head;
+  };
+  Result<Peek> peek(size_t max_bytes);
+  // The content from its start, gzip recognized by its magic bytes: for a regular file as often
+  // as asked, for another input once (null after that).
+  Result<std::unique_ptr<ByteSource>> content();
+
+ private:
+  struct State;
+  explicit OpenedInput(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
-Result<PeekedInput> peek_first_line(const std::string& path, size_t max_bytes);
+
+// Opens a path and reads it from its start (OpenedInput::open, then content()).
+Result<std::unique_ptr<ByteSource>> open_input(const std::string& path);
 
 // A source over bytes in memory (gzip detected likewise), for tests and embedders.
 std::unique_ptr<ByteSource> memory_input(std::string bytes, std::string name = "<memory>");

@@ -8,15 +8,16 @@
 #include <vector>
 
 #include "heapq/base/result.h"
+#include "heapq/read/byte_source.h"
 
 namespace heapq {
 
-// The "value" of the STRING and SYMBOL records at `addresses` in the dump at path (its first
-// max_bytes bytes each), by address; an address whose record has no value (a binary String,
-// a memprof dump without strings) is left out. One pass over the file that parses only the
+// The "value" of the STRING and SYMBOL records at `addresses` in the dump `source` reads (their
+// first max_bytes bytes each), by address; an address whose record has no value (a binary String,
+// a memprof dump without strings) is left out. One pass over the dump that parses only the
 // lines of those records; a line longer than max_line_bytes is skipped.
 Result<std::unordered_map<uint64_t, std::string>> read_string_samples(
-    const std::string& path, const std::vector<uint64_t>& addresses, size_t max_bytes,
+    ByteSource& source, const std::vector<uint64_t>& addresses, size_t max_bytes,
     size_t max_line_bytes);
 
 }  // namespace heapq

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "heapq/analyze/dominators.h"
@@ -23,13 +24,15 @@ struct LeaksOptions : LeakOptions {
 
 // paths: dumps of one process, oldest first, or one store holding several, or one dump; dump
 // files of several processes are answered one process at a time (LeaksAnswer::processes),
-// unless options.as_given.
-Result<LeaksAnswer> answer_leaks(const std::vector<std::string>& paths, const LeaksOptions& options,
-                                 const InputOptions& inputs);
+// unless options.as_given. Or sampled profiles (known by their content; with dumps: a usage
+// error): answer_profile_leaks's.
+using AnyLeaksAnswer = std::variant<LeaksAnswer, ProfileLeaksAnswer>;
+Result<AnyLeaksAnswer> answer_leaks(const std::vector<std::string>& paths,
+                                    const LeaksOptions& options, const InputOptions& inputs);
 
-// paths: sampled profiles (profile_inputs), of one process or several, each process's in any
-// order (their times say it): what grows in each.
-Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<std::string>& paths,
+// Sampled profiles (profile_inputs), of one process or several, each process's in any order
+// (their times say it): what grows in each.
+Result<ProfileLeaksAnswer> answer_profile_leaks(const std::vector<Input*>& profiles,
                                                 const LeaksOptions& options);
 
 // The leaks of dumps already loaded (dom: the last one's), unresolved: what growth or
