@@ -79,11 +79,11 @@ class Inputs {
  public:
   // Opens each path: an error (exit status 3) names one that cannot be opened.
   static Result<Inputs> open(const std::vector<std::string>& paths);
-  // Opens one more (heapq load opens each as its turn comes).
-  Result<Input*> add(const std::string& path);
   // The same for dumps over time: one store given alone stands for each of its dumps, in the
   // order they were loaded (STORE#1, STORE#2, ...).
   static Result<Inputs> open_over_time(const std::vector<std::string>& paths);
+  // Opens one more (heapq load opens each as its turn comes).
+  Result<Input*> add(const std::string& path);
 
   std::vector<Input*> all();
   size_t size() const { return inputs_.size(); }
@@ -96,7 +96,8 @@ class Inputs {
   std::vector<std::unique_ptr<Input>> inputs_;
 };
 
-// Loads a dump input (a profile is refused: a usage error); options.loaded is told.
+// Loads a dump input (a profile, which does not read as one, is refused: a usage error);
+// options.loaded is told.
 Result<LoadedDump> load(Input& input, const InputOptions& options, Needs needs = Needs::kGraph);
 // Opens and loads one input. PATH may be a store (heapq load): STORE.db reads its last dump,
 // STORE.db#N dump N.
