@@ -10,7 +10,7 @@ namespace heapq::cli {
 std::string ParsedArgs::get(std::string_view name) const {
   if (auto it = values_.find(std::string(name)); it != values_.end()) return it->second;
   for (const OptionSpec& s : specs_)
-    if (s.name == name) return std::string(s.fallback);
+    if (s.name == name) return s.fallback;
   return "";
 }
 
@@ -76,6 +76,10 @@ Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64
 Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name) {
   std::string v = args.get(name);
   if (v.empty() && !args.has(name)) return 0;
+  return parse_count(name, v);
+}
+
+Result<uint64_t> parse_count(std::string_view name, const std::string& v) {
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
     return usage_error("--" + std::string(name) + " expects a whole number, not \"" + v + "\"");
   return std::stoull(v);
@@ -104,7 +108,7 @@ std::string describe_options(std::span<const OptionSpec> specs, size_t width) {
       left += "  ";
     // A description is one paragraph: a newline in it would start a line at the margin.
     std::string help(s.help);
-    if (!s.fallback.empty()) help += " (default " + std::string(s.fallback) + ")";
+    if (!s.fallback.empty()) help += " (default " + s.fallback + ")";
     std::replace(help.begin(), help.end(), '\n', ' ');
     out += left + render::wrap_words(help, left.size(), 22, width) + "\n";
   }

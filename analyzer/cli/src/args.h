@@ -11,14 +11,13 @@
 
 namespace heapq::cli {
 
-// An option: its default is written here once, taken when the option is absent (ParsedArgs::get,
-// get_count) and printed by --help.
+// An option as the command line spells it and --help describes it.
 struct OptionSpec {
   std::string_view name;        // without dashes: "top"
   std::string_view value_name;  // "N"; empty for a flag
   std::string_view help;
-  std::string_view fallback = {};  // the value when absent; empty: none
-  bool repeated = false;           // may be given several times (ParsedArgs::get_all)
+  std::string fallback = {};  // the value when absent, as --help prints it; empty: none
+  bool repeated = false;      // may be given several times (ParsedArgs::get_all)
 };
 
 class ParsedArgs {
@@ -54,6 +53,9 @@ Result<size_t> get_limit(const ParsedArgs& args, std::string_view name);
 // The file -o FILE or --output FILE names; empty when neither is given. A usage error ("give the
 // `what` once") when both are.
 Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what = "output");
+
+// A whole number, the value of option --`name`; a usage error names the option when it is not.
+Result<uint64_t> parse_count(std::string_view name, const std::string& value);
 
 // "  --top N      help" lines for a help text, within `width` columns.
 std::string describe_options(std::span<const OptionSpec> specs, size_t width);

@@ -7,27 +7,19 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"by", "GROUP", "rows: class, site (file:line, class) or gem", "class"},
-    top_option("rows to list, largest growth first; 0: all", "20"),
-    kAsGivenOption,
+constexpr Choice<GroupBy> kGroupings[] = {
+    {"class", GroupBy::kClass}, {"site", GroupBy::kClassAndSite}, {"gem", GroupBy::kGem}};
+
+constexpr Option<DiffOptions> kOptions[] = {
+    Bind<DiffOptions>::choice<&DiffOptions::by, kGroupings>(
+        "by", "GROUP", "rows: class, site (file:line, class) or gem"),
+    top_option<DiffOptions>("rows to list, largest growth first; 0: all"),
+    as_given_option<DiffOptions>(),
 };
 
-Result<GroupBy> get_grouping(const ParsedArgs& args) {
-  std::string by = args.get("by");
-  if (by == "class") return GroupBy::kClass;
-  if (by == "site") return GroupBy::kClassAndSite;
-  if (by == "gem") return GroupBy::kGem;
-  return usage_error("--by expects class, site or gem, not \"" + by + "\"");
-}
-
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  DiffOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.by, get_grouping(args));
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
-  options.as_given = args.has("as-given");
-  HEAPQ_ASSIGN_OR_RETURN(DiffAnswer diff,
-                         answer_diff(args.positional(), options, input_options(global)));
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<DiffOptions>& in) {
+  HEAPQ_ASSIGN_OR_RETURN(const DiffOptions options, in.options());
+  HEAPQ_ASSIGN_OR_RETURN(DiffAnswer diff, answer_diff(in.inputs, options, input_options(global)));
   return render::Answer(std::move(diff));
 }
 
@@ -45,8 +37,8 @@ const Command kDiffCommand = {
     "them (memprof's seq, else address, class and GC generation). Every object of a\n"
     "dump counts, as heapq stats counts them. --format json gives by_class and\n"
     "by_site (and by_gem with --by gem).\n",
-    kOptions,
-    run_answer<answer>,
+    specs_of<kOptions>,
+    run_answer<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

@@ -8,38 +8,41 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    top_option("objects to list by retained bytes; with --depth, children per node", "10"),
-    {"depth", "D",
-     "print the top D levels of the dominator tree instead; --format pprof|folded: the deepest "
-     "frame, deeper objects counted in it (default 64)"},
-    kOutputOption,
-    kOutputLongOption,
+using O = DominatorsOptions;
+
+// A profile's deepest frame when --depth is not given.
+constexpr size_t kProfileDepth = 64;
+
+constexpr Option<O> kOptions[] = {
+    top_option<O>("objects to list by retained bytes; with --depth, children per node"),
+    no_default_shown(Bind<O>::count<&O::depth>(
+        "depth", "D",
+        "print the top D levels of the dominator tree instead; --format pprof|folded: the deepest "
+        "frame, deeper objects counted in it (default 64)")),
+    output_option<O>(),
+    output_long_option<O>(),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1)
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
+  if (in.inputs.size() != 1)
     return usage_error("dominators takes one INPUT (see heapq dominators --help)");
-  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
-  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, args.positional()));
+  HEAPQ_RETURN_IF_ERROR(in.output_once());
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, in.inputs));
   if (profile_format(global)) {
-    if (args.has("top"))
-      return usage_error("--format " + args.get("format") + " profiles every object: no --top");
-    HEAPQ_ASSIGN_OR_RETURN(const uint64_t depth, get_count(args, "depth", 64));
+    if (in.given("top"))
+      return usage_error("--format " + profile_format_name(global) +
+                         " profiles every object: no --top");
+    HEAPQ_ASSIGN_OR_RETURN(const O bound, in.options());
+    const size_t depth = in.given("depth") ? bound.depth : kProfileDepth;
     if (depth == 0) return usage_error("--depth must be 1 or more");
-    HEAPQ_ASSIGN_OR_RETURN(
-        ProfileAnswer profile,
-        answer_dominators_profile(args.positional()[0], depth, input_options(global)));
+    HEAPQ_ASSIGN_OR_RETURN(ProfileAnswer profile,
+                           answer_dominators_profile(in.inputs[0], depth, input_options(global)));
     return render::Answer(std::move(profile));
   }
-  DominatorsOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
-  options.tree = args.has("depth");
-  if (options.tree) {
-    HEAPQ_ASSIGN_OR_RETURN(options.depth, get_count(args, "depth"));
-  }
+  HEAPQ_ASSIGN_OR_RETURN(O options, in.options());
+  options.tree = in.given("depth");
   HEAPQ_ASSIGN_OR_RETURN(DominatorsAnswer dominators,
-                         answer_dominators(args.positional()[0], options, input_options(global)));
+                         answer_dominators(in.inputs[0], options, input_options(global)));
   return render::Answer(std::move(dominators));
 }
 
@@ -63,8 +66,8 @@ const Command kDominatorsCommand = {
     "repeated step folded) as heapq retainers merges paths; its value, its own count and\n"
     "bytes. A frame's total is what its objects retain: a flame graph of the heap, read from\n"
     "the roots down (go tool pprof -http : heap.pb.gz, speedscope).\n",
-    kOptions,
-    run_answer_to_output<answer>,
+    specs_of<kOptions>,
+    run_answer_to_output<kOptions, answer>,
     render::kTextAndJson | render::kProfileFormats,
 };
 

@@ -6,22 +6,21 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"app", "NAME", "only the dumps heapq load --app tagged NAME"},
-    {"since", "TIME", "only the dumps taken at or after TIME (ISO 8601: 2026-11-24T10:00:00Z)"},
-    top_option("groups to list, most processes first; 0 lists all", "10"),
+constexpr Option<FleetOptions> kOptions[] = {
+    Bind<FleetOptions>::text<&FleetOptions::app>("app", "NAME",
+                                                 "only the dumps heapq load --app tagged NAME"),
+    Bind<FleetOptions>::text<&FleetOptions::since>(
+        "since", "TIME", "only the dumps taken at or after TIME (ISO 8601: 2026-11-24T10:00:00Z)"),
+    top_option<FleetOptions>("groups to list, most processes first; 0 lists all"),
 };
 
-Result<render::Answer> answer(const GlobalOptions&, const ParsedArgs& args) {
-  if (args.positional().size() != 1)
+Result<render::Answer> answer(const GlobalOptions&, const Invocation<FleetOptions>& in) {
+  if (in.inputs.size() != 1)
     return usage_error(
         "fleet takes one STORE: a server's URL or a store file (see heapq fleet "
         "--help)");
-  FleetOptions options;
-  options.app = args.get("app");
-  options.since = args.get("since");
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
-  HEAPQ_ASSIGN_OR_RETURN(FleetAnswer fleet, answer_fleet(args.positional()[0], options));
+  HEAPQ_ASSIGN_OR_RETURN(const FleetOptions options, in.options());
+  HEAPQ_ASSIGN_OR_RETURN(FleetAnswer fleet, answer_fleet(in.inputs[0], options));
   return render::Answer(std::move(fleet));
 }
 
@@ -43,8 +42,8 @@ const Command kFleetCommand = {
     "A process of no dump is read from its sampled profiles (heapq load P.pb.gz), where the\n"
     "store has them: their counts are estimates, and a group grows when it rises by two\n"
     "sampled objects or more. --app and --since choose among them as among dumps.\n",
-    kOptions,
-    run_answer<answer>,
+    specs_of<kOptions>,
+    run_answer<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

@@ -1,4 +1,6 @@
 // heapq leaks: what grows across dumps, which line allocated it, and who holds it.
+#include <cmath>
+
 #include "command.h"
 #include "heapq/answer/ask/leaks.h"
 #include "input.h"
@@ -7,29 +9,45 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    top_option("leaks to show; 0: every one", "5"),
-    {"min-growth", "N", "objects a group gains, first to last dump, at least", "10"},
-    {"threshold", "PCT", "one dump: % of the heap a leak retains at least", "10"},
-    {"max-depth", "D", "steps shown of a path, its middle elided past them", "64"},
-    kAsGivenOption,
+using O = LeaksOptions;
+
+// --threshold PCT: a whole percentage of the heap, the share the analysis takes.
+constexpr Option<O> threshold_option() {
+  return {"threshold", "PCT", "one dump: % of the heap a leak retains at least",
+          [](Invocation<O>& in, std::string_view name, const std::string& value) -> Status {
+            HEAPQ_ASSIGN_OR_RETURN(const uint64_t percent, parse_count(name, value));
+            if (percent == 0 || percent > 100)
+              return usage_error("--threshold expects a percentage from 1 to 100");
+            in.values.threshold = static_cast<double>(percent) / 100;
+            return Ok{};
+          },
+          [](const O& defaults) { return std::to_string(std::lround(defaults.threshold * 100)); }};
+}
+
+constexpr Option<O> kOptions[] = {
+    top_option<O>("leaks to show; 0: every one"),
+    Bind<O>::count<&O::min_growth>("min-growth", "N",
+                                   "objects a group gains, first to last dump, at least"),
+    threshold_option(),
+    Bind<O>::count<&O::max_depth>("max-depth", "D",
+                                  "steps shown of a path, its middle elided past them"),
+    as_given_option<O>(),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().empty())
+// Apart and not inlined: GCC 12 takes the variant's moved-from storage, inlined, for
+// uninitialized (-Wmaybe-uninitialized).
+template <class A>
+[[gnu::noinline]] render::Answer answer_of(A&& a) {
+  return render::Answer(std::move(a));
+}
+
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
+  if (in.inputs.empty())
     return usage_error("leaks takes one or more INPUTs (see heapq leaks --help)");
-  LeaksOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
-  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
-  HEAPQ_ASSIGN_OR_RETURN(options.min_growth, get_count(args, "min-growth"));
-  HEAPQ_ASSIGN_OR_RETURN(const uint64_t threshold_percent, get_count(args, "threshold"));
-  if (threshold_percent == 0 || threshold_percent > 100)
-    return usage_error("--threshold expects a percentage from 1 to 100");
-  options.threshold = static_cast<double>(threshold_percent) / 100;
-  options.as_given = args.has("as-given");
+  HEAPQ_ASSIGN_OR_RETURN(const O options, in.options());
   HEAPQ_ASSIGN_OR_RETURN(AnyLeaksAnswer leaks,
-                         answer_leaks(args.positional(), options, input_options(global)));
-  return std::visit([](auto& a) { return render::Answer(std::move(a)); }, leaks);
+                         answer_leaks(in.inputs, options, input_options(global)));
+  return std::visit([](auto& a) { return answer_of(std::move(a)); }, leaks);
 }
 
 }  // namespace
@@ -69,8 +87,8 @@ const Command kLeaksCommand = {
     "whose estimated live objects never fell and rose by two sampled objects or more,\n"
     "most bytes grown first, with their rates. A profile has no references: a dump of\n"
     "that process names what holds them.\n",
-    kOptions,
-    run_answer<answer>,
+    specs_of<kOptions>,
+    run_answer<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

@@ -15,32 +15,65 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"output", "STORE", "the store to write (default: the first dump's name + .db)"},
-    {"o", "STORE", "same as --output"},
-    {"force", "", "replace an existing store"},
-    {"append", "", "add the dumps to an existing store (numbered after its dumps)"},
-    {"to", "URL", "load into a PostgreSQL server: postgresql://[USER@]HOST[:PORT]/DATABASE"},
-    {"app", "NAME", "the application the dumps are of (recorded with each dump)"},
-    {"label",
-     "KEY=VALUE",
-     "a label recorded with each dump (deploy=abc123); may be repeated",
-     {},
-     true},
-    {"host", "NAME", "the machine the dumps are of (default: what the dump says, else none)"},
+using O = StoreLoadOptions;
+
+// --label KEY=VALUE, one more label of each dump.
+constexpr Option<O> label_option() {
+  return {"label",
+          "KEY=VALUE",
+          "a label recorded with each dump (deploy=abc123); may be repeated",
+          [](Invocation<O>& in, std::string_view, const std::string& label) -> Status {
+            const size_t eq = label.find('=');
+            if (eq == std::string::npos || eq == 0)
+              return usage_error("--label takes KEY=VALUE, not \"" + label + "\"");
+            in.values.tags.labels.emplace_back(label.substr(0, eq), label.substr(eq + 1));
+            return Ok{};
+          },
+          nullptr,
+          true};
+}
+
+// --app NAME, --host NAME: a tag of each dump (Tag: its field of DumpTags).
+template <auto Tag>
+constexpr Option<O> tag_option(std::string_view name, std::string_view help) {
+  return {name, "NAME", help, [](Invocation<O>& in, std::string_view, const std::string& value) {
+            in.values.tags.*Tag = value;
+            return Status(Ok{});
+          }};
+}
+
+// --to URL: the store is a server's, named once (-o names a file).
+constexpr Option<O> to_option() {
+  return {
+      "to", "URL", "load into a PostgreSQL server: postgresql://[USER@]HOST[:PORT]/DATABASE",
+      [](Invocation<O>& in, std::string_view, const std::string& url) -> Status {
+        if (!in.output.empty()) return usage_error("give the store once: -o FILE or --to URL");
+        if (!is_server_url(url))
+          return usage_error("--to takes a server's URL (postgresql://...); -o names a store file");
+        in.values.output = url;
+        return Ok{};
+      }};
+}
+
+constexpr Option<O> kOptions[] = {
+    Bind<O>::output("output", "STORE", "the store to write (default: the first dump's name + .db)"),
+    Bind<O>::output("o", "STORE", "same as --output"),
+    Bind<O>::flag<&O::force>("force", "replace an existing store"),
+    Bind<O>::flag<&O::append>("append",
+                              "add the dumps to an existing store (numbered after its dumps)"),
+    to_option(),
+    tag_option<&DumpTags::app>("app", "the application the dumps are of (recorded with each dump)"),
+    label_option(),
+    tag_option<&DumpTags::host>(
+        "host", "the machine the dumps are of (default: what the dump says, else none)"),
 };
 
-Result<DumpTags> tags_of(const ParsedArgs& args) {
-  DumpTags tags;
-  tags.app = args.get("app");
-  tags.host = args.get("host");
-  for (const std::string& label : args.get_all("label")) {
-    const size_t eq = label.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return usage_error("--label takes KEY=VALUE, not \"" + label + "\"");
-    tags.labels.emplace_back(label.substr(0, eq), label.substr(eq + 1));
-  }
-  return tags;
+// The options, the store -o FILE names unless --to URL is given.
+Result<O> checked_options(const Invocation<O>& in) {
+  HEAPQ_RETURN_IF_ERROR(in.output_once("store"));
+  HEAPQ_ASSIGN_OR_RETURN(O options, in.options());
+  if (!in.given("to")) options.output = in.output;
+  return options;
 }
 
 // The temporary file of the store being written, for the signal handler (which may only make
@@ -121,20 +154,9 @@ class InterruptGuard {
   bool waiting_ = true;
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().empty())
-    return usage_error("load takes one or more DUMPs (see heapq load --help)");
-  StoreLoadOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.output, get_output_path(args, "store"));
-  if (args.has("to")) {
-    if (!options.output.empty()) return usage_error("give the store once: -o FILE or --to URL");
-    options.output = args.get("to");
-    if (!is_server_url(options.output))
-      return usage_error("--to takes a server's URL (postgresql://...); -o names a store file");
-  }
-  HEAPQ_ASSIGN_OR_RETURN(options.tags, tags_of(args));
-  options.force = args.has("force");
-  options.append = args.has("append");
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
+  if (in.inputs.empty()) return usage_error("load takes one or more DUMPs (see heapq load --help)");
+  HEAPQ_ASSIGN_OR_RETURN(const O options, checked_options(in));
   const bool status_line = !global.quiet && isatty(STDERR_FILENO);
   InterruptGuard guard;
   StoreLoadHooks hooks;
@@ -154,7 +176,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& arg
   hooks.added = append_added;
   if (is_server_url(options.output)) guard.watch_server();
   HEAPQ_ASSIGN_OR_RETURN(LoadAnswer load,
-                         answer_load(args.positional(), options, input_options(global), hooks));
+                         answer_load(in.inputs, options, input_options(global), hooks));
   return render::Answer(std::move(load));
 }
 
@@ -190,8 +212,8 @@ const Command kLoadCommand = {
     "known by its content: it goes into the store's profiles table, numbered apart from the\n"
     "dumps, as its live estimates by allocation site and class (profile_sites); heapq fleet\n"
     "reads it.\n",
-    kOptions,
-    run_answer<answer>,
+    specs_of<kOptions>,
+    run_answer<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

@@ -8,28 +8,26 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"o", "FILE", "the report to write (required)"},
-    {"output", "FILE", "same as -o"},
-    top_option("rows of each table", "50"),
-    {"leaks", "N", "leaks shown, each with its retention tree", "5"},
-    {"nodes", "N", "objects of the dominator tree drawn in the icicle", "2000"},
-    kAsGivenOption,
+using O = ReportOptions;
+
+constexpr Option<O> kOptions[] = {
+    Bind<O>::output("o", "FILE", "the report to write (required)"),
+    Bind<O>::output("output", "FILE", "same as -o"),
+    Bind<O>::count<&O::top>("top", "N", "rows of each table"),
+    Bind<O>::count<&O::leaks>("leaks", "N", "leaks shown, each with its retention tree"),
+    Bind<O>::count<&O::nodes>("nodes", "N", "objects of the dominator tree drawn in the icicle"),
+    as_given_option<O>(),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().empty())
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
+  if (in.inputs.empty())
     return usage_error("report takes one or more INPUTs (see heapq report --help)");
-  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args, "report"));
-  if (output.empty()) return usage_error("report needs -o FILE (the HTML file to write)");
-  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, args.positional()));
-  ReportOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top"));
-  HEAPQ_ASSIGN_OR_RETURN(options.leaks, get_count(args, "leaks"));
-  HEAPQ_ASSIGN_OR_RETURN(options.nodes, get_count(args, "nodes"));
-  options.as_given = args.has("as-given");
+  HEAPQ_RETURN_IF_ERROR(in.output_once("report"));
+  if (in.output.empty()) return usage_error("report needs -o FILE (the HTML file to write)");
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, in.inputs));
+  HEAPQ_ASSIGN_OR_RETURN(const O options, in.options());
   HEAPQ_ASSIGN_OR_RETURN(ReportAnswer report,
-                         answer_report(args.positional(), options, input_options(global)));
+                         answer_report(in.inputs, options, input_options(global)));
   return render::Answer(std::move(report));
 }
 
@@ -49,8 +47,8 @@ const Command kReportCommand = {
     "Dumps read from a PostgreSQL server (URL#N) add a section on the whole store (the\n"
     "dump's app's processes, where load --app named one): what grows across them, and each\n"
     "process's heap over time (heapq fleet URL).\n",
-    kOptions,
-    run_answer_to_output<answer>,
+    specs_of<kOptions>,
+    run_answer_to_output<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

@@ -8,41 +8,39 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"paths", "N", "paths to show (for a class, path shapes); 0: all", "3"},
-    {"max-depth", "D",
-     "steps shown of a path, its middle elided past them; for a class, the deepest "
-     "shape, deeper paths merged into it",
-     "64"},
-    {"referrers", "", "also list the direct referrers"},
-    {"site", "FILE:LINE",
-     "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"},
-    kOutputOption,
-    kOutputLongOption,
+using O = RetainersOptions;
+
+constexpr Option<O> kOptions[] = {
+    Bind<O>::limit<&O::paths>("paths", "N", "paths to show (for a class, path shapes); 0: all"),
+    Bind<O>::count<&O::max_depth>("max-depth", "D",
+                                  "steps shown of a path, its middle elided past them; for a "
+                                  "class, the deepest shape, deeper paths merged into it"),
+    Bind<O>::flag<&O::referrers>("referrers", "also list the direct referrers"),
+    Bind<O>::text<&O::site>(
+        "site", "FILE:LINE",
+        "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"),
+    output_option<O>(),
+    output_long_option<O>(),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 2)
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
+  if (in.inputs.size() != 2)
     return usage_error("retainers takes INPUT and TARGET (see heapq retainers --help)");
-  RetainersOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.paths, get_limit(args, "paths"));
-  HEAPQ_ASSIGN_OR_RETURN(options.max_depth, get_count(args, "max-depth"));
-  options.referrers = args.has("referrers");
-  options.site = args.get("site");
-  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
-  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, {args.positional()[0]}));
+  HEAPQ_ASSIGN_OR_RETURN(const O options, in.options());
+  HEAPQ_RETURN_IF_ERROR(in.output_once());
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, {in.inputs[0]}));
   if (profile_format(global)) {
-    if (args.has("paths") || args.has("referrers"))
-      return usage_error("--format " + args.get("format") +
+    if (in.given("paths") || in.given("referrers"))
+      return usage_error("--format " + profile_format_name(global) +
                          " profiles every instance's path: no --paths or --referrers");
-    HEAPQ_ASSIGN_OR_RETURN(ProfileAnswer profile,
-                           answer_retainers_profile(args.positional()[0], args.positional()[1],
-                                                    options, input_options(global)));
+    HEAPQ_ASSIGN_OR_RETURN(
+        ProfileAnswer profile,
+        answer_retainers_profile(in.inputs[0], in.inputs[1], options, input_options(global)));
     return render::Answer(std::move(profile));
   }
   HEAPQ_ASSIGN_OR_RETURN(
       RetainersAnswer retainers,
-      answer_retainers(args.positional()[0], args.positional()[1], options, input_options(global)));
+      answer_retainers(in.inputs[0], in.inputs[1], options, input_options(global)));
   return render::Answer(std::move(retainers));
 }
 
@@ -70,8 +68,8 @@ const Command kRetainersCommand = {
     "instance's merged path as its stack, from its GC root down, with the instances' count,\n"
     "own bytes and retained bytes (an instance another one keeps alive adds none of its\n"
     "own: no byte counts twice).\n",
-    kOptions,
-    run_answer_to_output<answer>,
+    specs_of<kOptions>,
+    run_answer_to_output<kOptions, answer>,
     render::kTextAndJson | render::kProfileFormats,
 };
 

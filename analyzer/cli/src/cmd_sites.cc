@@ -8,50 +8,40 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"by", "GROUP",
-     "site (file:line and class), file, method, class, gem, or app: the app's line that made "
-     "them, past the frames of gems and Ruby's library (memprof dumps with allocation stacks)",
-     "site"},
-    top_option("groups to list, largest first; 0 lists all", "20"),
-    kSortOption,
-    kRetainedOption,
-    kOutputOption,
-    kOutputLongOption,
+constexpr Choice<SiteGrouping> kGroupings[] = {
+    {"site", SiteGrouping::kSite},     {"file", SiteGrouping::kFile},
+    {"method", SiteGrouping::kMethod}, {"class", SiteGrouping::kClass},
+    {"gem", SiteGrouping::kGem},       {"app", SiteGrouping::kApp}};
+
+constexpr Option<SitesOptions> kOptions[] = {
+    Bind<SitesOptions>::choice<&SitesOptions::by, kGroupings>(
+        "by", "GROUP",
+        "site (file:line and class), file, method, class, gem, or app: the app's line that made "
+        "them, past the frames of gems and Ruby's library (memprof dumps with allocation "
+        "stacks)"),
+    top_option<SitesOptions>("groups to list, largest first; 0 lists all"),
+    sort_option<SitesOptions>(),
+    retained_option<SitesOptions>(),
+    output_option<SitesOptions>(),
+    output_long_option<SitesOptions>(),
 };
 
-Result<SiteGrouping> get_grouping(const ParsedArgs& args) {
-  std::string by = args.get("by");
-  if (by == "site") return SiteGrouping::kSite;
-  if (by == "file") return SiteGrouping::kFile;
-  if (by == "method") return SiteGrouping::kMethod;
-  if (by == "class") return SiteGrouping::kClass;
-  if (by == "gem") return SiteGrouping::kGem;
-  if (by == "app") return SiteGrouping::kApp;
-  return usage_error("--by expects site, file, method, class, gem or app, not \"" + by + "\"");
-}
-
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1)
-    return usage_error("sites takes one INPUT (see heapq sites --help)");
-  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
-  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, args.positional()));
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<SitesOptions>& in) {
+  if (in.inputs.size() != 1) return usage_error("sites takes one INPUT (see heapq sites --help)");
+  HEAPQ_RETURN_IF_ERROR(in.output_once());
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, in.inputs));
   if (profile_format(global)) {
-    if (args.has("by") || args.has("top") || args.has("sort"))
-      return usage_error("--format " + args.get("format") +
+    if (in.given("by") || in.given("top") || in.given("sort"))
+      return usage_error("--format " + profile_format_name(global) +
                          " profiles every allocation stack and class: no --by, --top or --sort");
     HEAPQ_ASSIGN_OR_RETURN(
         ProfileAnswer profile,
-        answer_sites_profile(args.positional()[0], args.has("retained"), input_options(global)));
+        answer_sites_profile(in.inputs[0], in.values.retained, input_options(global)));
     return render::Answer(std::move(profile));
   }
-  SitesOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.by, get_grouping(args));
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
-  HEAPQ_ASSIGN_OR_RETURN(options.sort, get_sort(args));
-  options.retained = args.has("retained");
+  HEAPQ_ASSIGN_OR_RETURN(const SitesOptions options, in.options());
   HEAPQ_ASSIGN_OR_RETURN(SitesAnswer sites,
-                         answer_sites(args.positional()[0], options, input_options(global)));
+                         answer_sites(in.inputs[0], options, input_options(global)));
   return render::Answer(std::move(sites));
 }
 
@@ -76,8 +66,8 @@ const Command kSitesCommand = {
     "the innermost frame). --retained adds the bytes each stack's objects keep alive (pprof's\n"
     "-sample_index=retained; they overlap between stacks, so a sum over stacks counts some\n"
     "bytes twice: the default view stays the objects' own bytes).\n",
-    kOptions,
-    run_answer_to_output<answer>,
+    specs_of<kOptions>,
+    run_answer_to_output<kOptions, answer>,
     render::kTextAndJson | render::kProfileFormats,
 };
 

@@ -7,18 +7,23 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    {"write", "", "allow statements that change the store (it is opened read-only otherwise)"},
+struct SqlOptions {
+  bool write = false;  // the store opened read-write
 };
 
-int run(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 2)
+constexpr Option<SqlOptions> kOptions[] = {
+    Bind<SqlOptions>::flag<&SqlOptions::write>(
+        "write", "allow statements that change the store (it is opened read-only otherwise)"),
+};
+
+int run(const GlobalOptions& global, const Invocation<SqlOptions>& in) {
+  if (in.inputs.size() != 2)
     return report_error(usage_error("sql takes STORE and one SQL text (see heapq sql --help)"));
-  const std::string store = parse_store_ref(args.positional()[0]).file;
-  const std::string& sql = args.positional()[1];
+  const std::string store = parse_store_ref(in.inputs[0]).file;
+  const std::string& sql = in.inputs[1];
   auto sink = render::sql_renderer(global.format, {global.width},
                                    [](std::string_view s) { return emit(s); });
-  Status s = run_sql(store, sql, args.has("write"), *sink);
+  Status s = run_sql(store, sql, in.values.write, *sink);
   if (s) s = sink->finish();
   return s ? 0 : report_error(s.error());
 }
@@ -56,8 +61,8 @@ const Command kSqlCommand = {
     "example:\n"
     "  heapq sql app.db \"SELECT class, count(*), sum(memsize) FROM objects_v\n"
     "                    WHERE dump_id = 1 GROUP BY class ORDER BY 3 DESC LIMIT 10\"\n",
-    kOptions,
-    run,
+    specs_of<kOptions>,
+    run_bound<kOptions, run>,
     render::kSqlFormats,
 };
 

@@ -7,21 +7,17 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    top_option("classes to list, largest first; 0 lists all", "20"),
-    kSortOption,
-    kRetainedOption,
+constexpr Option<StatsOptions> kOptions[] = {
+    top_option<StatsOptions>("classes to list, largest first; 0 lists all"),
+    sort_option<StatsOptions>(),
+    retained_option<StatsOptions>(),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1)
-    return usage_error("stats takes one INPUT (see heapq stats --help)");
-  StatsOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
-  HEAPQ_ASSIGN_OR_RETURN(options.sort, get_sort(args));
-  options.retained = args.has("retained");
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<StatsOptions>& in) {
+  if (in.inputs.size() != 1) return usage_error("stats takes one INPUT (see heapq stats --help)");
+  HEAPQ_ASSIGN_OR_RETURN(const StatsOptions options, in.options());
   HEAPQ_ASSIGN_OR_RETURN(StatsAnswer stats,
-                         answer_stats(args.positional()[0], options, input_options(global)));
+                         answer_stats(in.inputs[0], options, input_options(global)));
   return render::Answer(std::move(stats));
 }
 
@@ -37,8 +33,8 @@ const Command kStatsCommand = {
     "each class's retained bytes: what freeing all its instances at once would free, including\n"
     "what they hold together though none of them alone does (one walk of the heap per row shown\n"
     "at worst: keep --top small on big dumps).\n",
-    kOptions,
-    run_answer<answer>,
+    specs_of<kOptions>,
+    run_answer<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

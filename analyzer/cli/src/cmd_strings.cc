@@ -7,17 +7,16 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    top_option("values (and lines) to list, most wasted bytes first; 0 lists all", "20"),
+constexpr Option<StringsOptions> kOptions[] = {
+    top_option<StringsOptions>("values (and lines) to list, most wasted bytes first; 0 lists all"),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  if (args.positional().size() != 1)
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<StringsOptions>& in) {
+  if (in.inputs.size() != 1)
     return usage_error("strings takes one INPUT, a dump (see heapq strings --help)");
-  StringsOptions options;
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_limit(args, "top"));
+  HEAPQ_ASSIGN_OR_RETURN(const StringsOptions options, in.options());
   HEAPQ_ASSIGN_OR_RETURN(StringsAnswer strings,
-                         answer_strings(args.positional()[0], options, input_options(global)));
+                         answer_strings(in.inputs[0], options, input_options(global)));
   return render::Answer(std::move(strings));
 }
 
@@ -36,8 +35,8 @@ const Command kStringsCommand = {
     "(ObjectSpace's do; memprof cuts them at its strings: limit and writes a hash of the whole\n"
     "value, so that cut values are told apart); a store keeps no values. Text shows a value's\n"
     "beginning, escaped; JSON has it as the dump does.\n",
-    kOptions,
-    run_answer<answer>,
+    specs_of<kOptions>,
+    run_answer<kOptions, answer>,
 };
 
 }  // namespace heapq::cli

@@ -9,55 +9,63 @@ namespace heapq::cli {
 
 namespace {
 
-constexpr OptionSpec kOptions[] = {
-    kOutputOption,
-    kOutputLongOption,
-    {"max-nodes", "N", "boxes drawn at most; the rest collapse into \"+ N more\" boxes", "40"},
-    {"depth", "D",
-     "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)"},
-    {"dominators", "", "draw the top of the dominator tree instead of a retention tree"},
-    top_option("--dominators: children drawn per box", "6"),
-    {"leak", "N", "draw leak N as heapq leaks numbers them, from the dumps heapq leaks takes"},
-    kAsGivenOption,
-    {"site", "FILE:LINE",
-     "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"},
+using O = VizOptions;
+
+// The dominator tree's levels drawn when --depth is not given (a path's steps are O's depth).
+constexpr size_t kDominatorLevels = 3;
+
+constexpr Option<O> kOptions[] = {
+    output_option<O>(),
+    output_long_option<O>(),
+    Bind<O>::count<&O::max_boxes>("max-nodes", "N",
+                                  "boxes drawn at most; the rest collapse into \"+ N more\" boxes"),
+    no_default_shown(Bind<O>::count<&O::depth>(
+        "depth", "D",
+        "steps of a path, longer ones merged or elided (default 12); --dominators: levels (3)")),
+    Bind<O>::flag<&O::dominators>("dominators",
+                                  "draw the top of the dominator tree instead of a retention tree"),
+    Bind<O>::count<&O::top>("top", "N", "--dominators: children drawn per box"),
+    no_default_shown(Bind<O>::count<&O::leak>(
+        "leak", "N", "draw leak N as heapq leaks numbers them, from the dumps heapq leaks takes")),
+    as_given_option<O>(),
+    Bind<O>::text<&O::site>(
+        "site", "FILE:LINE",
+        "a class TARGET's instances allocated there only (FILE as the dump names it, or its end)"),
 };
 
-Result<render::Answer> answer(const GlobalOptions& global, const ParsedArgs& args) {
-  VizOptions options;
-  options.dominators = args.has("dominators");
-  const bool leak = args.has("leak");
-  if (options.dominators && leak)
-    return usage_error("--dominators and --leak draw different things");
-  if (leak ? args.positional().empty() : args.positional().size() != (options.dominators ? 1u : 2u))
-    return usage_error(leak ? "viz --leak N takes the dumps heapq leaks takes"
-                       : options.dominators
-                           ? "viz --dominators takes one INPUT (see heapq viz --help)"
-                           : "viz takes INPUT and TARGET (see heapq viz --help)");
-  HEAPQ_ASSIGN_OR_RETURN(options.max_boxes, get_count(args, "max-nodes"));
-  HEAPQ_ASSIGN_OR_RETURN(options.depth, get_count(args, "depth", options.dominators ? 3 : 12));
-  HEAPQ_ASSIGN_OR_RETURN(options.top, get_count(args, "top"));
+// The invocation's options, checked together.
+Result<O> checked_options(const Invocation<O>& in) {
+  const bool dominators = in.given("dominators");
+  const bool leak = in.given("leak");
+  if (dominators && leak) return usage_error("--dominators and --leak draw different things");
+  if (leak ? in.inputs.empty() : in.inputs.size() != (dominators ? 1u : 2u))
+    return usage_error(leak         ? "viz --leak N takes the dumps heapq leaks takes"
+                       : dominators ? "viz --dominators takes one INPUT (see heapq viz --help)"
+                                    : "viz takes INPUT and TARGET (see heapq viz --help)");
+  HEAPQ_ASSIGN_OR_RETURN(O options, in.options());
+  if (dominators && !in.given("depth")) options.depth = kDominatorLevels;
   if (options.max_boxes == 0 || options.depth == 0 || options.top == 0)
     return usage_error("--max-nodes, --depth and --top must be 1 or more");
-  if (leak) {
-    HEAPQ_ASSIGN_OR_RETURN(options.leak, get_count(args, "leak"));
-    if (options.leak == 0) return usage_error("--leak counts from 1, as heapq leaks numbers them");
-  }
-  options.as_given = args.has("as-given");
-  options.site = args.get("site");
+  if (leak && options.leak == 0)
+    return usage_error("--leak counts from 1, as heapq leaks numbers them");
   if (!options.site.empty() && (leak || options.dominators))
     return usage_error("--site narrows a class TARGET; --leak and --dominators take none");
-  HEAPQ_ASSIGN_OR_RETURN(const std::string output, get_output_path(args));
-  const std::vector<std::string> inputs =
-      leak ? args.positional() : std::vector<std::string>{args.positional()[0]};
-  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(output, inputs));
+  return options;
+}
+
+Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
+  HEAPQ_ASSIGN_OR_RETURN(const O options, checked_options(in));
+  HEAPQ_RETURN_IF_ERROR(in.output_once());
+  const bool leak = in.given("leak");
+  const std::vector<std::string> inputs = leak ? in.inputs : std::vector<std::string>{in.inputs[0]};
+  HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, inputs));
   if (leak) {
     HEAPQ_ASSIGN_OR_RETURN(VizAnswer viz, answer_viz_leak(inputs, options, input_options(global)));
     return render::Answer(std::move(viz));
   }
-  HEAPQ_ASSIGN_OR_RETURN(
-      VizAnswer viz, answer_viz(inputs[0], options.dominators ? "" : args.positional()[1], options,
-                                input_options(global)));
+  HEAPQ_ASSIGN_OR_RETURN(VizAnswer viz,
+                         answer_viz(inputs[0], options.dominators ? "" : in.inputs[1], options,
+                                    input_options(global)));
   return render::Answer(std::move(viz));
 }
 
@@ -85,8 +93,8 @@ const Command kVizCommand = {
     "--depth levels, --max-nodes boxes at most, breadth first.\n"
     "DOT goes to stdout unless -o is given (heapq viz app.json Foo | dot -Tpng > foo.png);\n"
     "--format svg lays it out with graphviz's dot program.\n",
-    kOptions,
-    run_answer_to_output<answer>,
+    specs_of<kOptions>,
+    run_answer_to_output<kOptions, answer>,
     render::kPictureFormats,
 };
 

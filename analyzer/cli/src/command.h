@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "args.h"
+#include "bound_options.h"
 #include "heapq/analyze/stats.h"
 #include "heapq/render/render.h"
 
@@ -22,23 +23,38 @@ struct GlobalOptions {
 
 struct Command {
   std::string_view name;
-  std::string_view summary;  // one line for `heapq --help`
-  std::string_view usage;    // "heapq stats [options] INPUT"
-  std::string_view details;  // paragraphs after the usage line
-  std::span<const OptionSpec> options;
+  std::string_view summary;                  // one line for `heapq --help`
+  std::string_view usage;                    // "heapq stats [options] INPUT"
+  std::string_view details;                  // paragraphs after the usage line
+  std::span<const OptionSpec> (*options)();  // specs_of<its options>
   int (*run)(const GlobalOptions& global, const ParsedArgs& args);
   render::Formats formats = render::kTextAndJson;  // what --format may name (render.h)
 };
 
-// Options several commands share, declared once.
-inline constexpr OptionSpec kSortOption = {"sort", "KEY", "order by bytes or count", "bytes"};
-inline constexpr OptionSpec kRetainedOption = {
-    "retained", "", "also compute retained bytes (dominators; slower, more memory)"};
-inline constexpr OptionSpec kOutputOption = {"o", "FILE", "write to FILE instead of stdout"};
-inline constexpr OptionSpec kOutputLongOption = {"output", "FILE", "same as -o"};
-// --top N: what it counts is the command's, and its default.
-constexpr OptionSpec top_option(std::string_view help, std::string_view fallback) {
-  return {"top", "N", help, fallback};
+// Options several commands share, declared once; each sets the field of the command's struct.
+inline constexpr Choice<SortKey> kSortKeys[] = {{"bytes", SortKey::kBytes},
+                                                {"count", SortKey::kCount}};
+template <typename O>
+constexpr Option<O> sort_option() {
+  return Bind<O>::template choice<&O::sort, kSortKeys>("sort", "KEY", "order by bytes or count");
+}
+template <typename O>
+constexpr Option<O> retained_option() {
+  return Bind<O>::template flag<&O::retained>(
+      "retained", "also compute retained bytes (dominators; slower, more memory)");
+}
+template <typename O>
+constexpr Option<O> output_option() {
+  return Bind<O>::output("o", "FILE", "write to FILE instead of stdout");
+}
+template <typename O>
+constexpr Option<O> output_long_option() {
+  return Bind<O>::output("output", "FILE", "same as -o");
+}
+// --top N, where 0 lists all: what it counts is the command's, its default the field's.
+template <typename O>
+constexpr Option<O> top_option(std::string_view help) {
+  return Bind<O>::template limit<&O::top>("top", "N", help);
 }
 
 std::span<const Command> commands();
@@ -70,19 +86,26 @@ int report_error(const Error& error);
 int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answer,
                 const std::string& output = "");
 
+// The run of a command: Fn(global, its invocation) (bound_options.h).
+template <const auto& Options, auto Fn>
+int run_bound(const GlobalOptions& global, const ParsedArgs& args) {
+  return Fn(global, bind_options<Options>(args));
+}
+
 // The run of a command that returns its answer.
-template <Result<render::Answer> (*AnswerFn)(const GlobalOptions&, const ParsedArgs&)>
+template <const auto& Options, auto AnswerFn>
 int run_answer(const GlobalOptions& global, const ParsedArgs& args) {
-  return emit_answer(global, AnswerFn(global, args));
+  return emit_answer(global, AnswerFn(global, bind_options<Options>(args)));
 }
 
 // The same for a command whose output goes to -o FILE (or --output FILE) when given. The
 // answer function checks the option, and refuses an output that is one of its inputs, before
 // reading them.
-template <Result<render::Answer> (*AnswerFn)(const GlobalOptions&, const ParsedArgs&)>
+template <const auto& Options, auto AnswerFn>
 int run_answer_to_output(const GlobalOptions& global, const ParsedArgs& args) {
-  const Result<render::Answer> answer = AnswerFn(global, args);
-  return emit_answer(global, answer, answer ? get_output_path(args).value() : "");
+  const auto invocation = bind_options<Options>(args);
+  const Result<render::Answer> answer = AnswerFn(global, invocation);
+  return emit_answer(global, answer, answer ? invocation.output : "");
 }
 
 // Whether the format asked for is a profile (pprof, folded).
@@ -90,7 +113,9 @@ inline bool profile_format(const GlobalOptions& global) {
   return render::kProfileFormats.has(global.format);
 }
 
-// Parses --sort (bytes or count).
-Result<SortKey> get_sort(const ParsedArgs& args);
+// The profile format asked for, as --format names it.
+inline std::string profile_format_name(const GlobalOptions& global) {
+  return global.format == render::Format::kPprof ? "pprof" : "folded";
+}
 
 }  // namespace heapq::cli

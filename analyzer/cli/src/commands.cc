@@ -13,7 +13,7 @@ const Command* const kCommands[] = {&kStatsCommand,      &kSitesCommand,  &kReta
                                     &kStringsCommand,    &kLoadCommand,   &kSqlCommand,
                                     &kVizCommand,        &kReportCommand, &kFleetCommand};
 
-constexpr OptionSpec kGlobalOptions[] = {
+const OptionSpec kGlobalOptions[] = {
     {"format", "FORMAT",
      "text or json; also csv for sql, dot or svg for viz, pprof (gzip'd profile.proto) or "
      "folded (stacks for flame graphs) for sites, retainers and dominators",
@@ -62,13 +62,6 @@ int emit_answer(const GlobalOptions& global, const Result<render::Answer>& answe
   if (output.empty()) return emit(rendered.value()) ? 0 : static_cast<int>(ExitCode::kIo);
   const Status written = write_file(output, rendered.value(), global.quiet);
   return written ? 0 : report_error(written.error());
-}
-
-Result<SortKey> get_sort(const ParsedArgs& args) {
-  std::string sort = args.get("sort");
-  if (sort == "bytes") return SortKey::kBytes;
-  if (sort == "count") return SortKey::kCount;
-  return usage_error("--sort expects bytes or count, not \"" + sort + "\"");
 }
 
 }  // namespace heapq::cli

@@ -14,9 +14,12 @@ namespace heapq::cli {
 InputOptions input_options(const GlobalOptions& global);
 
 // The option that lets dumps of several processes, or out of time order, be compared.
-inline constexpr OptionSpec kAsGivenOption = {
-    "as-given", "",
-    "compare the dumps in the order given, even of different processes or out of time order "
-    "(without it, dump files are taken in the order their META says they were written)"};
+template <typename O>
+constexpr Option<O> as_given_option() {
+  return Bind<O>::template flag<&O::as_given>(
+      "as-given",
+      "compare the dumps in the order given, even of different processes or out of time order "
+      "(without it, dump files are taken in the order their META says they were written)");
+}
 
 }  // namespace heapq::cli

@@ -46,7 +46,7 @@ std::string tool_help(size_t width) {
 std::string command_help(const Command& c, size_t width) {
   std::string out = render::fit_help("usage: " + std::string(c.usage), width) + "\n" +
                     render::fit_help(c.details, width);
-  if (!c.options.empty()) out += "\noptions:\n" + describe_options(c.options, width);
+  if (!c.options().empty()) out += "\noptions:\n" + describe_options(c.options(), width);
   out += "\nglobal options:\n" + describe_options(global_options(), width);
   return out;
 }
@@ -173,7 +173,7 @@ int run_heapq(const std::vector<std::string>& args) {
     return static_cast<int>(heapq::ExitCode::kUsage);
   }
 
-  std::vector<OptionSpec> specs(command->options.begin(), command->options.end());
+  std::vector<OptionSpec> specs(command->options().begin(), command->options().end());
   specs.insert(specs.end(), global_options().begin(), global_options().end());
   std::vector<std::string> command_args;
   for (size_t i = 0; i < at; ++i)
