@@ -8,16 +8,13 @@
 namespace heapq::cli {
 
 std::string ParsedArgs::get(std::string_view name) const {
-  if (auto it = values_.find(std::string(name)); it != values_.end()) return it->second;
-  for (const OptionSpec& s : specs_)
-    if (s.name == name) return s.fallback;
-  return "";
+  auto it = values_.find(std::string(name));
+  return it == values_.end() ? "" : it->second;
 }
 
 Result<ParsedArgs> parse_args(std::span<const std::string> args,
                               std::span<const OptionSpec> specs) {
   ParsedArgs out;
-  out.specs_.assign(specs.begin(), specs.end());
   bool options_done = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -68,33 +65,10 @@ std::vector<std::string> ParsedArgs::get_all(std::string_view name) const {
   return it == repeated_.end() ? std::vector<std::string>() : it->second;
 }
 
-Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback) {
-  if (!args.has(name)) return fallback;
-  return get_count(args, name);
-}
-
-Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name) {
-  std::string v = args.get(name);
-  if (v.empty() && !args.has(name)) return 0;
-  return parse_count(name, v);
-}
-
 Result<uint64_t> parse_count(std::string_view name, const std::string& v) {
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
     return usage_error("--" + std::string(name) + " expects a whole number, not \"" + v + "\"");
   return std::stoull(v);
-}
-
-Result<size_t> get_limit(const ParsedArgs& args, std::string_view name) {
-  auto count = get_count(args, name);
-  if (!count) return count.error();
-  return *count == 0 ? SIZE_MAX : static_cast<size_t>(*count);
-}
-
-Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what) {
-  if (args.has("o") && args.has("output"))
-    return usage_error("give the " + std::string(what) + " once: -o or --output");
-  return args.has("output") ? args.get("output") : args.get("o");
 }
 
 std::string describe_options(std::span<const OptionSpec> specs, size_t width) {

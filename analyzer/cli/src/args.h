@@ -16,14 +16,14 @@ struct OptionSpec {
   std::string_view name;        // without dashes: "top"
   std::string_view value_name;  // "N"; empty for a flag
   std::string_view help;
-  std::string fallback = {};  // the value when absent, as --help prints it; empty: none
+  std::string fallback = {};  // the default --help prints (bound_options.h); empty: none
   bool repeated = false;      // may be given several times (ParsedArgs::get_all)
 };
 
 class ParsedArgs {
  public:
   bool has(std::string_view name) const { return values_.count(std::string(name)) > 0; }
-  // The value given, else the option's default (OptionSpec::fallback), else "".
+  // The value given, else "".
   std::string get(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
   // Every value of an option given several times (OptionSpec::repeated), in order.
@@ -33,26 +33,12 @@ class ParsedArgs {
   friend Result<ParsedArgs> parse_args(std::span<const std::string>, std::span<const OptionSpec>);
   std::map<std::string, std::string> values_;
   std::map<std::string, std::vector<std::string>> repeated_;
-  std::vector<OptionSpec> specs_;
   std::vector<std::string> positional_;
 };
 
 // Accepts "--name VALUE", "--name=VALUE", "-h" for --help, and "--" to end options. An option
 // that takes a value may be given once (a usage error otherwise); a flag any number of times.
 Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs);
-
-// An unsigned integer option, its default when absent; a usage error names the option when the
-// value is not one.
-Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name);
-// The same with a default that depends on other options (viz --depth).
-Result<uint64_t> get_count(const ParsedArgs& args, std::string_view name, uint64_t fallback);
-
-// A count where 0 means no limit (--top 0: all): SIZE_MAX for 0.
-Result<size_t> get_limit(const ParsedArgs& args, std::string_view name);
-
-// The file -o FILE or --output FILE names; empty when neither is given. A usage error ("give the
-// `what` once") when both are.
-Result<std::string> get_output_path(const ParsedArgs& args, std::string_view what = "output");
 
 // A whole number, the value of option --`name`; a usage error names the option when it is not.
 Result<uint64_t> parse_count(std::string_view name, const std::string& value);

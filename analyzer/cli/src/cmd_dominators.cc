@@ -30,8 +30,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& 
   HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, in.inputs));
   if (profile_format(global)) {
     if (in.given("top"))
-      return usage_error("--format " + profile_format_name(global) +
-                         " profiles every object: no --top");
+      return usage_error("--format " + format_name(global) + " profiles every object: no --top");
     HEAPQ_ASSIGN_OR_RETURN(const O bound, in.options());
     const size_t depth = in.given("depth") ? bound.depth : kProfileDepth;
     if (depth == 0) return usage_error("--depth must be 1 or more");

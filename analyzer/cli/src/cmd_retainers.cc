@@ -31,7 +31,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& 
   HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, {in.inputs[0]}));
   if (profile_format(global)) {
     if (in.given("paths") || in.given("referrers"))
-      return usage_error("--format " + profile_format_name(global) +
+      return usage_error("--format " + format_name(global) +
                          " profiles every instance's path: no --paths or --referrers");
     HEAPQ_ASSIGN_OR_RETURN(
         ProfileAnswer profile,

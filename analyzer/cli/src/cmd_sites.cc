@@ -32,7 +32,7 @@ Result<render::Answer> answer(const GlobalOptions& global, const Invocation<Site
   HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, in.inputs));
   if (profile_format(global)) {
     if (in.given("by") || in.given("top") || in.given("sort"))
-      return usage_error("--format " + profile_format_name(global) +
+      return usage_error("--format " + format_name(global) +
                          " profiles every allocation stack and class: no --by, --top or --sort");
     HEAPQ_ASSIGN_OR_RETURN(
         ProfileAnswer profile,

@@ -59,6 +59,11 @@ constexpr Option<O> top_option(std::string_view help) {
 
 std::span<const Command> commands();
 std::span<const OptionSpec> global_options();
+// The global options given, bound (a usage error for a value that is not one).
+Result<GlobalOptions> bind_global(const ParsedArgs& args);
+// The columns help fits: --width when it is one (help needs no valid options: a width that is
+// not one leaves the default); SIZE_MAX for 0, no limit.
+size_t help_width(const ParsedArgs& args);
 
 // Defined in cmd_*.cc, one file per command.
 extern const Command kStatsCommand;
@@ -113,9 +118,9 @@ inline bool profile_format(const GlobalOptions& global) {
   return render::kProfileFormats.has(global.format);
 }
 
-// The profile format asked for, as --format names it.
-inline std::string profile_format_name(const GlobalOptions& global) {
-  return global.format == render::Format::kPprof ? "pprof" : "folded";
+// The format asked for, as --format names it.
+inline std::string format_name(const GlobalOptions& global) {
+  return std::string(render::format_name(global.format));
 }
 
 }  // namespace heapq::cli

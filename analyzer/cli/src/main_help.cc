@@ -63,45 +63,6 @@ const Command* find_command(const std::string& name) {
   return nullptr;
 }
 
-Result<GlobalOptions> get_global(const ParsedArgs& args) {
-  GlobalOptions g;
-  const std::string format = args.get("format");
-  if (const std::optional<render::Format> named = render::format_named(format))
-    g.format = *named;
-  else
-    return usage_error(
-        "--format expects text or json (or csv for sql, dot or svg for viz, pprof or folded for "
-        "sites, retainers and dominators), not \"" +
-        format + "\"");
-  g.quiet = args.has("quiet");
-  g.strict = args.has("strict");
-  auto threads = get_count(args, "threads");
-  if (!threads) return threads.error();
-  g.threads = static_cast<unsigned>(std::min<uint64_t>(*threads, 64));
-  auto max_line = get_count(args, "max-line");
-  if (!max_line) return max_line.error();
-  if (*max_line == 0 || *max_line > (uint64_t(1) << 20))
-    return usage_error("--max-line expects MiB from 1 to 1048576, not " +
-                       std::to_string(*max_line));
-  g.max_line_mib = *max_line;
-  auto width = get_count(args, "width");
-  if (!width) return width.error();
-  if (*width != 0 && *width < 40)
-    return usage_error("--width expects 0 (no limit) or at least 40 columns, not " +
-                       std::to_string(*width));
-  g.width = *width;
-  g.app_root = args.get("app-root");
-  return g;
-}
-
-// Help fits --width when it is one (help needs no valid options: a width that is not one
-// leaves the default); 0: no limit.
-size_t help_width(const ParsedArgs& args) {
-  auto width = get_count(args, "width");
-  const size_t columns = width && (*width == 0 || *width >= 40) ? *width : render::kDefaultWidth;
-  return columns == 0 ? SIZE_MAX : columns;
-}
-
 // A format the command does not write, or pprof to a terminal: said before any input is read.
 Status check_format(const Command& command, const GlobalOptions& global, const ParsedArgs& args) {
   const std::string name(command.name);
@@ -182,7 +143,7 @@ int run_heapq(const std::vector<std::string>& args) {
   auto parsed = parse_args(command_args, specs);
   if (!parsed) return report_error(parsed.error());
   if (parsed->has("help")) return emit(command_help(*command, help_width(*parsed))) ? 0 : 3;
-  auto global = get_global(*parsed);
+  auto global = bind_global(*parsed);
   if (!global) return report_error(global.error());
   if (Status format = check_format(*command, *global, *parsed); !format)
     return report_error(format.error());

@@ -5,14 +5,25 @@
 
 namespace heapq::render {
 
+namespace {
+
+constexpr std::pair<std::string_view, Format> kNames[] = {
+    {"text", Format::kText},     {"json", Format::kJson}, {"csv", Format::kCsv},
+    {"dot", Format::kDot},       {"svg", Format::kSvg},   {"pprof", Format::kPprof},
+    {"folded", Format::kFolded}, {"html", Format::kHtml}};
+
+}  // namespace
+
 std::optional<Format> format_named(std::string_view name) {
-  static constexpr std::pair<std::string_view, Format> kNames[] = {
-      {"text", Format::kText},    {"json", Format::kJson}, {"csv", Format::kCsv},
-      {"dot", Format::kDot},      {"svg", Format::kSvg},   {"pprof", Format::kPprof},
-      {"folded", Format::kFolded}};
   for (const auto& [n, format] : kNames)
-    if (n == name) return format;
+    if (n == name && format != Format::kHtml) return format;
   return std::nullopt;
+}
+
+std::string_view format_name(Format format) {
+  for (const auto& [n, f] : kNames)
+    if (f == format) return n;
+  return "";
 }
 
 Result<std::string> picture(const VizAnswer& answer, Format format) {

@@ -29,6 +29,8 @@ enum class Format { kText, kJson, kDot, kSvg, kCsv, kHtml, kPprof, kFolded };
 
 // The format --format names ("json"); none for a name that is not one (html is the report's).
 std::optional<Format> format_named(std::string_view name);
+// The name --format gives the format ("json"; "html" for the report's).
+std::string_view format_name(Format format);
 
 // Formats the renderers below write, for a command to say which it accepts.
 class Formats {
