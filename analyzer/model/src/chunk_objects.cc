@@ -27,10 +27,7 @@ void add_issues(ParsedChunk& c, const std::vector<uint32_t>& repeats) {
 
 }  // namespace
 
-uint64_t index_chunk_objects(ParsedChunk& chunk, AddressIndex& index, AddressColumn& addresses,
-                             size_t expected) {
-  std::vector<uint32_t> repeats;
-  index.add_new(addresses, chunk.address, expected, repeats);
+uint64_t drop_repeated_objects(ParsedChunk& chunk, const std::vector<uint32_t>& repeats) {
   if (repeats.empty()) return 0;
   add_issues(chunk, repeats);
   drop_objects(chunk, repeats);

@@ -5,15 +5,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "heapq/model/heap_graph.h"
 #include "heapq/read/parsed_chunk.h"
 
 namespace heapq {
 
-// Appends the chunk's new addresses to `addresses` and the index (which grows to about
-// `expected` objects when full; 0: unknown), and takes the records that repeat an address out
-// of the chunk, each one a bad line among the chunk's others. Returns how many there were.
-uint64_t index_chunk_objects(ParsedChunk& chunk, AddressIndex& index, AddressColumn& addresses,
-                             size_t expected);
+// Takes the records that repeat an address (their positions, ascending, as
+// GraphBuilder::add_objects gives them) out of the chunk, each one a bad line among the
+// chunk's others. Returns how many there were.
+uint64_t drop_repeated_objects(ParsedChunk& chunk, const std::vector<uint32_t>& repeats);
 
 }  // namespace heapq

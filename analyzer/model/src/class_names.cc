@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "graph_builder.h"
+#include "chunk_loader.h"
 #include "heapq/base/keyed_hash.h"
 
 namespace heapq {
@@ -127,44 +127,51 @@ class ClassNamer {
 
 }  // namespace
 
-void GraphBuilder::name_classes(HeapGraph& g, const std::vector<ClassRecord>& records,
-                                const std::vector<ObjectLabel>& class_names) {
-  std::vector<StringId> labels(g.classes_.size());
+Status ChunkLoader::name_classes(GraphBuilder& b, const std::vector<ClassRecord>& records,
+                                 const std::vector<ObjectLabel>& class_names) {
+  const HeapGraph& g = b.graph();
+  const size_t classes = g.class_count();
+  std::vector<StringId> labels(classes);
   for (const ObjectLabel& l : class_names) {
-    StringId& slot = labels[g.class_of_[l.object].value()];
+    StringId& slot = labels[g.class_of(ObjectId(l.object)).value()];
     if (!slot.valid()) slot = l.label;
   }
   ClassNamer namer(g, records);
   for (const ClassRecord& r : records)
     if (g.type(ObjectId(r.object)) != ObjectType::kIclass)
-      g.record_names_.emplace(r.object, g.strings_.intern(namer.name(ObjectId(r.object))));
-  for (size_t i = 0; i < g.classes_.size(); ++i) {
-    ClassInfo& c = g.classes_[i];
+      HEAPQ_RETURN_IF_ERROR(
+          b.add_record_name(ObjectId(r.object), b.intern(namer.name(ObjectId(r.object)))));
+  for (uint32_t i = 0; i < classes; ++i) {
+    ClassInfo c = g.class_info(ClassId(i));
     if (c.address == 0) continue;  // pseudo classes are named already
     if (labels[i].valid())
       c.name = labels[i];
     else if (c.object.valid())
-      c.name = g.strings_.intern(namer.name(c.object));
+      c.name = b.intern(namer.name(c.object));
     else
-      c.name = g.strings_.intern(hex_name("(unknown class ", c.address, ")"));
+      c.name = b.intern(hex_name("(unknown class ", c.address, ")"));
+    HEAPQ_RETURN_IF_ERROR(b.set_class(ClassId(i), c));
   }
   // Objects of a singleton class count as instances of its real class.
   std::unordered_map<uint64_t, ClassId, KeyedHash> by_address;
-  for (size_t i = 0; i < g.classes_.size(); ++i)
-    if (g.classes_[i].address)
-      by_address.emplace(g.classes_[i].address, ClassId(static_cast<uint32_t>(i)));
-  std::vector<ClassId> real(g.classes_.size());
-  for (size_t i = 0; i < real.size(); ++i) {
-    real[i] = ClassId(static_cast<uint32_t>(i));
-    if (!g.classes_[i].object.valid()) continue;
-    ObjectId r = namer.real_class(g.classes_[i].object);
-    if (r == g.classes_[i].object) continue;
-    auto [it, added] =
-        by_address.try_emplace(g.address(r), ClassId(static_cast<uint32_t>(g.classes_.size())));
-    if (added) g.classes_.push_back({g.address(r), r, g.strings_.intern(namer.name(r))});
+  for (uint32_t i = 0; i < classes; ++i)
+    if (const uint64_t address = g.class_info(ClassId(i)).address)
+      by_address.emplace(address, ClassId(i));
+  std::vector<ClassId> real(classes);
+  for (uint32_t i = 0; i < classes; ++i) {
+    real[i] = ClassId(i);
+    const ObjectId object = g.class_info(ClassId(i)).object;
+    if (!object.valid()) continue;
+    ObjectId r = namer.real_class(object);
+    if (r == object) continue;
+    auto [it, added] = by_address.try_emplace(g.address(r), ClassId());
+    if (added) it->second = b.add_class({g.address(r), r, b.intern(namer.name(r))});
     real[i] = it->second;
   }
-  for (size_t o = 0; o < g.class_of_.size(); ++o) g.class_of_.set(o, real[g.class_of_[o].value()]);
+  // The real classes added keep their objects (none yet).
+  for (uint32_t i = static_cast<uint32_t>(classes); i < g.class_count(); ++i)
+    real.push_back(ClassId(i));
+  return b.move_objects_to_classes(real);
 }
 
 }  // namespace heapq

@@ -1,8 +1,8 @@
 // load_dump: reads the input in chunks of whole lines and parses them on every core.
 //
 //   input ──(one reader at a time, under a lock)──▶ chunk i ──▶ parse_chunk (in parallel)
-//   parsed chunks, in dump order, as soon as each is ready ──▶ GraphBuilder::add, then freed
-//   every chunk in ──▶ GraphBuilder::finish (addresses resolved) ──▶ HeapGraph
+//   parsed chunks, in dump order, as soon as each is ready ──▶ ChunkLoader::add, then freed
+//   every chunk in ──▶ ChunkLoader::finish (addresses resolved) ──▶ HeapGraph
 //
 // Reading is serialized (it is a small part of the work); parsing, the large part, is not.
 // A parsed chunk goes into the graph at once, added by whichever thread is free to, so that
@@ -18,7 +18,7 @@
 #include <new>
 #include <thread>
 
-#include "graph_builder.h"
+#include "chunk_loader.h"
 #include "heapq/model/load.h"
 #include "heapq/read/parsed_chunk.h"
 
@@ -82,10 +82,10 @@ class ChunkedLoad {
       : input_(input),
         options_(options),
         report_(report),
-        builder_(threads(), options.references, report, options.app_root, input.total()) {}
+        loader_(threads(), options.references, report, options.app_root, input.total()) {}
 
   // Runs the workers; afterwards the report has every chunk's lines and issues, and the
-  // builder every chunk's records (in strict mode, up to the first problem).
+  // loader every chunk's records (in strict mode, up to the first problem).
   Status run() {
     std::vector<std::thread> pool;
     for (unsigned i = 1; i < threads(); ++i) pool.emplace_back([this] { work(); });
@@ -102,7 +102,7 @@ class ChunkedLoad {
     return Ok{};
   }
 
-  GraphBuilder& builder() { return builder_; }
+  ChunkLoader& loader() { return loader_; }
   bool memprof() const { return memprof_; }
   unsigned threads() const {
     unsigned n = options_.threads ? options_.threads : std::thread::hardware_concurrency();
@@ -197,9 +197,9 @@ class ChunkedLoad {
 
   // Under add_mutex_, in dump order.
   void add(ParsedChunk& c) {
-    // Strict mode fails at the first problem: the graph needs nothing after it. The builder
+    // Strict mode fails at the first problem: the graph needs nothing after it. The loader
     // finds bad lines too (records that repeat an address).
-    if (!stopped_) builder_.add(c);
+    if (!stopped_) loader_.add(c);
     merge_issues(c, report_.lines, report_);
     report_.lines += c.lines;
     report_.shapes += c.shapes;
@@ -309,7 +309,7 @@ class ChunkedLoad {
   ByteSource& input_;
   const LoadOptions& options_;
   LoadReport& report_;  // filled as chunks are added
-  GraphBuilder builder_;
+  ChunkLoader loader_;
   std::mutex mutex_;  // the input and the state below
   std::condition_variable added_;
   // The chunks from added_count_ on, in order: null until parsed.
@@ -353,7 +353,7 @@ Result<HeapGraph> load_dump(ByteSource& input, const LoadOptions& options, LoadR
           at_line(input, report.lines, "the dump ends without its END record (truncated?)"));
   }
 
-  HeapGraph graph = load.builder().finish();
+  HEAPQ_ASSIGN_OR_RETURN(HeapGraph graph, load.loader().finish());
   report.objects = graph.object_count();
   if (graph.object_count() == 0) {
     std::string why = report.first_bad_lines.empty()

@@ -3,7 +3,7 @@
 // table lets go of them: until then they are garbage in waiting, not what the program holds.
 #include <algorithm>
 
-#include "graph_builder.h"
+#include "chunk_loader.h"
 
 namespace heapq {
 
@@ -11,11 +11,12 @@ namespace heapq {
 // a finalizer holding its own object keeps it alive, as it does in Ruby), then drops the entries
 // whose object went unmarked, was left out of the dump (memprof writes only what the roots
 // reach) or was swept already (a ZOMBIE). O(objects + references).
-uint64_t GraphBuilder::drop_dead_finalizers(HeapGraph& g,
-                                            const std::vector<FinalizerOwner>& owners) {
-  if (owners.empty()) return 0;
+Result<uint64_t> ChunkLoader::drop_dead_finalizers(GraphBuilder& b,
+                                                   const std::vector<FinalizerOwner>& owners) {
+  if (owners.empty()) return uint64_t{0};
+  const HeapGraph& g = b.graph();
   const std::vector<bool> alive = reachable_from_roots(g);
-  std::vector<bool> dead(g.roots_.size(), false);
+  std::vector<bool> dead(g.roots().size(), false);
   uint64_t count = 0;
   for (const FinalizerOwner& f : owners) {
     const bool gone =
@@ -25,24 +26,8 @@ uint64_t GraphBuilder::drop_dead_finalizers(HeapGraph& g,
       ++count;
     }
   }
-  if (count == 0) return 0;
-  // The virtual root's references are the last of the CSR, in the order of roots().
-  const size_t first = g.edge_begin_[g.object_count()];
-  size_t out = 0;
-  for (size_t i = 0; i < g.roots_.size(); ++i) {
-    if (dead[i]) {
-      g.dead_finalizers_.emplace_back(g.edge_target_[first + i]);
-      continue;
-    }
-    g.roots_[out] = g.roots_[i];
-    g.edge_target_[first + out] = g.edge_target_[first + i];
-    if (!g.edge_name_.empty()) g.edge_name_[first + out] = g.edge_name_[first + i];
-    ++out;
-  }
-  g.roots_.resize(out);
-  g.edge_target_.resize(first + out);
-  if (!g.edge_name_.empty()) g.edge_name_.resize(first + out);
-  g.edge_begin_.back() = static_cast<uint32_t>(first + out);
+  if (count == 0) return uint64_t{0};
+  HEAPQ_RETURN_IF_ERROR(b.drop_dead_finalizer_roots(dead));
   return count;
 }
 

@@ -2,6 +2,7 @@
 // arrays instead of stepping through a row per object and per reference.
 #include "store_columns.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -121,6 +122,18 @@ Result<Column> read_column(store::RowSource& db, int64_t dump, const char* name,
 
 }  // namespace
 
+// graph_columns' per-object columns, each packed as the graph packs it once it is read (so that
+// only one is ever held whole, in its plain form, at a time).
+struct StoredObjectColumns {
+  AddressColumn address;
+  std::vector<ObjectType> type;
+  PackedIds<ClassId> class_of;
+  PackedSizes memsize;
+  PackedIds<SiteId> site;
+  PackedColumn generation;
+  std::vector<uint32_t> stack;  // empty: the dump has no stacks
+};
+
 Result<bool> StoreReader::read_columns() {
   if (!kLittleEndian) return false;
   bool all = true;
@@ -133,74 +146,92 @@ Result<bool> StoreReader::read_columns() {
   // The packed columns through a plain array each, as they were written.
   auto read_packed = [&]<typename T>(const char* column, std::vector<T> plain, auto& to) {
     Status st = read(column, plain, objects_);
-    to.clear();
     to.reserve(plain.size());
     for (T v : plain) to.push_back(v);
     return st;
   };
-  Status s = read_packed("address", std::vector<uint64_t>(), g_.address_);
-  if (s) s = read("type", g_.type_, objects_);
-  if (s) s = read_packed("class", std::vector<ClassId>(), g_.class_of_);
-  if (s) s = read_packed("memsize", std::vector<uint64_t>(), g_.memsize_);
-  if (s) s = read_packed("site", std::vector<SiteId>(), g_.site_);
-  if (s) s = read_packed("generation", std::vector<uint32_t>(), g_.generation_);
-  if (s && references_) s = read("edge_begin", g_.edge_begin_, objects_ + 1);
-  // As many edges as edge_begin says (none when it was not read).
-  const uint64_t edges = g_.edge_begin_.size() == objects_ + 1 ? g_.edge_begin_.back() : 0;
-  if (s && references_) s = read("edge_target", g_.edge_target_, edges);
-  if (s && names_ && references_) s = read("edge_name", g_.edge_name_, edges);
-  if (s && !references_) g_.edge_begin_.assign(g_.address_.size() + 1, 0);
+  StoredObjectColumns c;
+  Status s = read_packed("address", std::vector<uint64_t>(), c.address);
+  if (s) s = read("type", c.type, objects_);
+  if (s) s = read_packed("class", std::vector<ClassId>(), c.class_of);
+  if (s) s = read_packed("memsize", std::vector<uint64_t>(), c.memsize);
+  if (s) s = read_packed("site", std::vector<SiteId>(), c.site);
+  if (s) s = read_packed("generation", std::vector<uint32_t>(), c.generation);
   if (!s) return s.error();
-  if (all && columns_fit()) {
-    // The stacks' numbers, written with the other columns when the dump has stacks.
-    std::vector<uint32_t> stack;
-    auto got = read_column(db_, dump_, "stack", stack, objects_);
-    if (!got) return got.error();
-    if (*got == Column::kMissing) return true;
-    if (*got == Column::kRead) {
-      g_.stack_ = std::move(stack);
-      return true;
+  if (!all) return false;
+  // The stacks' numbers, written with the other columns when the dump has stacks.
+  auto got = read_column(db_, dump_, "stack", c.stack, objects_);
+  if (!got) return got.error();
+  if (*got == Column::kMisfit) return false;
+  HEAPQ_ASSIGN_OR_RETURN(const bool added, add_object_columns(c));
+  if (!added || !references_) return added;
+  ReferenceBlock refs;
+  s = read("edge_begin", refs.begin, objects_ + 1);
+  // As many edges as edge_begin says (none when it was not read).
+  const uint64_t edges = refs.begin.size() == objects_ + 1 ? refs.begin.back() : 0;
+  if (s) s = read("edge_target", refs.targets, edges);
+  if (s && names_) s = read("edge_name", refs.names, edges);
+  if (!s) return s.error();
+  // Offsets that do not add up are the columns' damage (the rows may do): checked before the
+  // class edges read them.
+  if (!all || refs.begin.front() != 0 || refs.begin.back() != refs.targets.size() ||
+      !std::is_sorted(refs.begin.begin(), refs.begin.end()))
+    return false;
+  HEAPQ_RETURN_IF_ERROR(read_class_edges(refs, false));
+  return b_.add_references(std::move(refs)).ok();
+}
+
+// The columns' objects, to the builder a batch at a time; false when it refuses them.
+Result<bool> StoreReader::add_object_columns(StoredObjectColumns& c) {
+  const size_t n = c.address.size();
+  if (c.type.size() != n || c.class_of.size() != n || c.memsize.size() != n || c.site.size() != n ||
+      c.generation.size() != n || (!c.stack.empty() && c.stack.size() != n))
+    return false;
+  std::vector<ObjectFields> batch;
+  for (size_t first = 0; first < n; first += batch.size()) {
+    batch.resize(std::min<size_t>(n - first, 1 << 16));
+    for (size_t k = 0; k < batch.size(); ++k) {
+      const size_t i = first + k;
+      ObjectFields& o = batch[k];
+      o.address = c.address[i];
+      o.type = c.type[i];
+      o.class_id = c.class_of[i];
+      o.memsize = c.memsize[i];
+      o.site = c.site[i];
+      o.generation = c.generation[i];
+      o.stack = c.stack.empty() ? 0 : c.stack[i];
+      top_stack_ = std::max(top_stack_, o.stack);
     }
+    if (!b_.add_objects(batch)) return false;
   }
-  // Not there, or not what the tables say: the rows are the truth.
-  g_.address_.clear();
-  g_.type_.clear();
-  g_.class_of_.clear();
-  g_.memsize_.clear();
-  g_.site_.clear();
-  g_.generation_.clear();
-  g_.edge_begin_.clear();
-  g_.edge_target_.clear();
-  g_.edge_name_.clear();
-  return false;
+  return true;
 }
 
 // The class edges heapq added (class_edges): appended to the references read from rows, or,
 // with the references read from graph_columns, checked against their last reference.
-Status StoreReader::read_class_edges(bool edges_from_rows) {
-  const size_t n = g_.address_.size();
+Status StoreReader::read_class_edges(ReferenceBlock& refs, bool edges_from_rows) {
+  const size_t n = refs.begin.size() - 1;
   std::vector<uint32_t> targets;
-  g_.added_class_edge_.assign(n, false);
   auto got = read_column(db_, dump_, "target", targets, n, "class_edges");
   if (!got) return got.error();
   if (*got != Column::kRead) return damaged_store("class_edges");
   std::vector<uint32_t> begin, target;
   if (edges_from_rows) {
     begin.reserve(n + 1);
-    target.reserve(g_.edge_target_.size() + n);
+    target.reserve(refs.targets.size() + n);
     begin.push_back(0);
   }
   for (uint32_t o = 0; o < n; ++o) {
     const uint32_t klass = targets[o];
     if (klass != UINT32_MAX && klass >= n) return damaged_store("class_edges");
-    g_.added_class_edge_[o] = klass != UINT32_MAX;
-    const uint32_t from = g_.edge_begin_[o], to = g_.edge_begin_[o + 1];
+    if (klass != UINT32_MAX) refs.class_edges.push_back(o);
+    const uint32_t from = refs.begin[o], to = refs.begin[o + 1];
     if (!edges_from_rows) {
-      if (klass != UINT32_MAX && (from == to || g_.edge_target_[to - 1] != klass))
+      if (klass != UINT32_MAX && (from == to || refs.targets[to - 1] != klass))
         return damaged_store("class_edges");
       continue;
     }
-    target.insert(target.end(), g_.edge_target_.begin() + from, g_.edge_target_.begin() + to);
+    target.insert(target.end(), refs.targets.begin() + from, refs.targets.begin() + to);
     if (klass != UINT32_MAX) target.push_back(klass);
     begin.push_back(static_cast<uint32_t>(target.size()));
   }
@@ -209,40 +240,15 @@ Status StoreReader::read_class_edges(bool edges_from_rows) {
     std::vector<StringId> names;
     names.reserve(target.size());
     for (uint32_t o = 0; o < n; ++o) {
-      names.insert(names.end(), g_.edge_name_.begin() + g_.edge_begin_[o],
-                   g_.edge_name_.begin() + g_.edge_begin_[o + 1]);
+      names.insert(names.end(), refs.names.begin() + refs.begin[o],
+                   refs.names.begin() + refs.begin[o + 1]);
       if (targets[o] != UINT32_MAX) names.push_back(StringId::none());
     }
-    g_.edge_name_ = std::move(names);
+    refs.names = std::move(names);
   }
-  g_.edge_begin_ = std::move(begin);
-  g_.edge_target_ = std::move(target);
+  refs.begin = std::move(begin);
+  refs.targets = std::move(target);
   return Ok{};
-}
-
-// Whether the arrays read from graph_columns make a valid graph over the tables' classes,
-// sites and strings: the commands index arrays with these values without checking them.
-bool StoreReader::columns_fit() const {
-  const size_t n = g_.address_.size();
-  if (g_.type_.size() != n || g_.class_of_.size() != n || g_.memsize_.size() != n ||
-      g_.site_.size() != n || g_.generation_.size() != n || g_.edge_begin_.size() != n + 1 ||
-      g_.edge_begin_[0] != 0 || g_.edge_begin_.back() != g_.edge_target_.size() ||
-      (names_ && g_.edge_name_.size() != g_.edge_target_.size()))
-    return false;
-  for (size_t i = 0; i < n; ++i) {
-    if (g_.edge_begin_[i] > g_.edge_begin_[i + 1] ||
-        static_cast<int>(g_.type_[i]) >= kObjectTypeCount)
-      return false;
-    if (!g_.class_of_[i].valid() || g_.class_of_[i].value() >= g_.classes_.size()) return false;
-    if (g_.site_[i].valid() && g_.site_[i].value() >= g_.sites_.size()) return false;
-  }
-  for (uint32_t t : g_.edge_target_)
-    if (t >= n) return false;
-  for (StringId s : g_.edge_name_)
-    if (s.valid() && s.value() >= g_.strings_.size()) return false;
-  for (const ClassInfo& c : g_.classes_)
-    if (c.object.valid() && c.object.value() >= n) return false;
-  return true;
 }
 
 }  // namespace heapq

@@ -20,6 +20,14 @@ StringId string_or_none(const RowCursor& s, int col) {
   return s.is_null(col) ? StringId::none() : StringId(static_cast<uint32_t>(s.int64(col)));
 }
 
+// Whether a column's value can be a 32-bit id (none's value is not one).
+bool fits_id(int64_t v) {
+  return v >= 0 && v < UINT32_MAX;
+}
+
+// Objects read from rows go to the builder this many at a time.
+constexpr size_t kObjectBatch = 4096;
+
 // An error for a store whose rows contradict each other (edited with heapq sql --write).
 Error damaged(const RowSource& db, const std::string& what) {
   return bad_input(db.name() + ": damaged store: " + what);
@@ -31,37 +39,50 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
   if (Status s = read_report(report); !s) return s.error();
   if (report.objects >= UINT32_MAX) return damaged(db_, "dumps.objects");  // ids are 32-bit
   objects_ = report.objects;
-  Status s = read_strings();
-  if (s) s = read_classes_and_sites();
-  if (!s) return s.error();
-  auto columns = read_columns();
-  if (!columns) return columns.error();
-  if (!*columns) {
-    if (s = count_objects(); !s) return s.error();
-    // References on a second connection while this one reads the objects.
-    Status refs = Ok{};
-    std::thread edges([&] {
-      try {
-        refs = references_ ? read_refs() : Ok{};
-      } catch (const std::bad_alloc&) {  // it may not leave the thread
-        refs = out_of_memory();
-      }
-    });
-    s = read_objects();
-    edges.join();
-    if (s) s = refs;
-    if (s) s = check_refs();
+  if (names_) b_.name_references();
+  HEAPQ_RETURN_IF_ERROR(read_tables());
+  HEAPQ_ASSIGN_OR_RETURN(const bool from_columns, read_columns());
+  if (!from_columns) {
+    // Not there, or not what the tables say: the rows are the truth, in a builder of their own.
+    b_ = GraphBuilder(app_root_);
+    if (names_) b_.name_references();
+    no_class_ = ClassId::none();
+    top_stack_ = 0;
+    HEAPQ_RETURN_IF_ERROR(read_tables());
+    HEAPQ_RETURN_IF_ERROR(read_rows());
   }
-  if (s && references_) s = read_class_edges(!*columns);
-  if (s && !references_) g_.added_class_edge_.assign(g_.address_.size(), false);
-  if (s) s = read_roots();
-  if (s) s = read_records_and_weak();
-  if (s) s = read_stacks_and_blocks();
-  if (!s) return s.error();
-  g_.drop_empty_fields();
-  return std::move(g_);
+  HEAPQ_RETURN_IF_ERROR(read_roots());
+  HEAPQ_RETURN_IF_ERROR(read_records_and_weak());
+  HEAPQ_RETURN_IF_ERROR(read_stacks());
+  HEAPQ_RETURN_IF_ERROR(read_block_sites());
+  auto graph = b_.build();
+  if (!graph) return damaged(db_, graph.error().message);
+  return graph;
 }
 
+Status StoreReader::read_tables() {
+  Status s = read_strings();
+  return s ? read_classes_and_sites() : s;
+}
+
+// Objects on this connection while another reads the references.
+Status StoreReader::read_rows() {
+  HEAPQ_RETURN_IF_ERROR(count_objects());
+  ReferenceBlock refs;
+  Status got_refs = Ok{};
+  std::thread edges([&] {
+    try {
+      got_refs = references_ ? read_refs(refs) : Ok{};
+    } catch (const std::bad_alloc&) {  // it may not leave the thread
+      got_refs = out_of_memory();
+    }
+  });
+  Status s = read_objects();
+  edges.join();
+  if (s) s = got_refs;
+  if (s && references_) s = add_refs(refs);
+  return s;
+}
 Status StoreReader::read_report(LoadReport& r) {
   auto rows = db_.select(
       "SELECT format, lines, objects, roots, shapes, skipped_records, bad_lines, repaired_strings,"
@@ -113,7 +134,7 @@ Status StoreReader::read_strings() {
   return each_row(db_.select("SELECT id, value FROM strings WHERE dump_id = ? ORDER BY id", dump_),
                   [&](const RowCursor& row) -> Status {
                     // Interned in id order, so each string gets its id back.
-                    if (g_.strings_.intern(row.text(1)).value() != row.int64(0))
+                    if (b_.intern(row.text(1)).value() != row.int64(0))
                       return damaged(db_, "strings");
                     return Ok{};
                   });
@@ -125,12 +146,13 @@ Status StoreReader::read_classes_and_sites() {
                  dump_),
       [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(2))) return damaged(db_, "classes.name_id");
+        if (!row.is_null(1) && !fits_id(row.int64(1))) return damaged(db_, "classes.object");
         ObjectId object =
             row.is_null(1) ? ObjectId::none() : ObjectId(static_cast<uint32_t>(row.int64(1)));
         ClassInfo c{static_cast<uint64_t>(row.int64(0)), object, string_or_none(row, 2)};
         // The store keeps the name the model gave a profiler's own objects; the flag follows it.
-        c.profiler = c.address == 0 && g_.string(c.name).ends_with(kProfilerSuffix);
-        g_.classes_.push_back(c);
+        c.profiler = c.address == 0 && b_.graph().string(c.name).ends_with(kProfilerSuffix);
+        b_.add_class(c);  // its object is checked once every object is in
         return Ok{};
       });
   if (!s) return s;
@@ -142,17 +164,14 @@ Status StoreReader::read_classes_and_sites() {
         // NULL: no line (the model's 0).
         const int64_t line = row.is_null(1) ? 0 : row.int64(1);
         if (line < 0 || line > UINT32_MAX) return damaged(db_, "sites.line");
-        g_.sites_.push_back(
+        auto site = b_.add_site(
             {string_or_none(row, 0), static_cast<uint32_t>(line), string_or_none(row, 2)});
-        return Ok{};
+        return site ? Status(Ok{}) : damaged(db_, "sites");
       });
 }
 
 ClassId StoreReader::no_class() {
-  if (!no_class_.valid()) {
-    no_class_ = ClassId(static_cast<uint32_t>(g_.classes_.size()));
-    g_.classes_.push_back({0, ObjectId::none(), g_.strings_.intern("(no class)")});
-  }
+  if (!no_class_.valid()) no_class_ = b_.add_class({0, ObjectId::none(), b_.intern("(no class)")});
   return no_class_;
 }
 
@@ -168,173 +187,150 @@ Status StoreReader::count_objects() {
   return Ok{};
 }
 
+// The objects' rows, a batch at a time; the builder checks their classes and sites.
 Status StoreReader::read_objects() {
-  const int64_t classes = static_cast<int64_t>(g_.classes_.size()),
-                sites = static_cast<int64_t>(g_.sites_.size());
-  return each_row(
+  std::vector<ObjectFields> batch;
+  Status s = each_row(
       db_.select("SELECT id, address, type, class_id, memsize, site_id, generation, stack_id"
                  " FROM objects WHERE dump_id = ? ORDER BY id",
                  dump_),
       [&](const RowCursor& row) -> Status {
-        const int64_t type = row.int64(2), cls = row.int64(3);
-        const int64_t site = row.is_null(5) ? -1 : row.int64(5);
-        if (row.int64(0) != static_cast<int64_t>(g_.address_.size()) || type < 0 ||
-            type >= kObjectTypeCount || (!row.is_null(3) && (cls < 0 || cls >= classes)) ||
-            (!row.is_null(5) && (site < 0 || site >= sites)))
-          return damaged(db_, "objects (row " + std::to_string(row.int64(0)) + ")");
-        g_.address_.push_back(static_cast<uint64_t>(row.int64(1)));
-        g_.type_.push_back(static_cast<ObjectType>(type));
-        // NULL: no class, as schemas/store.sql has it.
-        g_.class_of_.push_back(row.is_null(3) ? no_class() : ClassId(static_cast<uint32_t>(cls)));
-        g_.memsize_.push_back(static_cast<uint64_t>(row.int64(4)));
-        g_.site_.push_back(site < 0 ? SiteId::none() : SiteId(static_cast<uint32_t>(site)));
-        g_.generation_.push_back(static_cast<uint32_t>(row.int64(6)));
+        const int64_t id = row.int64(0), type = row.int64(2), cls = row.int64(3);
         const int64_t stack = row.is_null(7) ? 0 : row.int64(7);
+        if (id != static_cast<int64_t>(b_.graph().object_count() + batch.size()) || type < 0 ||
+            type >= kObjectTypeCount || (!row.is_null(3) && !fits_id(cls)) ||
+            (!row.is_null(5) && !fits_id(row.int64(5))))
+          return damaged(db_, "objects (row " + std::to_string(id) + ")");
         if (stack < 0 || stack >= INT32_MAX) return damaged(db_, "objects.stack_id");
-        if (stack && g_.stack_.empty()) g_.stack_.assign(g_.address_.size() - 1, 0);
-        if (!g_.stack_.empty()) g_.stack_.push_back(static_cast<uint32_t>(stack));
-        return Ok{};
+        ObjectFields& o = batch.emplace_back();
+        o.address = static_cast<uint64_t>(row.int64(1));
+        o.type = static_cast<ObjectType>(type);
+        // NULL: no class, as schemas/store.sql has it.
+        o.class_id = row.is_null(3) ? no_class() : ClassId(static_cast<uint32_t>(cls));
+        o.memsize = static_cast<uint64_t>(row.int64(4));
+        o.site = row.is_null(5) ? SiteId::none() : SiteId(static_cast<uint32_t>(row.int64(5)));
+        o.generation = static_cast<uint32_t>(row.int64(6));
+        o.stack = static_cast<uint32_t>(stack);
+        top_stack_ = std::max(top_stack_, o.stack);
+        return batch.size() < kObjectBatch ? Status(Ok{}) : add_objects(batch);
       });
+  return s ? add_objects(batch) : s;
 }
 
-Status StoreReader::read_refs() {
+Status StoreReader::add_objects(std::vector<ObjectFields>& batch) {
+  Status s = b_.add_objects(batch);
+  batch.clear();
+  return s ? s : damaged(db_, "objects: " + s.error().message);
+}
+
+Status StoreReader::read_refs(ReferenceBlock& refs) {
   auto db = db_.another();
   if (!db) return db.error();
   const size_t hint = std::min<size_t>(edge_count_, size_t(1) << 26);
-  g_.edge_target_.reserve(hint);
-  if (names_) g_.edge_name_.reserve(hint);
-  g_.edge_begin_.push_back(0);
-  // edge_begin_ is completed per source object: objects without references have no rows.
+  refs.targets.reserve(hint);
+  if (names_) refs.names.reserve(hint);
+  // refs.begin is completed per source object: objects without references have no rows.
   return each_row(
       (*db)->select(
           "SELECT from_id, to_id, name_id FROM refs WHERE dump_id = ? ORDER BY from_id, seq",
           dump_),
       [&](const RowCursor& row) -> Status {
         const int64_t from = row.int64(0);
-        if (from < static_cast<int64_t>(g_.edge_begin_.size()) - 1 || from >= object_count_ ||
-            row.int64(1) < 0 || row.int64(1) >= object_count_ ||
-            g_.edge_target_.size() >= UINT32_MAX)
+        if (from < static_cast<int64_t>(refs.begin.size()) - 1 || from >= object_count_ ||
+            row.int64(1) < 0 || row.int64(1) >= object_count_ || refs.targets.size() >= UINT32_MAX)
           return damaged(db_, "refs");
-        while (static_cast<int64_t>(g_.edge_begin_.size()) <= from)
-          g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
-        g_.edge_target_.push_back(static_cast<uint32_t>(row.int64(1)));
-        if (names_) g_.edge_name_.push_back(string_or_none(row, 2));
+        while (static_cast<int64_t>(refs.begin.size()) <= from)
+          refs.begin.push_back(static_cast<uint32_t>(refs.targets.size()));
+        refs.targets.push_back(static_cast<uint32_t>(row.int64(1)));
+        if (!names_) return Ok{};
+        if (!row.is_null(2) && !fits_id(row.int64(2))) return damaged(db_, "refs.name_id");
+        refs.names.push_back(string_or_none(row, 2));
         return Ok{};
       });
 }
 
-// Completes the CSR once the object count is known, and checks every target.
-Status StoreReader::check_refs() {
-  const size_t n = g_.address_.size();
-  if (g_.edge_begin_.size() > n + 1) return damaged(db_, "refs from objects that do not exist");
-  while (g_.edge_begin_.size() <= n)
-    g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
-  for (uint32_t t : g_.edge_target_)
-    if (t >= n) return damaged(db_, "refs to objects that do not exist");
-  for (StringId s : g_.edge_name_)
-    if (s.valid() && s.value() >= g_.strings_.size()) return damaged(db_, "refs.name_id");
-  for (const ClassInfo& c : g_.classes_)
-    if (c.object.valid() && c.object.value() >= n) return damaged(db_, "classes.object");
-  return Ok{};
+// Completes the block read from rows once the objects are counted, with its class edges.
+Status StoreReader::add_refs(ReferenceBlock& refs) {
+  const size_t n = b_.graph().object_count();
+  if (refs.begin.size() > n + 1) return damaged(db_, "refs from objects that do not exist");
+  refs.begin.resize(n + 1, static_cast<uint32_t>(refs.targets.size()));
+  HEAPQ_RETURN_IF_ERROR(read_class_edges(refs, true));
+  Status s = b_.add_references(std::move(refs));
+  return s ? s : damaged(db_, "refs: " + s.error().message);
 }
 
 Status StoreReader::read_roots() {
-  const size_t n = g_.address_.size();
-  Status s = each_row(
+  return each_row(
       db_.select("SELECT category_id, target, name_id FROM roots WHERE dump_id = ? ORDER BY seq",
                  dump_),
       [&](const RowCursor& row) -> Status {
-        if (!valid_string(row.int64(0)) || row.int64(1) < 0 ||
-            static_cast<uint64_t>(row.int64(1)) >= n ||
+        if (!valid_string(row.int64(0)) || !fits_id(row.int64(1)) ||
             (!row.is_null(2) && !valid_string(row.int64(2))))
           return damaged(db_, "roots");
-        RootEdge r{
-            StringId(static_cast<uint32_t>(row.int64(0))),
-            ObjectId(static_cast<uint32_t>(row.int64(1))),
-            row.is_null(2) ? StringId::none() : StringId(static_cast<uint32_t>(row.int64(2)))};
-        g_.roots_.push_back(r);
-        g_.edge_target_.push_back(r.target.value());
-        if (names_) g_.edge_name_.push_back(r.category);
-        return Ok{};
+        Status s =
+            b_.add_root({StringId(static_cast<uint32_t>(row.int64(0))),
+                         ObjectId(static_cast<uint32_t>(row.int64(1))), string_or_none(row, 2)});
+        return s ? s : damaged(db_, "roots");
       });
-  g_.edge_begin_.push_back(static_cast<uint32_t>(g_.edge_target_.size()));
-  return s;
 }
 
 Status StoreReader::read_records_and_weak() {
-  const int64_t n = static_cast<int64_t>(g_.address_.size());
-  g_.weak_holder_.assign(g_.address_.size(), false);
   Status s =
       each_row(db_.select("SELECT object, name_id FROM class_records WHERE dump_id = ?", dump_),
                [&](const RowCursor& row) -> Status {
-                 if (row.int64(0) < 0 || row.int64(0) >= n || !valid_string(row.int64(1)))
+                 if (!fits_id(row.int64(0)) || !fits_id(row.int64(1)) ||
+                     !b_.add_record_name(ObjectId(static_cast<uint32_t>(row.int64(0))),
+                                         StringId(static_cast<uint32_t>(row.int64(1)))))
                    return damaged(db_, "class_records");
-                 g_.record_names_.emplace(static_cast<uint32_t>(row.int64(0)),
-                                          StringId(static_cast<uint32_t>(row.int64(1))));
                  return Ok{};
                });
   if (!s) return s;
   return each_row(db_.select("SELECT object FROM weak_holders WHERE dump_id = ?", dump_),
                   [&](const RowCursor& row) -> Status {
-                    if (row.int64(0) < 0 || row.int64(0) >= n) return damaged(db_, "weak_holders");
-                    g_.weak_holder_[static_cast<size_t>(row.int64(0))] = true;
-                    ++g_.weak_holders_;
+                    if (!fits_id(row.int64(0)) ||
+                        !b_.add_weak_holder(ObjectId(static_cast<uint32_t>(row.int64(0)))))
+                      return damaged(db_, "weak_holders");
                     return Ok{};
                   });
 }
 
 // memprof's allocation stacks (objects' numbers, read with the objects; frames from
-// stack_frames) with their app frames, and the Procs' block sites.
-Status StoreReader::read_stacks_and_blocks() {
-  const int64_t n = static_cast<int64_t>(g_.address_.size());
-  const int64_t sites = static_cast<int64_t>(g_.sites_.size());
-  if (!g_.stack_.empty() && g_.stack_.size() != g_.address_.size())
-    return damaged(db_, "objects.stack_id");
-  if (!g_.stack_.empty()) {
-    uint32_t top = 0;
-    for (uint32_t s : g_.stack_) top = std::max(top, s);
-    g_.stack_begin_ = {0};
-    g_.stack_app_site_ = {SiteId::none()};
-    std::unordered_map<uint32_t, bool> app_file;  // by file StringId
-    int64_t last = 0;
-    // Stack s's frames end where stack s + 1's begin: stacks with no rows get none.
-    auto close_up_to = [&](int64_t stack) {
-      while (static_cast<int64_t>(g_.stack_begin_.size()) <= stack) {
-        g_.stack_begin_.push_back(static_cast<uint32_t>(g_.stack_sites_.size()));
-        g_.stack_app_site_.push_back(SiteId::none());
-      }
-    };
-    Status s =
-        each_row(db_.select("SELECT stack_id, depth, site_id FROM stack_frames WHERE dump_id = ?"
-                            " ORDER BY stack_id, depth",
-                            dump_),
-                 [&](const RowCursor& row) -> Status {
-                   const int64_t stack = row.int64(0), site = row.int64(2);
-                   if (stack < last || stack < 1 || stack > top || site < 0 || site >= sites)
-                     return damaged(db_, "stack_frames");
-                   close_up_to(stack);
-                   last = stack;
-                   const SiteId frame(static_cast<uint32_t>(site));
-                   g_.stack_sites_.push_back(frame);
-                   const StringId file = g_.sites_[frame.value()].file;
-                   auto [known, added] = app_file.try_emplace(file.value(), false);
-                   if (added)
-                     known->second = file.valid() && is_app_path(g_.string(file), app_root_);
-                   if (known->second && !g_.stack_app_site_.back().valid())
-                     g_.stack_app_site_.back() = frame;
-                   return Ok{};
-                 });
-    if (!s) return s;
-    close_up_to(int64_t(top) + 1);
-    g_.stack_app_site_.pop_back();  // stack_begin_ has one more entry than there are stacks
-  }
+// stack_frames): every number up to the largest an object has is a stack, those with no rows
+// without frames, so that each keeps its number.
+Status StoreReader::read_stacks() {
+  if (top_stack_ == 0) return Ok{};
+  std::vector<SiteId> frames;
+  uint32_t stack = 0;  // the stack whose frames are read; those before it are in the builder
+  auto define_up_to = [&](uint32_t next) -> Status {
+    for (; stack < next; ++stack, frames.clear())
+      if (stack > 0) HEAPQ_RETURN_IF_ERROR(b_.add_stack(stack, frames));
+    return Ok{};
+  };
+  Status s =
+      each_row(db_.select("SELECT stack_id, depth, site_id FROM stack_frames WHERE dump_id = ?"
+                          " ORDER BY stack_id, depth",
+                          dump_),
+               [&](const RowCursor& row) -> Status {
+                 const int64_t id = row.int64(0), site = row.int64(2);
+                 if (id < stack || id < 1 || id > top_stack_ || !fits_id(site) ||
+                     !define_up_to(static_cast<uint32_t>(id)))
+                   return damaged(db_, "stack_frames");
+                 frames.push_back(SiteId(static_cast<uint32_t>(site)));
+                 return Ok{};
+               });
+  if (s) s = define_up_to(top_stack_ + 1);
+  return s ? s : damaged(db_, "stack_frames");
+}
+
+// The Procs' block sites (memprof's).
+Status StoreReader::read_block_sites() {
   return each_row(db_.select("SELECT object, site_id FROM block_sites WHERE dump_id = ?", dump_),
                   [&](const RowCursor& row) -> Status {
                     const int64_t object = row.int64(0), site = row.int64(1);
-                    if (object < 0 || object >= n || site < 0 || site >= sites)
+                    if (!fits_id(object) || !fits_id(site) ||
+                        !b_.add_block_site(ObjectId(static_cast<uint32_t>(object)),
+                                           SiteId(static_cast<uint32_t>(site))))
                       return damaged(db_, "block_sites");
-                    g_.block_sites_.emplace(static_cast<uint32_t>(object),
-                                            SiteId(static_cast<uint32_t>(site)));
                     return Ok{};
                   });
 }

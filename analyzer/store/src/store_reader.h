@@ -4,40 +4,51 @@
 #include <string>
 #include <utility>
 
-#include "heapq/model/heap_graph.h"
+#include "heapq/model/graph_builder.h"
 #include "heapq/read/load_report.h"
 #include "row_source.h"
 
 namespace heapq {
+
+struct StoredObjectColumns;  // graph_columns' (store_columns.cc)
 
 class StoreReader {
  public:
   // Without references, the objects' references are left out (roots are kept).
   // app_root: as LoadOptions::app_root, for the stacks' app frames.
   StoreReader(store::RowSource& db, int64_t dump, bool references = true, std::string app_root = {})
-      : db_(db), dump_(dump), references_(references), app_root_(std::move(app_root)) {}
+      : db_(db),
+        dump_(dump),
+        references_(references),
+        app_root_(std::move(app_root)),
+        b_(app_root_) {}
 
   Result<HeapGraph> read(LoadReport& report);
 
  private:
   Status read_report(LoadReport& r);
+  Status read_tables();  // strings, classes and sites
   Status read_strings();
   Status read_classes_and_sites();
-  // The objects' and references' arrays from graph_columns (store_columns.cc); false when they
-  // are not there, and the rows must be read instead.
+  // The objects and their references from graph_columns (store_columns.cc); false when they
+  // are not there, or not what the tables say, and the rows must be read instead.
   Result<bool> read_columns();
-  bool columns_fit() const;
+  Result<bool> add_object_columns(StoredObjectColumns& columns);
+  Status read_rows();
   Status count_objects();
   Status read_objects();
-  Status read_refs();
-  Status check_refs();                            // completes the CSR read from rows and checks it
-  Status read_class_edges(bool edges_from_rows);  // store_columns.cc
+  Status add_objects(std::vector<ObjectFields>& batch);
+  Status read_refs(ReferenceBlock& refs);  // on a connection of its own
+  Status add_refs(ReferenceBlock& refs);   // completes the block read from rows and adds it
+  // The class edges heapq added, into refs (store_columns.cc).
+  Status read_class_edges(ReferenceBlock& refs, bool edges_from_rows);
   Error damaged_store(const std::string& what) const {
     return bad_input(db_.name() + ": damaged store: " + what);
   }
   Status read_roots();
   Status read_records_and_weak();
-  Status read_stacks_and_blocks();
+  Status read_stacks();
+  Status read_block_sites();
 
   // Steps through a query's rows, calling fn(row) for each; errors become values.
   template <typename Fn>
@@ -51,20 +62,21 @@ class StoreReader {
     }
   }
   bool valid_string(int64_t v) const {
-    return v >= 0 && static_cast<uint64_t>(v) < g_.strings_.size();
+    return v >= 0 && static_cast<uint64_t>(v) < b_.graph().strings().size();
   }
 
   store::RowSource& db_;
   const int64_t dump_;
   const bool references_;
   const std::string app_root_;
-  HeapGraph g_;
+  GraphBuilder b_;
   size_t edge_count_ = 0;     // dumps.edges: a hint for reserving, never trusted further
   uint64_t objects_ = 0;      // dumps.objects: the size every per-object column must have
   int64_t object_count_ = 0;  // 1 + the largest objects.id of the dump
+  uint32_t top_stack_ = 0;    // the largest stack number of an object
   ClassId no_class_;          // "(no class)", for objects whose class_id is NULL
   ClassId no_class();
-  bool names_ = false;  // the dump names its references: edge_name_ runs parallel to the edges
+  bool names_ = false;  // the dump names its references: every reference has a name
 };
 
 }  // namespace heapq

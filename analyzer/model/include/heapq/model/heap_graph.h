@@ -55,9 +55,6 @@ struct RootEdge {
                   // Foo", "$LOAD_PATH"); none otherwise
 };
 
-class GraphBuilder;
-class StoreReader;
-
 // A STRING's value (LoadOptions::values): the bytes as the dump has them, which memprof cuts
 // at its strings: limit (then value.size() < bytesize, and hash identifies the whole value).
 struct StringValue {
@@ -191,7 +188,7 @@ class HeapGraph {
   // The virtual root's references with their categories, in the order of
   // references(virtual_root()).
   std::span<const RootEdge> roots() const { return roots_; }
-  // The Arrays of finalizers whose object is dead (GraphBuilder took them out of the roots):
+  // The Arrays of finalizers whose object is dead (the loader took them out of the roots):
   // garbage in waiting; the next GC runs them.
   std::span<const ObjectId> dead_finalizers() const { return dead_finalizers_; }
 
@@ -245,9 +242,9 @@ class HeapGraph {
   // that is compared by its objects alone, its reachability taken first.
   void drop_references();
 
- private:
-  friend class GraphBuilder;
-  friend class StoreReader;  // rebuilds a graph from a store's tables (store/src/)
+ protected:
+  // Filled by GraphBuilder (heapq/model/graph_builder.h) alone, through a class of its own
+  // derived from this one: nothing else derives from HeapGraph (scripts/lint).
 
   // Per object fields in as few bytes as their values need (packed_column.h); site_ and
   // generation_ are empty when no object has one (a dump without allocation tracing).

@@ -1,24 +1,24 @@
-// Turns parsed chunks into a HeapGraph as they come: assigns ids, resolves addresses, names
-// classes.
+// Turns parsed chunks into a HeapGraph as they come, through a GraphBuilder: assigns ids,
+// resolves addresses, names classes.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "heapq/model/heap_graph.h"
+#include "heapq/model/graph_builder.h"
 #include "heapq/read/load_report.h"
 #include "heapq/read/parsed_chunk.h"
 
 namespace heapq {
 
-class GraphBuilder {
+class ChunkLoader {
  public:
   // references: without them the graph has the objects and the roots only. app_root:
   // LoadOptions::app_root. input_bytes: the input's size where known (0: unknown), which with
   // the first chunk's size tells how many objects to make room for.
-  GraphBuilder(unsigned threads, bool references, LoadReport& report, std::string_view app_root,
-               uint64_t input_bytes = 0);
-  ~GraphBuilder();
+  ChunkLoader(unsigned threads, bool references, LoadReport& report, std::string_view app_root,
+              uint64_t input_bytes = 0);
+  ~ChunkLoader();
 
   // Takes in one chunk's records, chunks in dump order, as soon as each is parsed: the objects
   // join the graph and the chunk keeps nothing the graph needs, so that it can be freed at
@@ -27,12 +27,13 @@ class GraphBuilder {
   void add(ParsedChunk& chunk);
 
   // Resolves references and roots (on up to `threads` threads) and names classes. Reads
-  // report.format (ObjectSpace dumps leave out the class edges, which are added).
-  HeapGraph finish();
+  // report.format (ObjectSpace dumps leave out the class edges, which are added). What the
+  // builder refused, in add() or here, is the error.
+  Result<HeapGraph> finish();
 
   // Exposed for class_names.cc, which completes the class table once objects are in place.
-  static void name_classes(HeapGraph& graph, const std::vector<ClassRecord>& records,
-                           const std::vector<ObjectLabel>& class_names);
+  static Status name_classes(GraphBuilder& builder, const std::vector<ClassRecord>& records,
+                             const std::vector<ObjectLabel>& class_names);
 
   // A root reference to an Array of finalizers (its index in roots()) and the object it is
   // for, none when the dump does not have that object.
@@ -42,12 +43,13 @@ class GraphBuilder {
   };
   // Exposed for finalizer_roots.cc: takes out of the roots the finalizers of objects the GC
   // would find dead (which the finalizer table holds only until they have run) and returns how
-  // many (HeapGraph::dead_finalizers keeps them). The graph's CSR is complete.
-  static uint64_t drop_dead_finalizers(HeapGraph& graph, const std::vector<FinalizerOwner>& owners);
+  // many (HeapGraph::dead_finalizers keeps them). Every root is in the builder.
+  static Result<uint64_t> drop_dead_finalizers(GraphBuilder& builder,
+                                               const std::vector<FinalizerOwner>& owners);
 
  private:
-  class Builder;  // a member so that it may fill HeapGraph's arrays
-  std::unique_ptr<Builder> builder_;
+  class Loader;
+  std::unique_ptr<Loader> loader_;
 };
 
 }  // namespace heapq
