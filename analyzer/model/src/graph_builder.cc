@@ -110,6 +110,8 @@ class GraphBuilder::Graph : public HeapGraph {
     return Ok{};
   }
 
+  Status add_object_columns(ObjectColumns& c);
+
   void name_references() { named_ = true; }
   void reserve_references(size_t edges) {
     edge_target_.reserve(edges);
@@ -134,6 +136,7 @@ class GraphBuilder::Graph : public HeapGraph {
 
   Status add_weak_holder(ObjectId o) {
     if (!is_object(o)) return bad_input("weak holder " + number_of(o.value(), address_.size()));
+    size_object_flags();
     if (!weak_holder_[o.value()]) ++weak_holders_;
     weak_holder_[o.value()] = true;
     return Ok{};
@@ -181,16 +184,20 @@ class GraphBuilder::Graph : public HeapGraph {
     if (address_.size() + objects.size() >= UINT32_MAX) return bad_input("2^32 objects or more");
     for (size_t i = 0; i < objects.size(); ++i) {
       const ObjectFields& f = objects[i];
-      if (static_cast<int>(f.type) >= kObjectTypeCount || !f.class_id.valid() ||
-          f.class_id.value() >= classes_.size() ||
-          (f.site.valid() && f.site.value() >= sites_.size()))
-        return bad_input("object " + std::to_string(address_.size() + i) + ": its type " +
-                         std::to_string(static_cast<int>(f.type)) + ", class " +
-                         number_of(f.class_id.value(), classes_.size()) + " or site " +
-                         number_of(f.site.value(), sites_.size()) + " does not exist");
+      if (Status s = check_object(address_.size() + i, f.type, f.class_id, f.site); !s) return s;
     }
     return Ok{};
   }
+  Status check_object(size_t i, ObjectType type, ClassId c, SiteId site) const {
+    if (static_cast<int>(type) < kObjectTypeCount && c.valid() && c.value() < classes_.size() &&
+        (!site.valid() || site.value() < sites_.size()))
+      return Ok{};
+    return bad_input("object " + std::to_string(i) + ": its type " +
+                     std::to_string(static_cast<int>(type)) + ", class " +
+                     number_of(c.value(), classes_.size()) + " or site " +
+                     number_of(site.value(), sites_.size()) + " does not exist");
+  }
+  Status check_object_columns(const ObjectColumns& c) const;
 
   void add_fields(const ObjectFields& f) {
     const size_t i = type_.size();
@@ -201,6 +208,13 @@ class GraphBuilder::Graph : public HeapGraph {
     put(generation_, i, f.generation, f.generation != 0);
     put(seq_, i, f.seq, f.has_seq);
     put(stack_, i, f.stack, f.stack != 0);
+  }
+
+  // The objects' flags after add_object_columns, sized when first set or at build(): sized
+  // before a store's columns are all read, they pin the heap those leave (glibc: +8% RSS).
+  void size_object_flags() {
+    weak_holder_.resize(address_.size(), false);
+    added_class_edge_.resize(address_.size(), false);
   }
 
   // The objects' references are all in: the virtual root's follow.
@@ -223,6 +237,38 @@ class GraphBuilder::Graph : public HeapGraph {
   std::vector<std::pair<uint32_t, uint32_t>> stack_defs_;  // (id, its first frame)
   std::vector<SiteId> stack_frames_;
 };
+
+Status GraphBuilder::Graph::add_object_columns(ObjectColumns& c) {
+  if (unique_ || address_.size() != 0 || edges_started_)
+    return bad_input("object columns on a builder that has objects, or indexes addresses");
+  if (Status s = check_object_columns(c); !s) return s;
+  address_ = std::move(c.address);
+  type_ = std::move(c.type);
+  class_of_ = std::move(c.class_of);
+  memsize_ = std::move(c.memsize);
+  site_ = std::move(c.site);
+  generation_ = std::move(c.generation);
+  // As add_objects leaves it: no column when no object has a stack.
+  if (std::ranges::any_of(c.stack, [](uint32_t s) { return s != 0; })) stack_ = std::move(c.stack);
+  return Ok{};
+}
+
+// The columns' sizes, then their values in bulk; the first object refused is named.
+Status GraphBuilder::Graph::check_object_columns(const ObjectColumns& c) const {
+  const size_t n = c.address.size();
+  if (n >= UINT32_MAX) return bad_input("2^32 objects or more");
+  if (c.type.size() != n || c.class_of.size() != n || c.memsize.size() != n || c.site.size() != n ||
+      c.generation.size() != n || (!c.stack.empty() && c.stack.size() != n))
+    return bad_input("object columns of different sizes");
+  const bool types = std::ranges::all_of(
+      c.type, [](ObjectType t) { return static_cast<int>(t) < kObjectTypeCount; });
+  if (types && c.class_of.all_below(classes_.size(), false) &&
+      c.site.all_below(sites_.size(), true))
+    return Ok{};
+  for (size_t i = 0; i < n; ++i)
+    if (Status s = check_object(i, c.type[i], c.class_of[i], c.site[i]); !s) return s;
+  return Ok{};
+}
 
 Status GraphBuilder::Graph::add_references(ReferenceBlock& b) {
   const size_t n = address_.size(), done = edge_begin_.size() - 1;
@@ -259,6 +305,7 @@ Status GraphBuilder::Graph::add_references(ReferenceBlock& b) {
   if (named_ && b.names.empty()) b.names.assign(b.targets.size(), StringId::none());
   if (named_) append(edge_name_, b.names);
   append(edge_target_, b.targets);
+  size_object_flags();
   for (uint32_t k : b.class_edges) added_class_edge_[b.first.value() + k] = true;
   return Ok{};
 }
@@ -299,6 +346,7 @@ Status GraphBuilder::Graph::check_classes() const {
 
 Result<HeapGraph> GraphBuilder::Graph::build() {
   close_references();
+  size_object_flags();
   if (Status s = check_classes(); !s) return s.error();
   const size_t n = address_.size();
   if (!site_.empty()) site_.resize(n, SiteId::none());
@@ -388,6 +436,9 @@ void GraphBuilder::reserve(size_t objects) {
 Status GraphBuilder::add_objects(std::span<const ObjectFields> objects,
                                  std::vector<uint32_t>* repeats, size_t expected) {
   return g_->add_objects(objects, repeats, expected);
+}
+Status GraphBuilder::add_object_columns(ObjectColumns columns) {
+  return g_->add_object_columns(columns);
 }
 void GraphBuilder::name_references() {
   g_->name_references();

@@ -122,18 +122,6 @@ Result<Column> read_column(store::RowSource& db, int64_t dump, const char* name,
 
 }  // namespace
 
-// graph_columns' per-object columns, each packed as the graph packs it once it is read (so that
-// only one is ever held whole, in its plain form, at a time).
-struct StoredObjectColumns {
-  AddressColumn address;
-  std::vector<ObjectType> type;
-  PackedIds<ClassId> class_of;
-  PackedSizes memsize;
-  PackedIds<SiteId> site;
-  PackedColumn generation;
-  std::vector<uint32_t> stack;  // empty: the dump has no stacks
-};
-
 Result<bool> StoreReader::read_columns() {
   if (!kLittleEndian) return false;
   bool all = true;
@@ -150,7 +138,8 @@ Result<bool> StoreReader::read_columns() {
     for (T v : plain) to.push_back(v);
     return st;
   };
-  StoredObjectColumns c;
+  // Each packed as the graph keeps it once read, so that one alone is held plain at a time.
+  ObjectColumns c;
   Status s = read_packed("address", std::vector<uint64_t>(), c.address);
   if (s) s = read("type", c.type, objects_);
   if (s) s = read_packed("class", std::vector<ClassId>(), c.class_of);
@@ -163,8 +152,8 @@ Result<bool> StoreReader::read_columns() {
   auto got = read_column(db_, dump_, "stack", c.stack, objects_);
   if (!got) return got.error();
   if (*got == Column::kMisfit) return false;
-  HEAPQ_ASSIGN_OR_RETURN(const bool added, add_object_columns(c));
-  if (!added || !references_) return added;
+  if (!add_object_columns(c)) return false;
+  if (!references_) return true;
   ReferenceBlock refs;
   s = read("edge_begin", refs.begin, objects_ + 1);
   // As many edges as edge_begin says (none when it was not read).
@@ -181,30 +170,10 @@ Result<bool> StoreReader::read_columns() {
   return b_.add_references(std::move(refs)).ok();
 }
 
-// The columns' objects, to the builder a batch at a time; false when it refuses them.
-Result<bool> StoreReader::add_object_columns(StoredObjectColumns& c) {
-  const size_t n = c.address.size();
-  if (c.type.size() != n || c.class_of.size() != n || c.memsize.size() != n || c.site.size() != n ||
-      c.generation.size() != n || (!c.stack.empty() && c.stack.size() != n))
-    return false;
-  std::vector<ObjectFields> batch;
-  for (size_t first = 0; first < n; first += batch.size()) {
-    batch.resize(std::min<size_t>(n - first, 1 << 16));
-    for (size_t k = 0; k < batch.size(); ++k) {
-      const size_t i = first + k;
-      ObjectFields& o = batch[k];
-      o.address = c.address[i];
-      o.type = c.type[i];
-      o.class_id = c.class_of[i];
-      o.memsize = c.memsize[i];
-      o.site = c.site[i];
-      o.generation = c.generation[i];
-      o.stack = c.stack.empty() ? 0 : c.stack[i];
-      top_stack_ = std::max(top_stack_, o.stack);
-    }
-    if (!b_.add_objects(batch)) return false;
-  }
-  return true;
+// The columns' objects, to the builder whole; false when it refuses them.
+bool StoreReader::add_object_columns(ObjectColumns& c) {
+  if (!c.stack.empty()) top_stack_ = std::ranges::max(c.stack);
+  return b_.add_object_columns(std::move(c)).ok();
 }
 
 // The class edges heapq added (class_edges): appended to the references read from rows, or,
@@ -224,7 +193,6 @@ Status StoreReader::read_class_edges(ReferenceBlock& refs, bool edges_from_rows)
   for (uint32_t o = 0; o < n; ++o) {
     const uint32_t klass = targets[o];
     if (klass != UINT32_MAX && klass >= n) return damaged_store("class_edges");
-    if (klass != UINT32_MAX) refs.class_edges.push_back(o);
     const uint32_t from = refs.begin[o], to = refs.begin[o + 1];
     if (!edges_from_rows) {
       if (klass != UINT32_MAX && (from == to || refs.targets[to - 1] != klass))
@@ -235,19 +203,26 @@ Status StoreReader::read_class_edges(ReferenceBlock& refs, bool edges_from_rows)
     if (klass != UINT32_MAX) target.push_back(klass);
     begin.push_back(static_cast<uint32_t>(target.size()));
   }
-  if (!edges_from_rows) return Ok{};
-  if (names_) {  // memprof dumps get no added edges, but keep the arrays parallel regardless
-    std::vector<StringId> names;
-    names.reserve(target.size());
-    for (uint32_t o = 0; o < n; ++o) {
-      names.insert(names.end(), refs.names.begin() + refs.begin[o],
-                   refs.names.begin() + refs.begin[o + 1]);
-      if (targets[o] != UINT32_MAX) names.push_back(StringId::none());
+  if (edges_from_rows) {
+    if (names_) {  // memprof dumps get no added edges, but keep the arrays parallel regardless
+      std::vector<StringId> names;
+      names.reserve(target.size());
+      for (uint32_t o = 0; o < n; ++o) {
+        names.insert(names.end(), refs.names.begin() + refs.begin[o],
+                     refs.names.begin() + refs.begin[o + 1]);
+        if (targets[o] != UINT32_MAX) names.push_back(StringId::none());
+      }
+      refs.names = std::move(names);
     }
-    refs.names = std::move(names);
+    refs.begin = std::move(begin);
+    refs.targets = std::move(target);
   }
-  refs.begin = std::move(begin);
-  refs.targets = std::move(target);
+  // The objects that have one, in the column's place: it may list every object.
+  size_t listed = 0;
+  for (uint32_t o = 0; o < n; ++o)
+    if (targets[o] != UINT32_MAX) targets[listed++] = o;
+  targets.resize(listed);
+  refs.class_edges = std::move(targets);
   return Ok{};
 }
 

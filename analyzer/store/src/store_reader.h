@@ -10,8 +10,6 @@
 
 namespace heapq {
 
-struct StoredObjectColumns;  // graph_columns' (store_columns.cc)
-
 class StoreReader {
  public:
   // Without references, the objects' references are left out (roots are kept).
@@ -33,7 +31,7 @@ class StoreReader {
   // The objects and their references from graph_columns (store_columns.cc); false when they
   // are not there, or not what the tables say, and the rows must be read instead.
   Result<bool> read_columns();
-  Result<bool> add_object_columns(StoredObjectColumns& columns);
+  bool add_object_columns(ObjectColumns& columns);
   Status read_rows();
   Status count_objects();
   Status read_objects();

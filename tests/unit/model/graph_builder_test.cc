@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 namespace heapq {
@@ -120,6 +121,76 @@ TEST(GraphBuilder, StacksResolveByIdTheFirstDefinitionWinning) {
   EXPECT_EQ(g.app_site(ObjectId(0)), app);
   EXPECT_TRUE(g.stack(ObjectId(1)).empty());
   EXPECT_EQ(g.stack_number(ObjectId(1)), 0u);
+}
+
+// Three objects as whole columns, of class 1 (the last at site 0) with stacks 0, 7, 0.
+ObjectColumns three_columns() {
+  ObjectColumns c;
+  for (uint32_t i = 0; i < 3; ++i) {
+    c.address.push_back(0x1000 + 40 * i);
+    c.type.push_back(ObjectType::kObject);
+    c.class_of.push_back(ClassId(1));
+    c.memsize.push_back(40);
+    c.site.push_back(i == 2 ? SiteId(0) : SiteId::none());
+    c.generation.push_back(i);
+    c.stack.push_back(i == 1 ? 7 : 0);
+  }
+  return c;
+}
+
+// A builder with two classes and a site, as three_objects has, and no objects.
+GraphBuilder tables_only() {
+  GraphBuilder b;
+  b.add_class({0x100, ObjectId::none(), b.intern("Foo")});
+  b.add_class({0x200, ObjectId::none(), b.intern("Bar")});
+  EXPECT_TRUE(b.add_site({b.intern("app.rb"), 3, StringId::none()}).ok());
+  return b;
+}
+
+TEST(GraphBuilder, TakesObjectColumnsWhole) {
+  GraphBuilder b = tables_only();
+  ASSERT_TRUE(b.add_object_columns(three_columns()).ok());
+  ASSERT_TRUE(b.add_weak_holder(ObjectId(1)).ok());
+  ASSERT_TRUE(b.add_references(block(0, {0, 1}, {2})).ok());
+  auto built = b.build();
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const HeapGraph& g = built.value();
+  EXPECT_EQ(g.object_count(), 3u);
+  EXPECT_EQ(g.address(ObjectId(2)), 0x1050u);
+  EXPECT_EQ(g.class_name(g.class_of(ObjectId(1))), "Bar");
+  EXPECT_EQ(g.site(ObjectId(2)), SiteId(0));
+  EXPECT_EQ(g.generation(ObjectId(1)), 1u);
+  EXPECT_EQ(g.references(ObjectId(0))[0], ObjectId(2));
+  EXPECT_EQ(g.find(0x1028), ObjectId(1));
+  EXPECT_TRUE(g.holds_weakly(ObjectId(1)));
+  EXPECT_FALSE(g.added_class_edge(ObjectId(0)));
+}
+
+TEST(GraphBuilder, RefusesObjectColumnsThatWouldNotHold) {
+  auto refused = [](void (*damage)(ObjectColumns&)) {
+    GraphBuilder b = tables_only();
+    ObjectColumns c = three_columns();
+    damage(c);
+    const bool added = b.add_object_columns(std::move(c)).ok();
+    return !added && b.graph().object_count() == 0;
+  };
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.class_of.set(1, ClassId(2)); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.class_of.set(0, ClassId::none()); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.site.set(2, SiteId(1)); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.type[0] = static_cast<ObjectType>(200); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.type.pop_back(); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.memsize.push_back(8); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.generation.resize(2); }));
+  EXPECT_TRUE(refused([](ObjectColumns& c) { c.stack.push_back(1); }));
+  EXPECT_FALSE(refused([](ObjectColumns& c) { c.stack.clear(); }));  // no stacks: fine
+
+  GraphBuilder has_objects = three_objects();  // columns come first, or not at all
+  EXPECT_FALSE(has_objects.add_object_columns(three_columns()).ok());
+  GraphBuilder unique({}, GraphBuilder::Addresses::kUnique);
+  unique.add_class({0x100, ObjectId::none(), unique.intern("Foo")});
+  unique.add_class({0x200, ObjectId::none(), unique.intern("Bar")});
+  ASSERT_TRUE(unique.add_site({unique.intern("app.rb"), 3, StringId::none()}).ok());
+  EXPECT_FALSE(unique.add_object_columns(three_columns()).ok());
 }
 
 }  // namespace

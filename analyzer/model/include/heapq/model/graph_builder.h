@@ -30,6 +30,18 @@ struct ObjectFields {
   bool has_seq = false;  // the dump has seq numbers, 0 among them (HeapGraph::has_seq)
 };
 
+// Every object's fields at once, a column each, packed as the graph keeps them (a store's
+// graph_columns): object i's are the i-th values; stack is empty when no object has one.
+struct ObjectColumns {
+  AddressColumn address;
+  std::vector<ObjectType> type;
+  PackedIds<ClassId> class_of;  // classes added before
+  PackedSizes memsize;
+  PackedIds<SiteId> site;  // sites added before, or none
+  PackedColumn generation;
+  std::vector<uint32_t> stack;  // as ObjectFields::stack
+};
+
 // The references of consecutive objects: object first + k's are targets[begin[k] ..
 // begin[k + 1]), object ids, with their names parallel to them (empty: none named);
 // class_edges lists the k whose last reference is the class edge heapq added
@@ -71,6 +83,9 @@ class GraphBuilder {
   void reserve(size_t objects);
   Status add_objects(std::span<const ObjectFields> objects,
                      std::vector<uint32_t>* repeats = nullptr, size_t expected = 0);
+  // The same for every object at once, the columns taken whole (no copy): on a kAsGiven
+  // builder that has no objects yet, checked as add_objects checks, their sizes equal.
+  Status add_object_columns(ObjectColumns columns);
 
   // Objects' references, blocks in id order (objects between blocks have none), before the
   // roots. With name_references(), every reference has a name (none where the input gives

@@ -49,6 +49,15 @@ class PackedColumn {
   }
   // Empty, its memory freed, one byte wide again.
   void clear() { *this = PackedColumn(); }
+  // The smallest and the largest value; {0, 0} when empty.
+  std::pair<uint32_t, uint32_t> min_max() const {
+    if (size_ == 0) return {0, 0};
+    auto of = [](const auto& values) {
+      const auto [lo, hi] = std::ranges::minmax(values);
+      return std::pair<uint32_t, uint32_t>(lo, hi);
+    };
+    return width_ == 1 ? of(u8_) : width_ == 2 ? of(u16_) : of(u32_);
+  }
 
  private:
   template <typename Fn>
@@ -100,6 +109,11 @@ class PackedIds {
   void resize(size_t n, IdT id) { column_.resize(n, id.value() + 1); }
   void reserve(size_t n) { column_.reserve(n); }
   void clear() { column_.clear(); }
+  // Whether every id is below count, none among them only if none_ok.
+  bool all_below(size_t count, bool none_ok) const {
+    const auto [lo, hi] = column_.min_max();
+    return empty() || ((none_ok || lo > 0) && hi <= count);
+  }
 
  private:
   PackedColumn column_;
