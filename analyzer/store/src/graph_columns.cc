@@ -1,6 +1,6 @@
 // graph_columns: the arrays of a HeapGraph saved as blobs, so that reopening a store copies
 // arrays instead of stepping through a row per object and per reference.
-#include "store_columns.h"
+#include "graph_columns.h"
 
 #include <algorithm>
 #include <bit>
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "store_reader.h"
+#include "read_dump.h"
 
 namespace heapq {
 

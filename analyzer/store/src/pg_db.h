@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "heapq/base/result.h"
-#include "server_url.h"
+#include "pg_url.h"
 #include "table_rows.h"
 
 namespace heapq::store {

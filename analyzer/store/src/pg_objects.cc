@@ -1,4 +1,4 @@
-#include "server_objects.h"
+#include "pg_objects.h"
 
 #include <algorithm>
 #include <cctype>

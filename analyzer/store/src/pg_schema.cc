@@ -1,10 +1,10 @@
-#include "server_schema.h"
+#include "pg_schema.h"
 
 #include <string>
 
 #include "dialect.h"
-#include "dump_rows.h"
-#include "server_objects.h"
+#include "pg_objects.h"
+#include "write_dump_rows.h"
 
 namespace heapq::store {
 

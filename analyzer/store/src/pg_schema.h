@@ -15,7 +15,7 @@ Status make_server_schema(PgConnection& db);
 // Begins the transaction heapq works in on a store (read-only unless `write`; with one snapshot
 // for every statement when read-only), and in it refuses (exit status 2) a database without
 // heapq's store, with a store of another version, or with anything in schema heapq that heapq
-// does not make (server_objects.h).
+// does not make (pg_objects.h).
 Status begin_store_transaction(PgConnection& db, bool write);
 
 }  // namespace heapq::store

@@ -8,7 +8,7 @@
 
 #include "heapq/store/store.h"
 #include "pg_db.h"
-#include "server_schema.h"
+#include "pg_schema.h"
 
 namespace heapq {
 

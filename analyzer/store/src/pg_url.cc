@@ -1,4 +1,4 @@
-#include "server_url.h"
+#include "pg_url.h"
 
 #include <libpq-fe.h>
 

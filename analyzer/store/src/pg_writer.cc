@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "dump_rows.h"
 #include "heapq/store/store.h"
 #include "pg_db.h"
-#include "profile_rows.h"
-#include "server_objects.h"
-#include "server_schema.h"
+#include "pg_objects.h"
+#include "pg_schema.h"
+#include "write_dump_rows.h"
+#include "write_profile_rows.h"
 
 namespace heapq {
 

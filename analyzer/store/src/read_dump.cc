@@ -1,6 +1,6 @@
 // StoreReader: rebuilds a HeapGraph from a store's tables, columns read in id order straight
 // into the graph's arrays; objects and references are read at once, on two connections.
-#include "store_reader.h"
+#include "read_dump.h"
 
 #include <new>
 #include <thread>

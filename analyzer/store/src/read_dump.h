@@ -28,7 +28,7 @@ class StoreReader {
   Status read_tables();  // strings, classes and sites
   Status read_strings();
   Status read_classes_and_sites();
-  // The objects and their references from graph_columns (store_columns.cc); false when they
+  // The objects and their references from graph_columns (graph_columns.cc); false when they
   // are not there, or not what the tables say, and the rows must be read instead.
   Result<bool> read_columns();
   bool add_object_columns(ObjectColumns& columns);
@@ -38,7 +38,7 @@ class StoreReader {
   Status add_objects(std::vector<ObjectFields>& batch);
   Status read_refs(ReferenceBlock& refs);  // on a connection of its own
   Status add_refs(ReferenceBlock& refs);   // completes the block read from rows and adds it
-  // The class edges heapq added, into refs (store_columns.cc).
+  // The class edges heapq added, into refs (graph_columns.cc).
   Status read_class_edges(ReferenceBlock& refs, bool edges_from_rows);
   Error damaged_store(const std::string& what) const {
     return bad_input(db_.name() + ": damaged store: " + what);

@@ -1,6 +1,6 @@
 // read_fleet: per dump of a store, what the roots reach by class and allocation site; per
 // sampled profile of a process no dump is of, its live estimates likewise.
-#include "fleet_rows.h"
+#include "read_fleet.h"
 
 #include <algorithm>
 #include <map>

@@ -6,8 +6,8 @@
 #include "hardening.h"
 #include "heapq/store/store.h"
 #include "pg_db.h"
-#include "server_objects.h"
-#include "server_schema.h"
+#include "pg_objects.h"
+#include "pg_schema.h"
 #include "sqlite_db.h"
 
 namespace heapq::store {

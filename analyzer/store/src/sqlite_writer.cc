@@ -11,12 +11,12 @@
 
 #include "bulk_insert.h"
 #include "dialect.h"
-#include "dump_rows.h"
 #include "hardening.h"
 #include "heapq/base/temp_file.h"
 #include "heapq/store/store.h"
-#include "profile_rows.h"
 #include "sqlite_db.h"
+#include "write_dump_rows.h"
+#include "write_profile_rows.h"
 
 namespace heapq {
 

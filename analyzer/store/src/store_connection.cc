@@ -7,10 +7,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "fleet_rows.h"
 #include "heapq/store/store.h"
+#include "read_dump.h"
+#include "read_fleet.h"
 #include "row_source.h"
-#include "store_reader.h"
 
 namespace heapq {
 

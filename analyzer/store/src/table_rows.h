@@ -1,6 +1,6 @@
 // Where the store's writers put rows: a table's rows in bulk (SQLite: multi-row INSERTs;
 // PostgreSQL: COPY), whatever the backend. The rows a dump makes are written once, by
-// write_dump_rows (store/dump_rows.h), for both.
+// write_dump_rows (store/write_dump_rows.h), for both.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // write_dump_rows: what `heapq load` writes of a dump, table by table, for SQLite and
 // PostgreSQL alike (schemas/store.sql).
-#include "dump_rows.h"
+#include "write_dump_rows.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph_columns.h"
 #include "heapq/base/keyed_hash.h"
 #include "heapq/read/source_paths.h"
-#include "store_columns.h"
 
 namespace heapq::store {
 

@@ -1,9 +1,9 @@
-#include "profile_rows.h"
+#include "write_profile_rows.h"
 
 #include <algorithm>
 
-#include "dump_rows.h"
 #include "heapq/read/dump_time.h"
+#include "write_dump_rows.h"
 
 namespace heapq::store {
 

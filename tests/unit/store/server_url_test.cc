@@ -1,8 +1,7 @@
-#include "server_url.h"
-
 #include <gtest/gtest.h>
 
 #include "heapq/store/store.h"
+#include "pg_url.h"
 
 namespace heapq::store {
 namespace {

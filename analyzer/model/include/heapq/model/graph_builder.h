@@ -1,5 +1,5 @@
 // GraphBuilder: the one way to make a HeapGraph. The dump loader (model/src/chunk_loader.h)
-// and the store reader (store/src/store_reader.h) fill it with typed operations; it checks
+// and the store reader (store/src/read_dump.h) fill it with typed operations; it checks
 // what it is given as it comes (ids in range, objects and references in id order), so that
 // neither a damaged dump nor a store a stranger wrote can make an inconsistent graph. A call
 // that fails returns what was wrong; the caller names the input and drops the builder.

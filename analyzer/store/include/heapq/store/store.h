@@ -1,8 +1,10 @@
-// The heapq store: heap dumps saved in SQLite (schemas/store.sql), so that a dump is parsed
-// once, reopened without parsing, and queried with SQL.
-//
-// A store holds several dumps of one process, numbered 1, 2, ... in load order. Writing is
-// atomic: rows go to a temporary file beside the store, renamed over it by finish().
+// The heapq store: heap dumps and sampled profiles saved as rows (schemas/store.sql), so that a
+// dump is parsed once, reopened without parsing, and queried with SQL. A store is a SQLite file
+// (StoreWriter: written whole into a temporary file renamed over it by finish()) or a schema on
+// a PostgreSQL server (ServerWriter: many loads at once, each dump one transaction); both are
+// read through StoreConnection, one connection a command. Dumps and profiles are numbered
+// 1, 2, ... in load order. Implementations in src/ are named by backend (sqlite_*, pg_*) and by
+// direction (read_*, write_*).
 #pragma once
 
 #include <cstdint>
