@@ -16,6 +16,19 @@ namespace heapq {
 
 namespace {
 
+// One read(2) or pread(2), retried when a signal interrupts it; `consumed` counts what it gave.
+template <class Read>
+Result<size_t> read_some(const std::string& name, uint64_t& consumed, Read read) {
+  for (;;) {
+    const ssize_t got = read();
+    if (got >= 0) {
+      consumed += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+    if (errno != EINTR) return io_error(name + ": read failed: " + std::strerror(errno));
+  }
+}
+
 class FdSource final : public ByteSource {
  public:
   FdSource(int fd, bool owned, std::string name, uint64_t total)
@@ -25,14 +38,7 @@ class FdSource final : public ByteSource {
   }
 
   Result<size_t> read(char* buf, size_t n) override {
-    for (;;) {
-      ssize_t got = ::read(fd_, buf, n);
-      if (got >= 0) {
-        consumed_ += static_cast<uint64_t>(got);
-        return static_cast<size_t>(got);
-      }
-      if (errno != EINTR) return io_error(name_ + ": read failed: " + std::strerror(errno));
-    }
+    return read_some(name_, consumed_, [&] { return ::read(fd_, buf, n); });
   }
   const std::string& name() const override { return name_; }
   uint64_t consumed() const override { return consumed_; }
@@ -60,14 +66,8 @@ class PreadSource final : public ByteSource {
       : fd_(std::move(fd)), name_(std::move(name)), total_(total) {}
 
   Result<size_t> read(char* buf, size_t n) override {
-    for (;;) {
-      ssize_t got = ::pread(fd_->fd, buf, n, static_cast<off_t>(consumed_));
-      if (got >= 0) {
-        consumed_ += static_cast<uint64_t>(got);
-        return static_cast<size_t>(got);
-      }
-      if (errno != EINTR) return io_error(name_ + ": read failed: " + std::strerror(errno));
-    }
+    return read_some(name_, consumed_,
+                     [&] { return ::pread(fd_->fd, buf, n, static_cast<off_t>(consumed_)); });
   }
   const std::string& name() const override { return name_; }
   uint64_t consumed() const override { return consumed_; }

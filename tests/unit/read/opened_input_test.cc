@@ -2,7 +2,6 @@
 // not; a regular file as often as asked through its one descriptor, a pipe once.
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -10,25 +9,14 @@
 #include <thread>
 
 #include "heapq/read/byte_source.h"
+#include "test_dumps.h"
 
 namespace heapq {
 namespace {
 
-const std::string kText = "{\"type\":\"META\"}\n{\"address\":\"0x1\"}\n";
+using testing::gzip;
 
-std::string gzip(const std::string& s) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, s.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  z.avail_in = static_cast<uInt>(s.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+const std::string kText = "{\"type\":\"META\"}\n{\"address\":\"0x1\"}\n";
 
 std::string read_all(ByteSource& in) {
   std::string out;
