@@ -19,6 +19,7 @@
 #include "heapq/answer/ask/strings.h"
 #include "heapq/answer/ask/viz.h"
 #include "heapq/base/utf8.h"
+#include "heapq/model/load.h"
 #include "heapq/render/render.h"
 #include "heapq/viz/picture.h"
 #include "pictures.h"
