@@ -105,13 +105,15 @@ enum class Column { kMissing, kMisfit, kRead };
 
 // Reads one column's chunks into v, when they hold `count` elements: checked before anything
 // is allocated, so that chunks planted in a store are refused by their sizes, never read in.
+// `room`: elements more to reserve once they are (what the graph appends without a copy).
 template <typename T>
 Result<Column> read_column(store::RowSource& db, int64_t dump, const char* name, std::vector<T>& v,
-                           uint64_t count, const char* table = "graph_columns") {
+                           uint64_t count, const char* table = "graph_columns", uint64_t room = 0) {
   bool misfit = false;
   auto read = db.read_column(table, dump, name, [&](size_t bytes) -> char* {
     misfit = bytes % sizeof(T) || bytes / sizeof(T) != count;
     if (misfit) return nullptr;
+    v.reserve(count + room);
     v.resize(count);
     return reinterpret_cast<char*>(v.data());
   });
@@ -125,8 +127,8 @@ Result<Column> read_column(store::RowSource& db, int64_t dump, const char* name,
 Result<bool> StoreReader::read_columns() {
   if (!kLittleEndian) return false;
   bool all = true;
-  auto read = [&](const char* column, auto& v, uint64_t count) -> Status {
-    auto r = read_column(db_, dump_, column, v, count);
+  auto read = [&](const char* column, auto& v, uint64_t count, uint64_t room = 0) -> Status {
+    auto r = read_column(db_, dump_, column, v, count, "graph_columns", room);
     if (!r) return r.error();
     all = all && *r == Column::kRead;
     return Ok{};
@@ -158,8 +160,10 @@ Result<bool> StoreReader::read_columns() {
   s = read("edge_begin", refs.begin, objects_ + 1);
   // As many edges as edge_begin says (none when it was not read).
   const uint64_t edges = refs.begin.size() == objects_ + 1 ? refs.begin.back() : 0;
-  if (s) s = read("edge_target", refs.targets, edges);
-  if (s && names_) s = read("edge_name", refs.names, edges);
+  // Room for the roots' references, which the graph appends (dumps.edges, a hint: at most 1M).
+  const uint64_t roots = edge_count_ > edges ? std::min<uint64_t>(edge_count_ - edges, 1 << 20) : 0;
+  if (s) s = read("edge_target", refs.targets, edges, roots);
+  if (s && names_) s = read("edge_name", refs.names, edges, roots);
   if (!s) return s.error();
   // Offsets that do not add up are the columns' damage (the rows may do): checked before the
   // class edges read them.
