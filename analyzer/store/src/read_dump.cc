@@ -190,6 +190,7 @@ Status StoreReader::count_objects() {
 // The objects' rows, a batch at a time; the builder checks their classes and sites.
 Status StoreReader::read_objects() {
   std::vector<ObjectFields> batch;
+  int64_t next = 0;  // the id the next row must have
   Status s = each_row(
       db_.select("SELECT id, address, type, class_id, memsize, site_id, generation, stack_id"
                  " FROM objects WHERE dump_id = ? ORDER BY id",
@@ -197,9 +198,8 @@ Status StoreReader::read_objects() {
       [&](const RowCursor& row) -> Status {
         const int64_t id = row.int64(0), type = row.int64(2), cls = row.int64(3);
         const int64_t stack = row.is_null(7) ? 0 : row.int64(7);
-        if (id != static_cast<int64_t>(b_.graph().object_count() + batch.size()) || type < 0 ||
-            type >= kObjectTypeCount || (!row.is_null(3) && !fits_id(cls)) ||
-            (!row.is_null(5) && !fits_id(row.int64(5))))
+        if (id != next++ || type < 0 || type >= kObjectTypeCount ||
+            (!row.is_null(3) && !fits_id(cls)) || (!row.is_null(5) && !fits_id(row.int64(5))))
           return damaged(db_, "objects (row " + std::to_string(id) + ")");
         if (stack < 0 || stack >= INT32_MAX) return damaged(db_, "objects.stack_id");
         ObjectFields& o = batch.emplace_back();
@@ -301,6 +301,13 @@ Status StoreReader::read_stacks() {
   if (top_stack_ == 0) return Ok{};
   std::vector<SiteId> frames;
   uint32_t stack = 0;  // the stack whose frames are read; those before it are in the builder
+  // A number is justified by the file: every stack has a frame's row, but for a few empty ones
+  // (at most memprof's 65,536 cached stacks) and those of objects. A stranger's larger number
+  // would make that many stacks.
+  uint64_t rows = 0;
+  auto justified = [&](uint64_t id) {
+    return id <= rows + b_.graph().object_count() + (uint64_t(1) << 16);
+  };
   auto define_up_to = [&](uint32_t next) -> Status {
     for (; stack < next; ++stack, frames.clear())
       if (stack > 0) HEAPQ_RETURN_IF_ERROR(b_.add_stack(stack, frames));
@@ -312,12 +319,14 @@ Status StoreReader::read_stacks() {
                           dump_),
                [&](const RowCursor& row) -> Status {
                  const int64_t id = row.int64(0), site = row.int64(2);
-                 if (id < stack || id < 1 || id > top_stack_ || !fits_id(site) ||
+                 ++rows;
+                 if (id < stack || id < 1 || id > top_stack_ || !justified(id) || !fits_id(site) ||
                      !define_up_to(static_cast<uint32_t>(id)))
                    return damaged(db_, "stack_frames");
                  frames.push_back(SiteId(static_cast<uint32_t>(site)));
                  return Ok{};
                });
+  if (s && !justified(top_stack_)) s = damaged(db_, "stack_frames");
   if (s) s = define_up_to(top_stack_ + 1);
   return s ? s : damaged(db_, "stack_frames");
 }

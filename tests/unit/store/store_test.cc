@@ -581,6 +581,29 @@ TEST_F(Store, ContradictoryRowsAreReportedNotFollowed) {
       << graph.error().message;
 }
 
+// An object's stack number a stranger raised is refused, not made into that many stacks.
+TEST_F(Store, StackNumbersTheFileDoesNotJustifyAreRefused) {
+  const std::string dump =
+      R"J({"type":"META", "format":"memprof", "version":1})J"
+      "\n"
+      R"J({"address":"0x510", "type":"STRING", "file":"/app/shop.rb", "line":3, "stack":1, "memsize":40})J"
+      "\n"
+      R"J({"type":"FRAME", "id":1, "file":"/app/shop.rb", "line":3, "method":"buy"})J"
+      "\n"
+      R"J({"type":"STACK", "id":1, "frames":[1]})J"
+      "\n";
+  std::string store = write_store({dump});
+  LoadReport report;
+  ASSERT_TRUE(read_store(store, 0, report).ok());
+  ASSERT_TRUE(
+      run_sql(store, "DELETE FROM graph_columns; UPDATE objects SET stack_id = 2000000000", true)
+          .ok());
+  auto graph = read_store(store, 0, report);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.error().message.find("damaged store"), std::string::npos)
+      << graph.error().message;
+}
+
 // heapq's commands on a dump and on its store.
 class StoreCli : public Store {
  protected:
