@@ -16,6 +16,12 @@ Result<std::optional<int64_t>> since_of(const FleetOptions& options) {
       options.since + "\"");
 }
 
+Result<FleetAnswer> fleet_since(StoreConnection& store, const FleetOptions& options,
+                                std::optional<int64_t> since) {
+  HEAPQ_ASSIGN_OR_RETURN(const FleetData data, store.fleet(options.app, since));
+  return FleetAnswer{analyze_fleet(data, options.top), store.name(), options};
+}
+
 }  // namespace
 
 Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& options) {
@@ -29,15 +35,14 @@ Result<FleetAnswer> answer_fleet(const std::string& store, const FleetOptions& o
                        ": not a store (a server's postgresql:// URL, or a file heapq "
                        "load made)");
   // A bad --since is told before the store is opened.
-  if (auto since = since_of(options); !since) return since.error();
+  HEAPQ_ASSIGN_OR_RETURN(const std::optional<int64_t> since, since_of(options));
   HEAPQ_ASSIGN_OR_RETURN(StoreConnection db, StoreConnection::open(ref.file));
-  return fleet_answer(db, options);
+  return fleet_since(db, options, since);
 }
 
 Result<FleetAnswer> fleet_answer(StoreConnection& store, const FleetOptions& options) {
   HEAPQ_ASSIGN_OR_RETURN(const std::optional<int64_t> since, since_of(options));
-  HEAPQ_ASSIGN_OR_RETURN(const FleetData data, store.fleet(options.app, since));
-  return FleetAnswer{analyze_fleet(data, options.top), store.name(), options};
+  return fleet_since(store, options, since);
 }
 
 }  // namespace heapq

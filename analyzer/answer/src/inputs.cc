@@ -176,6 +176,7 @@ Result<std::vector<LoadedDump>> load_process_dumps(const std::vector<Input*>& in
       // go once that is known, so that older dumps cost their objects alone.
       dump->reachable = reachable_from_roots(dump->graph);
       dump->graph.drop_references();
+      inputs[i]->file.reset();  // read: only the last one's strings are read again
     }
     dumps.push_back(std::move(*dump));
     // Each checked against those before it as it comes: a refusal need not wait for the rest.

@@ -14,9 +14,6 @@ namespace heapq {
 
 namespace {
 
-// SQLite's header, with its final NUL: a store, whatever its name.
-constexpr std::string_view kSqliteMagic{"SQLite format 3", 16};
-
 // The META record a dump opens with (memprof's: pid, time), read by the dump reader's parser;
 // none when the first line is another record or none.
 std::optional<DumpOrigin> meta_origin(const std::string& first_line) {
@@ -27,12 +24,23 @@ std::optional<DumpOrigin> meta_origin(const std::string& first_line) {
   return chunk.origin;
 }
 
-// Every input is held open until loaded: room for a command given a thousand dumps.
-void allow_open_files(size_t inputs) {
+// Every input is held open until loaded: room for a command given a thousand dumps, and a
+// usage error, before any is opened, for more than the system lets a process open.
+Status allow_open_files(size_t inputs) {
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= inputs + 64) return;
-  limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, inputs + 64);
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= inputs + 64) return Ok{};
+  if (limit.rlim_max < inputs + 64)
+    return usage_error(std::to_string(inputs) + " inputs, but a process may open " +
+                       std::to_string(limit.rlim_max) + " files (ulimit -Hn): give fewer");
+  limit.rlim_cur = inputs + 64;
   ::setrlimit(RLIMIT_NOFILE, &limit);
+  return Ok{};
+}
+
+// Whether a path names a regular file, which opening does not block on (a FIFO would).
+bool regular_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 }  // namespace
@@ -56,12 +64,14 @@ StoreConnection* Inputs::store(const std::string& file) const {
 Result<Input*> Inputs::add(const std::string& path) {
   auto kept = std::make_unique<Input>();
   Input& in = *kept;
-  in.path = path;
   const StoreRef ref = path == "-" ? StoreRef{path, 0} : parse_store_ref(path);
+  in.path = is_server_url(ref.file) ? redact_url(path) : path;  // for messages: no password
   if (!is_server_url(ref.file)) {
     // "app.db#2" names no file: app.db, if it is a store; else the path, which does not open.
-    Result<OpenedInput> file = OpenedInput::open(ref.file);
-    const bool store = file && file->raw_head(kSqliteMagic.size()) == kSqliteMagic;
+    Result<OpenedInput> file = ref.file == path || regular_file(ref.file)
+                                   ? OpenedInput::open(ref.file)
+                                   : Result<OpenedInput>(io_error(ref.file + ": not a store"));
+    const bool store = file && has_sqlite_header(file->raw_head(16));
     if (!store && ref.file != path) file = OpenedInput::open(path);
     if (!file) return file.error();
     if (!store) {
@@ -80,7 +90,7 @@ Result<Input*> Inputs::add(const std::string& path) {
 }
 
 Result<Inputs> Inputs::open(const std::vector<std::string>& paths) {
-  allow_open_files(paths.size());
+  HEAPQ_RETURN_IF_ERROR(allow_open_files(paths.size()));
   Inputs inputs;
   for (const std::string& path : paths) HEAPQ_RETURN_IF_ERROR(inputs.add(path));
   return inputs;
@@ -117,7 +127,7 @@ namespace {
 // A store's dump: the graph rebuilt from its tables, the report the one saved at load time.
 Result<LoadedDump> load_stored(const Input& in, bool references, const std::string& app_root) {
   LoadedDump dump;
-  dump.path = is_server_url(in.path) ? redact_url(in.path) : in.path;
+  dump.path = in.path;
   StoredDump which;
   auto graph = in.store->read(in.dump, dump.report, &which, references, app_root);
   if (!graph) return graph.error();

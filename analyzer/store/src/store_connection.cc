@@ -52,8 +52,11 @@ bool is_store(const StoreRef& ref) {
   return is_server_url(ref.file) || is_sqlite_file(ref.file);
 }
 
+bool has_sqlite_header(std::string_view head) {
+  return head == std::string_view("SQLite format 3", 16);  // with its final NUL
+}
+
 bool is_sqlite_file(const std::string& path) {
-  static constexpr char kMagic[16] = "SQLite format 3";  // with its final NUL
   // Only a regular file can be a store. A pipe or a FIFO must not be opened here: what this
   // read took would be missing when the dump reader opens the path again.
   struct stat st;
@@ -64,7 +67,7 @@ bool is_sqlite_file(const std::string& path) {
   // fstat again: the path may have been replaced since; pread leaves nothing consumed.
   bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   bool magic = regular && ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
-               std::memcmp(head, kMagic, sizeof head) == 0;
+               has_sqlite_header({head, sizeof head});
   ::close(fd);
   return magic;
 }

@@ -47,7 +47,7 @@ class OpenedInput {
   };
   Result<Peek> peek(size_t max_bytes);
   // The content from its start, gzip recognized by its magic bytes: for a regular file as often
-  // as asked, for another input once (null after that).
+  // as asked, for another input once (an I/O error after that).
   Result<std::unique_ptr<ByteSource>> content();
 
  private:

@@ -32,6 +32,8 @@ class RowSource;
 
 // Whether the file starts with SQLite's header ("SQLite format 3\0"); false when unreadable.
 bool is_sqlite_file(const std::string& path);
+// Whether these first bytes of a file are SQLite's header.
+bool has_sqlite_header(std::string_view head);
 
 // A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N"
 // (N >= 1; "#0" gives dump -1, which read_store refuses).
