@@ -34,20 +34,15 @@ constexpr Option<O> kOptions[] = {
     as_given_option<O>(),
 };
 
-// Apart and not inlined: GCC 12 takes the variant's moved-from storage, inlined, for
-// uninitialized (-Wmaybe-uninitialized).
-template <class A>
-[[gnu::noinline]] render::Answer answer_of(A&& a) {
-  return render::Answer(std::move(a));
-}
-
 Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& in) {
   if (in.inputs.empty())
     return usage_error("leaks takes one or more INPUTs (see heapq leaks --help)");
   HEAPQ_ASSIGN_OR_RETURN(const O options, in.options());
-  HEAPQ_ASSIGN_OR_RETURN(AnyLeaksAnswer leaks,
-                         answer_leaks(in.inputs, options, input_options(global)));
-  return std::visit([](auto& a) { return answer_of(std::move(a)); }, leaks);
+  // Visited where it is: a moved-out copy of the variant is taken by GCC 12 for uninitialized.
+  Result<AnyLeaksAnswer> leaks = answer_leaks(in.inputs, options, input_options(global));
+  if (!leaks) return leaks.error();
+  return std::visit([](auto& a) -> Result<render::Answer> { return render::Answer(std::move(a)); },
+                    *leaks);
 }
 
 }  // namespace
