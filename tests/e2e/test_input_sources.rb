@@ -1,4 +1,5 @@
-# A dump read from a pipe, a FIFO or /dev/stdin gives the same answer as from a file.
+# A dump read from a pipe, a FIFO or /dev/stdin gives the same answer as from a file. A FIFO is
+# never opened to look for a store in it, and more inputs than a process may open is said at once.
 require_relative "helper"
 require "zlib"
 
@@ -60,7 +61,46 @@ class TestInputSources < Test::Unit::TestCase
     assert_equal([0, ""], [code, err], out)
   end
 
+  # "app.db#2" names dump 2 of a store: app.db is opened to look for one only when it is a
+  # regular file. A FIFO of that name is not opened (that would wait for a writer): the path is
+  # then a file's, which does not exist.
+  def test_a_fifo_named_as_a_store_is_not_opened
+    fifo = File.join(@tmp, "app.db")
+    File.mkfifo(fifo)
+    out, err, code = heapq_within(10, "stats", "#{fifo}#2")
+    assert_equal(3, code, "#{out}#{err}")
+    assert_match(/app\.db#2: cannot open: No such file or directory/, err)
+  end
+
+  # Every input is held open until loaded. Past what the process may open (the hard limit), the
+  # command says so before opening any; under it, the soft limit is raised as needed.
+  def test_more_inputs_than_the_open_file_limit_is_a_usage_error
+    dump = File.join(@tmp, "tiny.json")
+    run_ruby(<<~'RUBY', dump)
+      require "objspace"
+      KEEP = Array.new(10) { |i| "kept #{i}" }
+      File.open(ARGV[0], "w") { |f| ObjectSpace.dump_all(output: f) }
+    RUBY
+    out, err, status = Open3.capture3(HEAPQ, "leaks", *([dump] * 100), rlimit_nofile: [64, 128])
+    assert_equal(1, status.exitstatus, "#{out}#{err}")
+    assert_match(/100 inputs, but a process may open 128 files \(ulimit -Hn\): give fewer/, err)
+    out, err, status = Open3.capture3(HEAPQ, "--quiet", "leaks", *([dump] * 100), rlimit_nofile: [64, 1024])
+    assert_equal([0, ""], [status.exitstatus, err], out)
+  end
+
   private
+
+  # heapq, killed (and the test failed) if it has not ended within SECONDS.
+  def heapq_within(seconds, *args)
+    Open3.popen3(HEAPQ, *args) do |stdin, stdout, stderr, thread|
+      stdin.close
+      unless thread.join(seconds)
+        Process.kill(:KILL, thread.pid)
+        flunk("heapq #{args.join(' ')} did not end within #{seconds} s")
+      end
+      [stdout.read, stderr.read, thread.value.exitstatus]
+    end
+  end
 
   # Runs the block with /dev/fd/N paths of pipes that carry each of contents, and the pipes'
   # read ends, for heapq to inherit.

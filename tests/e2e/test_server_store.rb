@@ -284,6 +284,22 @@ class TestServerStore < Test::Unit::TestCase
     assert_match(/no heapq store in this database/, err)
   end
 
+  # A URL given to leaks stands for its dumps, each named URL#N in what heapq says: the note on
+  # their order (loaded here out of the order they were written) names them without the password.
+  def test_dumps_a_url_stands_for_are_named_without_its_password
+    url = database("named")
+    secret = "n0-sh0w-pw"
+    with_password = url.sub("heapq@", "heapq:#{secret}@") + "&password=#{secret}"
+    first, second, third = three_dumps("memo_cache", memprof: true)
+    load(with_password, third, first, second)
+    [[with_password], ["#{with_password}#1", "#{with_password}#2", "#{with_password}#3"]].each do |args|
+      out, err, code = heapq("leaks", *args)
+      assert_equal(0, code, err)
+      assert_match(/taking the dumps in the order they were written .*#2, .*#3, .*#1$/, err)
+      assert_not_match(/#{secret}/, out + err)
+    end
+  end
+
   def test_hostile_strings_in_every_column
     url = database("hostile")
     out, err, status = Open3.capture3(RbConfig.ruby, File.join(SOURCE_DIR, "tests/e2e/hostile_dumps.rb"), @tmp)
