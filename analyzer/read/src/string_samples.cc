@@ -51,9 +51,12 @@ Result<std::unordered_map<uint64_t, std::string>> read_string_samples(
     rapidjson::Document doc;
     doc.Parse(l.data(), l.size());
     if (doc.HasParseError() || !doc.IsObject()) return;
-    auto type = doc.FindMember("type");
-    auto value = doc.FindMember("value");
-    if (type == doc.MemberEnd() || !type->value.IsString() || value == doc.MemberEnd() ||
+    // Const iterators on both sides: a non-const one against MemberEnd() is an ambiguous
+    // comparison in C++20 (clang warns).
+    const rapidjson::Document& d = doc;
+    auto type = d.FindMember("type");
+    auto value = d.FindMember("value");
+    if (type == d.MemberEnd() || !type->value.IsString() || value == d.MemberEnd() ||
         !value->value.IsString())
       return;
     const std::string_view t(type->value.GetString(), type->value.GetStringLength());
