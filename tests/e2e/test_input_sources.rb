@@ -81,11 +81,13 @@ class TestInputSources < Test::Unit::TestCase
       KEEP = Array.new(10) { |i| "kept #{i}" }
       File.open(ARGV[0], "w") { |f| ObjectSpace.dump_all(output: f) }
     RUBY
-    out, err, status = Open3.capture3(HEAPQ, "leaks", *([dump] * 100), rlimit_nofile: [64, 128])
+    out, err, status = Open3.capture3(HEAPQ, "leaks", *([dump] * 200), rlimit_nofile: [64, 128])
     assert_equal(1, status.exitstatus, "#{out}#{err}")
-    assert_match(/100 inputs, but a process may open 128 files \(ulimit -Hn\): give fewer/, err)
-    out, err, status = Open3.capture3(HEAPQ, "--quiet", "leaks", *([dump] * 100), rlimit_nofile: [64, 1024])
-    assert_equal([0, ""], [status.exitstatus, err], out)
+    assert_equal("heapq: 200 inputs, but a process may open 128 files (ulimit -Hn): give fewer\n", err)
+    [["leaks"], ["report", "-o", File.join(@tmp, "report.html")]].each do |command|
+      out, err, status = Open3.capture3(HEAPQ, "--quiet", *command, *([dump] * 100), rlimit_nofile: [64, 128])
+      assert_equal([0, ""], [status.exitstatus, err], "#{command}: #{out}")
+    end
   end
 
   private

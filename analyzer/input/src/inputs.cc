@@ -25,14 +25,18 @@ std::optional<DumpOrigin> meta_origin(const std::string& first_line) {
 }
 
 // Every input is held open until loaded: room for a command given a thousand dumps, and a
-// usage error, before any is opened, for more than the system lets a process open.
+// usage error, before any is opened, for more than the system lets a process open beside the
+// few files a command opens of its own (standard streams, -o, a store's, /proc).
 Status allow_open_files(size_t inputs) {
+  constexpr rlim_t kOwnFiles = 16;  // what a command needs open beside its inputs
+  constexpr rlim_t kRoom = 64;      // what the soft limit is raised to leave free, when it can
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= inputs + 64) return Ok{};
-  if (limit.rlim_max < inputs + 64)
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return Ok{};
+  if (limit.rlim_max < inputs + kOwnFiles)
     return usage_error(std::to_string(inputs) + " inputs, but a process may open " +
                        std::to_string(limit.rlim_max) + " files (ulimit -Hn): give fewer");
-  limit.rlim_cur = inputs + 64;
+  if (limit.rlim_cur >= inputs + kRoom) return Ok{};
+  limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, inputs + kRoom);
   ::setrlimit(RLIMIT_NOFILE, &limit);
   return Ok{};
 }
