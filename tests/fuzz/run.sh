@@ -8,8 +8,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 out=build-fuzz
-CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEAPQ_FUZZ=ON -DHEAPQ_WERROR=ON \
-  -DHEAPQ_SANITIZE=ON >/dev/null
+CC=clang CXX=clang++ cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEAPQ_FUZZ=ON \
+  -DHEAPQ_SANITIZE=ON -DHEAPQ_WERROR=ON >/dev/null
 cmake --build "$out" -j "$(nproc)" --target reader_fuzz store_fuzz render_fuzz profile_fuzz >/dev/null
 
 # Seeds for the reader: the first lines of every dump the tests know, and a memprof dump.

@@ -26,7 +26,7 @@ std::optional<DumpOrigin> meta_origin(const std::string& first_line) {
 
 // Every input is held open until loaded: room for a command given a thousand dumps, and a
 // usage error, before any is opened, for more than the system lets a process open beside the
-// few files a command opens of its own (standard streams, -o, a store's, /proc).
+// few files a command opens of its own (standard streams, -o and its temporary, a store).
 Status allow_open_files(size_t inputs) {
   constexpr rlim_t kOwnFiles = 16;  // what a command needs open beside its inputs
   constexpr rlim_t kRoom = 64;      // what the soft limit is raised to leave free, when it can
