@@ -69,10 +69,11 @@ Status StoreReader::read_tables() {
 Status StoreReader::read_rows() {
   HEAPQ_RETURN_IF_ERROR(count_objects());
   ReferenceBlock refs;
+  RunStarts starts;
   Status got_refs = Ok{};
   std::thread edges([&] {
     try {
-      got_refs = references_ ? read_refs(refs) : Ok{};
+      got_refs = references_ ? read_refs(refs, starts) : Ok{};
     } catch (const std::bad_alloc&) {  // it may not leave the thread
       got_refs = out_of_memory();
     }
@@ -80,7 +81,7 @@ Status StoreReader::read_rows() {
   Status s = read_objects();
   edges.join();
   if (s) s = got_refs;
-  if (s && references_) s = add_refs(refs);
+  if (s && references_) s = add_refs(refs, starts);
   return s;
 }
 Status StoreReader::read_report(LoadReport& r) {
@@ -223,24 +224,24 @@ Status StoreReader::add_objects(std::vector<ObjectFields>& batch) {
   return s ? s : damaged(db_, "objects: " + s.error().message);
 }
 
-Status StoreReader::read_refs(ReferenceBlock& refs) {
+Status StoreReader::read_refs(ReferenceBlock& refs, RunStarts& starts) {
   auto db = db_.another();
   if (!db) return db.error();
   const size_t hint = std::min<size_t>(edge_count_, size_t(1) << 26);
   refs.targets.reserve(hint);
   if (names_) refs.names.reserve(hint);
-  // refs.begin is completed per source object: objects without references have no rows.
   return each_row(
       (*db)->select(
           "SELECT from_id, to_id, name_id FROM refs WHERE dump_id = ? ORDER BY from_id, seq",
           dump_),
       [&](const RowCursor& row) -> Status {
         const int64_t from = row.int64(0);
-        if (from < static_cast<int64_t>(refs.begin.size()) - 1 || from >= object_count_ ||
+        if (from < (starts.empty() ? 0 : int64_t{starts.back().first}) || from >= object_count_ ||
             row.int64(1) < 0 || row.int64(1) >= object_count_ || refs.targets.size() >= UINT32_MAX)
           return damaged(db_, "refs");
-        while (static_cast<int64_t>(refs.begin.size()) <= from)
-          refs.begin.push_back(static_cast<uint32_t>(refs.targets.size()));
+        if (starts.empty() || starts.back().first != from)
+          starts.emplace_back(static_cast<uint32_t>(from),
+                              static_cast<uint32_t>(refs.targets.size()));
         refs.targets.push_back(static_cast<uint32_t>(row.int64(1)));
         if (!names_) return Ok{};
         if (!row.is_null(2) && !fits_id(row.int64(2))) return damaged(db_, "refs.name_id");
@@ -250,10 +251,15 @@ Status StoreReader::read_refs(ReferenceBlock& refs) {
 }
 
 // Completes the block read from rows once the objects are counted, with its class edges.
-Status StoreReader::add_refs(ReferenceBlock& refs) {
+Status StoreReader::add_refs(ReferenceBlock& refs, const RunStarts& starts) {
   const size_t n = b_.graph().object_count();
-  if (refs.begin.size() > n + 1) return damaged(db_, "refs from objects that do not exist");
-  refs.begin.resize(n + 1, static_cast<uint32_t>(refs.targets.size()));
+  if (!starts.empty() && starts.back().first >= n)
+    return damaged(db_, "refs from objects that do not exist");
+  // An object's run starts where the next object with references starts its own.
+  refs.begin.assign(n + 1, static_cast<uint32_t>(refs.targets.size()));
+  size_t o = 0;
+  for (const auto& [from, start] : starts)
+    while (o <= from) refs.begin[o++] = start;
   HEAPQ_RETURN_IF_ERROR(read_class_edges(refs, true));
   Status s = b_.add_references(std::move(refs));
   return s ? s : damaged(db_, "refs: " + s.error().message);

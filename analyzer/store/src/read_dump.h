@@ -36,8 +36,14 @@ class StoreReader {
   Status count_objects();
   Status read_objects();
   Status add_objects(std::vector<ObjectFields>& batch);
-  Status read_refs(ReferenceBlock& refs);  // on a connection of its own
-  Status add_refs(ReferenceBlock& refs);   // completes the block read from rows and adds it
+  // The references' rows, on a connection of their own: their targets and names, and where
+  // each source object's run starts, as (object, first target) in object order. Only what the
+  // rows hold is kept: objects without references, however many a stranger's ids imply, cost
+  // nothing until the objects read tell how many there are.
+  using RunStarts = std::vector<std::pair<uint32_t, uint32_t>>;
+  Status read_refs(ReferenceBlock& refs, RunStarts& starts);
+  // Completes the block read from rows (its begin, from the runs' starts) and adds it.
+  Status add_refs(ReferenceBlock& refs, const RunStarts& starts);
   // The class edges heapq added, into refs (graph_columns.cc).
   Status read_class_edges(ReferenceBlock& refs, bool edges_from_rows);
   Error damaged_store(const std::string& what) const {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -602,6 +603,29 @@ TEST_F(Store, StackNumbersTheFileDoesNotJustifyAreRefused) {
   ASSERT_FALSE(graph.ok());
   EXPECT_NE(graph.error().message.find("damaged store"), std::string::npos)
       << graph.error().message;
+}
+
+// A reference row from an object id a stranger raised (with one object's id raised further, so
+// that the id is in range) is refused without memory for every id below it: the objects read
+// tell how many there are, and that is all the references' index is made for.
+TEST_F(Store, ReferencesFromFarIdsAskNoMemoryTheFileDoesNotJustify) {
+  std::string store = write_store({testing::kSmallDump});
+  LoadReport report;
+  ASSERT_TRUE(read_store(store, 0, report).ok());
+  ASSERT_TRUE(run_sql(store,
+                      "DELETE FROM graph_columns;"
+                      "UPDATE objects SET id = 2000000000 WHERE id = (SELECT max(id) FROM objects);"
+                      "UPDATE refs SET from_id = 1999999999"
+                      " WHERE from_id = (SELECT max(from_id) FROM refs)",
+                      true)
+                  .ok());
+  auto graph = read_store(store, 0, report);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.error().message.find("damaged store"), std::string::npos)
+      << graph.error().message;
+  rusage usage{};
+  ASSERT_EQ(::getrusage(RUSAGE_SELF, &usage), 0);
+  EXPECT_LT(usage.ru_maxrss, 1 << 20) << "peak KiB";  // 2e9 ids: 8 GB were asked for before
 }
 
 // heapq's commands on a dump and on its store.
