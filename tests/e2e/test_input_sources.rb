@@ -61,6 +61,25 @@ class TestInputSources < Test::Unit::TestCase
     assert_equal([0, ""], [code, err], out)
   end
 
+  # A pipe is read once: stdin (whatever it is) or a FIFO given twice is a usage error, not two
+  # readers taking each other's bytes.
+  def test_a_pipe_given_twice_is_a_usage_error
+    dump = make_dump
+    [%w[- -], %w[- /dev/stdin]].each do |args|
+      _out, err, code = heapq("leaks", *args, stdin_data: File.binread(dump))
+      assert_equal([1, "heapq: #{args.last} is given twice, but a pipe (or stdin) can be read only once\n"],
+                   [code, err])
+    end
+    _out, err, code = Open3.capture3(HEAPQ, "leaks", "-", "-", in: dump)
+    assert_equal(1, code.exitstatus, err)
+    fifo = File.join(@tmp, "heap.fifo")
+    File.mkfifo(fifo)
+    writer = Thread.new { File.open(fifo, "wb") { |f| f.write(File.binread(dump)) rescue Errno::EPIPE } }
+    _out, err, code = heapq_within(30, "leaks", fifo, fifo)
+    writer.join
+    assert_equal([1, "heapq: #{fifo} is given twice, but a pipe (or stdin) can be read only once\n"], [code, err])
+  end
+
   # "app.db#2" names dump 2 of a store: app.db is opened to look for one only when it is a
   # regular file. A FIFO of that name is not opened (that would wait for a writer): the path is
   # then a file's, which does not exist.

@@ -71,15 +71,17 @@ Result<Input*> Inputs::add(const std::string& path) {
   const StoreRef ref = path == "-" ? StoreRef{path, 0} : parse_store_ref(path);
   in.path = is_server_url(ref.file) ? redact_url(path) : path;  // for messages: no password
   if (!is_server_url(ref.file)) {
-    // "app.db#2" names no file: app.db, if it is a store; else the path, which does not open.
-    Result<OpenedInput> file = ref.file == path || regular_file(ref.file)
-                                   ? OpenedInput::open(ref.file)
-                                   : Result<OpenedInput>(io_error(ref.file + ": not a store"));
-    const bool store = file && has_sqlite_header(file->raw_head(16));
-    if (!store && ref.file != path) file = OpenedInput::open(path);
-    if (!file) return file.error();
+    HEAPQ_RETURN_IF_ERROR(read_once(path));
+    // "app.db#2" names dump 2 of app.db when app.db is a store. Only a regular file is looked
+    // into (opening a FIFO would wait for a writer); else the path is a file's own.
+    const bool maybe_store = ref.file == path || regular_file(ref.file);
+    HEAPQ_ASSIGN_OR_RETURN(OpenedInput file, OpenedInput::open(maybe_store ? ref.file : path));
+    const bool store = maybe_store && has_sqlite_header(file.raw_head(16));
+    if (!store && maybe_store && ref.file != path) {
+      HEAPQ_ASSIGN_OR_RETURN(file, OpenedInput::open(path));
+    }
     if (!store) {
-      in.file = std::move(*file);
+      in.file = std::move(file);
       HEAPQ_ASSIGN_OR_RETURN(const OpenedInput::Peek peek, in.file->peek(64 << 10));
       in.kind = looks_like_profile(peek.head) ? InputKind::kProfile : InputKind::kDump;
       if (in.kind == InputKind::kDump) in.origin = meta_origin(peek.first_line);
@@ -91,6 +93,17 @@ Result<Input*> Inputs::add(const std::string& path) {
   in.dump = ref.dump;
   if (const StoredDump* d = find_stored_dump(in.store->dumps(), ref.dump)) in.origin = d->origin;
   return inputs_.emplace_back(std::move(kept)).get();
+}
+
+// A pipe, a FIFO or stdin (whatever it is) is read once: given twice ("- -", a FIFO's path twice,
+// "-" and /dev/stdin), the second would read what the first left. stat, not open: a FIFO does not
+// block.
+Status Inputs::read_once(const std::string& path) {
+  struct stat st;
+  const bool found = path == "-" ? ::fstat(0, &st) == 0 : ::stat(path.c_str(), &st) == 0;
+  if (!found || (path != "-" && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))) return Ok{};
+  if (streams_.emplace(st.st_dev, st.st_ino).second) return Ok{};
+  return usage_error(path + " is given twice, but a pipe (or stdin) can be read only once");
 }
 
 Result<Inputs> Inputs::open(const std::vector<std::string>& paths) {
@@ -161,10 +174,6 @@ Result<LoadedDump> load_file(Input& in, const InputOptions& options, Needs needs
   dump.path = dump.name = in.path == "-" ? "<stdin>" : in.path;
   auto graph = load_dump(*source, load, dump.report);
   load.progress = nullptr;  // done: a progress bar clears its line
-  if (!graph && in.kind == InputKind::kProfile)
-    return usage_error(in.path +
-                       ": a sampled profile (Memprof.profile), not a dump: heapq leaks, load and "
-                       "fleet read profiles");
   if (!graph) return graph.error();
   dump.graph = std::move(*graph);
   return dump;
@@ -173,6 +182,10 @@ Result<LoadedDump> load_file(Input& in, const InputOptions& options, Needs needs
 }  // namespace
 
 Result<LoadedDump> load(Input& in, const InputOptions& options, Needs needs) {
+  if (in.kind == InputKind::kProfile)  // known by its first bytes: not read as a dump
+    return usage_error(in.path +
+                       ": a sampled profile (Memprof.profile), not a dump: heapq leaks, load and "
+                       "fleet read profiles");
   if (in.kind == InputKind::kStore && needs == Needs::kValues)
     return usage_error(in.path + ": a store keeps no string values; give the dump file itself");
   auto dump = in.kind == InputKind::kStore

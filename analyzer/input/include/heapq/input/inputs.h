@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ enum class InputKind { kDump, kProfile, kStore };
 
 // One input, opened.
 struct Input {
-  std::string path;  // as given
+  std::string path;  // as given (a server's URL without its password)
   InputKind kind = InputKind::kDump;
   // Which process it is of, and when: a dump's META record (read by the dump reader's own
   // parser), or what its store says of the dump; none where it does not say.
@@ -92,7 +93,9 @@ class Inputs {
 
  private:
   Result<StoreConnection*> connect(const std::string& file);
+  Status read_once(const std::string& path);
   std::map<std::string, std::unique_ptr<StoreConnection>> stores_;  // by file or URL
+  std::set<std::pair<uint64_t, uint64_t>> streams_;  // the pipes given: device and inode
   std::vector<std::unique_ptr<Input>> inputs_;
 };
 
