@@ -251,7 +251,7 @@ class TestServerStore < Test::Unit::TestCase
     dump = leaky_dump(20)
     outputs = [heapq("load", "--to", with_password, dump), heapq("stats", "#{with_password}#1"),
                heapq("stats", "#{with_password}#9"), heapq("sql", with_password, "SELECT FROM WHERE"),
-               heapq("stats", with_password.sub(PG_DIR, "#{PG_DIR}/nowhere"))]
+               heapq("stats", with_password.sub(PG_DIR, "#{PG_DIR}/nowhere")), heapq("load", with_password)]
     outputs.each { |out, err, _code| assert_not_match(/#{secret}/, out + err) }
     assert_match(/\*\*\*/, outputs[0][0])
     assert_equal(2, outputs[2][2])
@@ -260,6 +260,8 @@ class TestServerStore < Test::Unit::TestCase
     assert_match(/syntax error/, outputs[3][1])
     assert_equal(3, outputs[4][2], "an unreachable server is an I/O error")
     assert_match(/cannot connect to the server/, outputs[4][1])
+    assert_equal(["heapq: load from a server's URL needs -o STORE\n", 1], outputs[5].drop(1),
+                 "the store's file would be named after the URL")
 
     # libpq's parameters pass through: sslmode from the URL (libpq checks its value; SSL itself
     # is never used on this cluster's Unix socket), the rest from PG* variables.

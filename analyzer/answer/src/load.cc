@@ -15,6 +15,7 @@ Result<std::string> store_path(const std::vector<std::string>& dumps,
   std::string out = options.output;
   if (out.empty()) {
     if (dumps[0] == "-") return usage_error("load from stdin needs -o STORE");
+    if (is_server_url(dumps[0])) return usage_error("load from a server's URL needs -o STORE");
     out = parse_store_ref(dumps[0]).file + ".db";
   }
   std::error_code ec;
@@ -94,13 +95,14 @@ Status add_each(DumpWriter& writer, const std::vector<std::string>& paths,
                 const StoreLoadHooks& hooks, LoadAnswer& a) {
   Inputs opened;
   for (const std::string& path : paths) {
-    if (server_statements_cancelled()) return interrupted(a, path);
+    if (server_statements_cancelled())
+      return interrupted(a, is_server_url(path) ? redact_url(path) : path);
     HEAPQ_ASSIGN_OR_RETURN(Input* const input, opened.add(path));
     Status s = input->kind == InputKind::kProfile
                    ? add_profile(writer, *input, options, hooks, a)
                    : add_dump(writer, *input, options, inputs, hooks, a);
     input->file.reset();
-    if (!s && s.error().code == ExitCode::kInterrupted) return interrupted(a, path);
+    if (!s && s.error().code == ExitCode::kInterrupted) return interrupted(a, input->path);
     if (!s) return s;
   }
   return Ok{};
