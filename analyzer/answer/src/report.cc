@@ -14,14 +14,40 @@
 
 namespace heapq {
 
+namespace {
+
+// The dumps, and for dumps from a server what grows across the processes of its store too
+// (those of the dump's app where load --app named one), read on one connection per store that
+// is closed before the analyses: a server's read transaction is not held while they run.
+Result<std::vector<LoadedDump>> read_inputs(const std::vector<std::string>& paths,
+                                            const ReportOptions& options,
+                                            const InputOptions& inputs,
+                                            std::optional<FleetAnswer>& fleet) {
+  HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
+  HEAPQ_ASSIGN_OR_RETURN(std::vector<LoadedDump> dumps,
+                         load_dumps_over_time(opened, inputs, options.as_given));
+  for (const std::string& path : paths)
+    if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
+      FleetOptions fleet_options;
+      for (const LoadedDump& d : dumps)  // loaded as path, its password left out
+        if (d.path == redact_url(path)) fleet_options.app = d.app;
+      StoreConnection* db = opened.store(ref.file);  // the one the dumps were read on
+      HEAPQ_ASSIGN_OR_RETURN(
+          fleet, db ? fleet_answer(*db, fleet_options) : answer_fleet(ref.file, fleet_options));
+      break;
+    }
+  return dumps;
+}
+
+}  // namespace
+
 Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
                                    const ReportOptions& options, const InputOptions& inputs) {
-  HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
+  ReportAnswer a;
   HEAPQ_ASSIGN_OR_RETURN(const std::vector<LoadedDump> dumps,
-                         load_dumps_over_time(opened, inputs, options.as_given));
+                         read_inputs(paths, options, inputs, a.fleet));
   const HeapGraph& g = dumps.back().graph;
   const HeapDominators dom = HeapDominators::compute(g);
-  ReportAnswer a;
   // The parts are independent answers over one graph and its dominator tree: the sites and the
   // leaks with their pictures on a second core while the class table and the icicle are made
   // (each about half of the work at 16M objects); one after the other with --threads 1.
@@ -60,20 +86,6 @@ Result<ReportAnswer> answer_report(const std::vector<std::string>& paths,
   a.unreachable_bytes = dom.unreachable_bytes();
   a.icicle = icicle_nodes(g, dom, std::max<size_t>(options.nodes, 1));
   sites_and_leaks.get();
-  // Dumps from a server: what grows across the processes of its store as well, those of the
-  // dump's app where load --app named one.
-  for (const std::string& path : paths)
-    if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
-      FleetOptions fleet_options;
-      for (const LoadedDump& d : dumps)  // loaded as path, its password left out
-        if (d.path == redact_url(path)) fleet_options.app = d.app;
-      // On the connection the dumps were read on.
-      StoreConnection* db = opened.store(ref.file);
-      auto fleet = db ? fleet_answer(*db, fleet_options) : answer_fleet(ref.file, fleet_options);
-      if (!fleet) return fleet.error();
-      a.fleet = std::move(*fleet);
-      break;
-    }
   return a;
 }
 
