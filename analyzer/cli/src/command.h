@@ -16,9 +16,9 @@ struct GlobalOptions {
   bool quiet = false;
   bool strict = false;
   unsigned threads = 0;
-  uint64_t max_line_mib = 1024;  // --max-line
-  size_t width = 80;             // --width: columns of text output; 0: no limit
-  std::string app_root;          // --app-root
+  uint64_t max_line_mib = 1024;          // --max-line
+  size_t width = render::kDefaultWidth;  // --width: columns of text output; 0: no limit
+  std::string app_root;                  // --app-root
 };
 
 struct Command {

@@ -22,6 +22,7 @@
 #include "heapq/answer/strings.h"
 #include "heapq/answer/viz.h"
 #include "heapq/base/result.h"
+#include "heapq/render/terminal_text.h"
 
 namespace heapq::render {
 
@@ -56,7 +57,7 @@ inline constexpr Formats kProfileFormats = {Format::kPprof, Format::kFolded};
 inline constexpr Formats kSqlFormats = {Format::kText, Format::kJson, Format::kCsv};
 
 struct TextOptions {
-  size_t width = 80;  // columns; 0: no limit
+  size_t width = kDefaultWidth;  // columns; 0: no limit
 };
 
 std::string text(const StatsAnswer& answer, const TextOptions& options);
