@@ -5,14 +5,9 @@
 #include <new>
 #include <thread>
 
-#include "heapq/read/address_hash.h"
-#include "heapq/read/source_paths.h"
-#include "heapq/store/store.h"
-
 namespace heapq {
 
 using store::RowCursor;
-using store::RowSource;
 
 namespace {
 
@@ -28,16 +23,11 @@ bool fits_id(int64_t v) {
 // Objects read from rows go to the builder this many at a time.
 constexpr size_t kObjectBatch = 4096;
 
-// An error for a store whose rows contradict each other (edited with heapq sql --write).
-Error damaged(const RowSource& db, const std::string& what) {
-  return bad_input(db.name() + ": damaged store: " + what);
-}
-
 }  // namespace
 
 Result<HeapGraph> StoreReader::read(LoadReport& report) {
   if (Status s = read_report(report); !s) return s.error();
-  if (report.objects >= UINT32_MAX) return damaged(db_, "dumps.objects");  // ids are 32-bit
+  if (report.objects >= UINT32_MAX) return damaged_store("dumps.objects");  // ids are 32-bit
   objects_ = report.objects;
   if (names_) b_.name_references();
   HEAPQ_RETURN_IF_ERROR(read_tables());
@@ -56,7 +46,7 @@ Result<HeapGraph> StoreReader::read(LoadReport& report) {
   HEAPQ_RETURN_IF_ERROR(read_stacks());
   HEAPQ_RETURN_IF_ERROR(read_block_sites());
   auto graph = b_.build();
-  if (!graph) return damaged(db_, graph.error().message);
+  if (!graph) return damaged_store(graph.error().message);
   return graph;
 }
 
@@ -94,7 +84,7 @@ Status StoreReader::read_report(LoadReport& r) {
   if (!rows) return rows.error();
   auto found = (*rows)->next();
   if (!found) return found.error();
-  if (!*found) return damaged(db_, "no dump " + std::to_string(dump_));
+  if (!*found) return damaged_store("no dump " + std::to_string(dump_));
   const RowCursor* st = rows->get();
   r.format = st->text(0) == "memprof" ? DumpFormat::kMemprof : DumpFormat::kObjectSpace;
   uint64_t* counts[] = {&r.lines,
@@ -136,7 +126,7 @@ Status StoreReader::read_strings() {
                   [&](const RowCursor& row) -> Status {
                     // Interned in id order, so each string gets its id back.
                     if (b_.intern(row.text(1)).value() != row.int64(0))
-                      return damaged(db_, "strings");
+                      return damaged_store("strings");
                     return Ok{};
                   });
 }
@@ -146,8 +136,8 @@ Status StoreReader::read_classes_and_sites() {
       db_.select("SELECT address, object, name_id FROM classes WHERE dump_id = ? ORDER BY id",
                  dump_),
       [&](const RowCursor& row) -> Status {
-        if (!valid_string(row.int64(2))) return damaged(db_, "classes.name_id");
-        if (!row.is_null(1) && !fits_id(row.int64(1))) return damaged(db_, "classes.object");
+        if (!valid_string(row.int64(2))) return damaged_store("classes.name_id");
+        if (!row.is_null(1) && !fits_id(row.int64(1))) return damaged_store("classes.object");
         ObjectId object =
             row.is_null(1) ? ObjectId::none() : ObjectId(static_cast<uint32_t>(row.int64(1)));
         ClassInfo c{static_cast<uint64_t>(row.int64(0)), object, string_or_none(row, 2)};
@@ -161,13 +151,13 @@ Status StoreReader::read_classes_and_sites() {
       db_.select("SELECT file_id, line, method_id FROM sites WHERE dump_id = ? ORDER BY id", dump_),
       [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(0)) || (!row.is_null(2) && !valid_string(row.int64(2))))
-          return damaged(db_, "sites");
+          return damaged_store("sites");
         // NULL: no line (the model's 0).
         const int64_t line = row.is_null(1) ? 0 : row.int64(1);
-        if (line < 0 || line > UINT32_MAX) return damaged(db_, "sites.line");
+        if (line < 0 || line > UINT32_MAX) return damaged_store("sites.line");
         auto site = b_.add_site(
             {string_or_none(row, 0), static_cast<uint32_t>(line), string_or_none(row, 2)});
-        return site ? Status(Ok{}) : damaged(db_, "sites");
+        return site ? Status(Ok{}) : damaged_store("sites");
       });
 }
 
@@ -181,9 +171,9 @@ Status StoreReader::count_objects() {
   if (!st) return st.error();
   auto row = (*st)->next();
   if (!row) return row.error();
-  if (!*row) return damaged(db_, "objects");
+  if (!*row) return damaged_store("objects");
   const int64_t last = (*st)->is_null(0) ? -1 : (*st)->int64(0);
-  if (last < -1 || last >= INT32_MAX) return damaged(db_, "objects.id");
+  if (last < -1 || last >= INT32_MAX) return damaged_store("objects.id");
   object_count_ = last + 1;
   return Ok{};
 }
@@ -201,8 +191,8 @@ Status StoreReader::read_objects() {
         const int64_t stack = row.is_null(7) ? 0 : row.int64(7);
         if (id != next++ || type < 0 || type >= kObjectTypeCount ||
             (!row.is_null(3) && !fits_id(cls)) || (!row.is_null(5) && !fits_id(row.int64(5))))
-          return damaged(db_, "objects (row " + std::to_string(id) + ")");
-        if (stack < 0 || stack >= INT32_MAX) return damaged(db_, "objects.stack_id");
+          return damaged_store("objects (row " + std::to_string(id) + ")");
+        if (stack < 0 || stack >= INT32_MAX) return damaged_store("objects.stack_id");
         ObjectFields& o = batch.emplace_back();
         o.address = static_cast<uint64_t>(row.int64(1));
         o.type = static_cast<ObjectType>(type);
@@ -221,7 +211,7 @@ Status StoreReader::read_objects() {
 Status StoreReader::add_objects(std::vector<ObjectFields>& batch) {
   Status s = b_.add_objects(batch);
   batch.clear();
-  return s ? s : damaged(db_, "objects: " + s.error().message);
+  return s ? s : damaged_store("objects: " + s.error().message);
 }
 
 Status StoreReader::read_refs(ReferenceBlock& refs, RunStarts& starts) {
@@ -238,13 +228,13 @@ Status StoreReader::read_refs(ReferenceBlock& refs, RunStarts& starts) {
         const int64_t from = row.int64(0);
         if (from < (starts.empty() ? 0 : int64_t{starts.back().first}) || from >= object_count_ ||
             row.int64(1) < 0 || row.int64(1) >= object_count_ || refs.targets.size() >= UINT32_MAX)
-          return damaged(db_, "refs");
+          return damaged_store("refs");
         if (starts.empty() || starts.back().first != from)
           starts.emplace_back(static_cast<uint32_t>(from),
                               static_cast<uint32_t>(refs.targets.size()));
         refs.targets.push_back(static_cast<uint32_t>(row.int64(1)));
         if (!names_) return Ok{};
-        if (!row.is_null(2) && !fits_id(row.int64(2))) return damaged(db_, "refs.name_id");
+        if (!row.is_null(2) && !fits_id(row.int64(2))) return damaged_store("refs.name_id");
         refs.names.push_back(string_or_none(row, 2));
         return Ok{};
       });
@@ -254,7 +244,7 @@ Status StoreReader::read_refs(ReferenceBlock& refs, RunStarts& starts) {
 Status StoreReader::add_refs(ReferenceBlock& refs, const RunStarts& starts) {
   const size_t n = b_.graph().object_count();
   if (!starts.empty() && starts.back().first >= n)
-    return damaged(db_, "refs from objects that do not exist");
+    return damaged_store("refs from objects that do not exist");
   // An object's run starts where the next object with references starts its own.
   refs.begin.assign(n + 1, static_cast<uint32_t>(refs.targets.size()));
   size_t o = 0;
@@ -262,7 +252,7 @@ Status StoreReader::add_refs(ReferenceBlock& refs, const RunStarts& starts) {
     while (o <= from) refs.begin[o++] = start;
   HEAPQ_RETURN_IF_ERROR(read_class_edges(refs, true));
   Status s = b_.add_references(std::move(refs));
-  return s ? s : damaged(db_, "refs: " + s.error().message);
+  return s ? s : damaged_store("refs: " + s.error().message);
 }
 
 Status StoreReader::read_roots() {
@@ -272,11 +262,11 @@ Status StoreReader::read_roots() {
       [&](const RowCursor& row) -> Status {
         if (!valid_string(row.int64(0)) || !fits_id(row.int64(1)) ||
             (!row.is_null(2) && !valid_string(row.int64(2))))
-          return damaged(db_, "roots");
+          return damaged_store("roots");
         Status s =
             b_.add_root({StringId(static_cast<uint32_t>(row.int64(0))),
                          ObjectId(static_cast<uint32_t>(row.int64(1))), string_or_none(row, 2)});
-        return s ? s : damaged(db_, "roots");
+        return s ? s : damaged_store("roots");
       });
 }
 
@@ -287,7 +277,7 @@ Status StoreReader::read_records_and_weak() {
                  if (!fits_id(row.int64(0)) || !fits_id(row.int64(1)) ||
                      !b_.add_record_name(ObjectId(static_cast<uint32_t>(row.int64(0))),
                                          StringId(static_cast<uint32_t>(row.int64(1)))))
-                   return damaged(db_, "class_records");
+                   return damaged_store("class_records");
                  return Ok{};
                });
   if (!s) return s;
@@ -295,7 +285,7 @@ Status StoreReader::read_records_and_weak() {
                   [&](const RowCursor& row) -> Status {
                     if (!fits_id(row.int64(0)) ||
                         !b_.add_weak_holder(ObjectId(static_cast<uint32_t>(row.int64(0)))))
-                      return damaged(db_, "weak_holders");
+                      return damaged_store("weak_holders");
                     return Ok{};
                   });
 }
@@ -328,13 +318,13 @@ Status StoreReader::read_stacks() {
                  ++rows;
                  if (id < stack || id < 1 || id > top_stack_ || !justified(id) || !fits_id(site) ||
                      !define_up_to(static_cast<uint32_t>(id)))
-                   return damaged(db_, "stack_frames");
+                   return damaged_store("stack_frames");
                  frames.push_back(SiteId(static_cast<uint32_t>(site)));
                  return Ok{};
                });
-  if (s && !justified(top_stack_)) s = damaged(db_, "stack_frames");
+  if (s && !justified(top_stack_)) s = damaged_store("stack_frames");
   if (s) s = define_up_to(top_stack_ + 1);
-  return s ? s : damaged(db_, "stack_frames");
+  return s ? s : damaged_store("stack_frames");
 }
 
 // The Procs' block sites (memprof's).
@@ -345,7 +335,7 @@ Status StoreReader::read_block_sites() {
                     if (!fits_id(object) || !fits_id(site) ||
                         !b_.add_block_site(ObjectId(static_cast<uint32_t>(object)),
                                            SiteId(static_cast<uint32_t>(site))))
-                      return damaged(db_, "block_sites");
+                      return damaged_store("block_sites");
                     return Ok{};
                   });
 }

@@ -46,6 +46,7 @@ class StoreReader {
   Status add_refs(ReferenceBlock& refs, const RunStarts& starts);
   // The class edges heapq added, into refs (graph_columns.cc).
   Status read_class_edges(ReferenceBlock& refs, bool edges_from_rows);
+  // An error for a store whose rows contradict each other (edited with heapq sql --write).
   Error damaged_store(const std::string& what) const {
     return bad_input(db_.name() + ": damaged store: " + what);
   }
