@@ -67,6 +67,11 @@ class TestRetention < Test::Unit::TestCase
     # The cache retains its Hash and every Quote with its three Strings.
     assert_operator(cache["retained_count"], :>=, 2 + 1999 * 4)  # (the last Quote: see above)
     assert_equal("Catalog::PriceCache", cache["path"].last["class"])
+    # A tree of no level is a usage error, in either format (it printed the roots alone).
+    [[], %w[--format folded]].each do |format|
+      _, err, code = heapq(*format, "dominators", "--depth", "0", dump)
+      assert_equal([1, "heapq: --depth must be 1 or more\n"], [code, err], format.inspect)
+    end
 
     stats = heapq_json("stats", "--retained", "--top", "0", dump)
     quote = stats["by_class"].find { |c| c["class"] == "Catalog::Quote" }

@@ -113,5 +113,11 @@ class TestSampledProfiles < Test::Unit::TestCase
     _, err, code = heapq("leaks", profiles.first)
     assert_equal(1, code)
     assert_match(/give two profiles of it or more/, err)
+    # What only dumps take is refused, not ignored.
+    [%w[--min-growth 5], %w[--threshold 20], %w[--max-depth 3], %w[--as-given]].each do |option|
+      _, err, code = heapq("leaks", *option, *profiles)
+      assert_equal([1, "heapq: #{option.first} is for dumps; leaks over profiles takes --top alone\n"], [code, err])
+    end
+    assert_equal(0, heapq("leaks", "--top", "1", *profiles)[2])
   end
 end

@@ -107,6 +107,11 @@ class TestViz < Test::Unit::TestCase
     assert_equal(1, heapq("viz", "--format", "json", dump, "Pricing::Quote")[2])
     assert_equal(1, heapq("stats", "--format", "svg", dump)[2])
     assert_equal(1, heapq("viz", dump, "No::Such")[2])
+    # Options the picture asked for would not use are refused, not ignored.
+    _, err, code = heapq("viz", "--top", "3", dump, "Pricing::Quote")
+    assert_equal([1, "heapq: --top counts the children drawn per box of --dominators\n"], [code, err])
+    _, err, code = heapq("viz", "--as-given", dump, "Pricing::Quote")
+    assert_equal([1, "heapq: --as-given orders the dumps of --leak N; one INPUT has no order\n"], [code, err])
     assert_equal(1, heapq("report", dump)[2], "report needs -o")
     # Without graphviz: DOT still works, SVG says what to install.
     _, err, status = Open3.capture3({ "PATH" => @tmp }, HEAPQ, "--quiet", "viz", "--format", "svg", dump, "Pricing::Quote")

@@ -139,6 +139,9 @@ Result<AnyLeaksAnswer> answer_leaks(const std::vector<std::string>& paths,
   HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
   HEAPQ_ASSIGN_OR_RETURN(const ProfileInputs kinds, profile_inputs(opened.all()));
   if (kinds.profiles != 0) {
+    if (!options.given_for_dumps.empty())
+      return usage_error("--" + options.given_for_dumps.front() +
+                         " is for dumps; leaks over profiles takes --top alone");
     HEAPQ_ASSIGN_OR_RETURN(ProfileLeaksAnswer growth, answer_profile_leaks(opened.all(), options));
     return AnyLeaksAnswer(std::move(growth));
   }

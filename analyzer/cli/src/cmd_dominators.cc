@@ -28,17 +28,16 @@ Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& 
     return usage_error("dominators takes one INPUT (see heapq dominators --help)");
   HEAPQ_RETURN_IF_ERROR(in.output_once());
   HEAPQ_RETURN_IF_ERROR(refuse_output_over_inputs(in.output, in.inputs));
+  HEAPQ_ASSIGN_OR_RETURN(O options, in.options());
+  if (in.given("depth") && options.depth == 0) return usage_error("--depth must be 1 or more");
   if (profile_format(global)) {
     if (in.given("top"))
       return usage_error("--format " + format_name(global) + " profiles every object: no --top");
-    HEAPQ_ASSIGN_OR_RETURN(const O bound, in.options());
-    const size_t depth = in.given("depth") ? bound.depth : kProfileDepth;
-    if (depth == 0) return usage_error("--depth must be 1 or more");
+    const size_t depth = in.given("depth") ? options.depth : kProfileDepth;
     HEAPQ_ASSIGN_OR_RETURN(ProfileAnswer profile,
                            answer_dominators_profile(in.inputs[0], depth, input_options(global)));
     return render::Answer(std::move(profile));
   }
-  HEAPQ_ASSIGN_OR_RETURN(O options, in.options());
   options.tree = in.given("depth");
   HEAPQ_ASSIGN_OR_RETURN(DominatorsAnswer dominators,
                          answer_dominators(in.inputs[0], options, input_options(global)));

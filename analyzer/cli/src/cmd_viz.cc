@@ -38,6 +38,10 @@ Result<O> checked_options(const Invocation<O>& in) {
   const bool dominators = in.given("dominators");
   const bool leak = in.given("leak");
   if (dominators && leak) return usage_error("--dominators and --leak draw different things");
+  if (in.given("top") && !dominators)
+    return usage_error("--top counts the children drawn per box of --dominators");
+  if (in.given("as-given") && !leak)
+    return usage_error("--as-given orders the dumps of --leak N; one INPUT has no order");
   if (leak ? in.inputs.empty() : in.inputs.size() != (dominators ? 1u : 2u))
     return usage_error(leak         ? "viz --leak N takes the dumps heapq leaks takes"
                        : dominators ? "viz --dominators takes one INPUT (see heapq viz --help)"

@@ -20,6 +20,9 @@ namespace heapq {
 struct LeaksOptions : LeakOptions {
   size_t max_depth = 64;  // steps of a path shown
   bool as_given = false;  // --as-given: dumps of several processes or out of order
+  // The options given that dumps take and profiles do not (--min-growth...), named without
+  // dashes: leaks over profiles refuses them rather than ignore them.
+  std::vector<std::string> given_for_dumps;
 };
 
 // paths: dumps of one process, oldest first, or one store holding several, or one dump; dump
