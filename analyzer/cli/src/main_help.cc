@@ -22,6 +22,8 @@ namespace heapq::cli {
 
 namespace {
 
+constexpr char kVersionLine[] = "heapq " HEAPQ_VERSION "\n";  // --version, with a command or not
+
 std::string tool_help(size_t width) {
   std::string out =
       "usage: heapq [--format text|json|...] [--width N] [--quiet] [--strict] COMMAND\n"
@@ -128,7 +130,7 @@ int run_heapq(const std::vector<std::string>& args) {
     auto parsed = parse_args(std::span(args).first(std::min(at, dashes)), global_options());
     if (!parsed) return report_error(parsed.error());
     const size_t width = help_width(*parsed);
-    if (parsed->has("version")) return emit("heapq " HEAPQ_VERSION "\n") ? 0 : 3;
+    if (parsed->has("version")) return emit(kVersionLine) ? 0 : 3;
     if (parsed->has("help")) return emit(tool_help(width)) ? 0 : 3;
     std::fputs(tool_help(width).c_str(), stderr);
     return static_cast<int>(heapq::ExitCode::kUsage);
@@ -143,6 +145,7 @@ int run_heapq(const std::vector<std::string>& args) {
   auto parsed = parse_args(command_args, specs);
   if (!parsed) return report_error(parsed.error());
   if (parsed->has("help")) return emit(command_help(*command, help_width(*parsed))) ? 0 : 3;
+  if (parsed->has("version")) return emit(kVersionLine) ? 0 : 3;
   auto global = bind_global(*parsed);
   if (!global) return report_error(global.error());
   if (Status format = check_format(*command, *global, *parsed); !format)

@@ -441,6 +441,11 @@ TEST_F(Cli, Help) {
   EXPECT_NE(out_.find("usage: heapq stats"), std::string::npos);
   EXPECT_EQ(run({"--version"}), 0);
   EXPECT_EQ(out_.rfind("heapq ", 0), 0u);
+  // After a command too, as --help is: it ran the command, with X as its input.
+  const std::string version = out_;
+  EXPECT_EQ(run({"stats", "--version", "X"}), 0);
+  EXPECT_EQ(out_, version);
+  EXPECT_EQ(err_, "");
 }
 
 }  // namespace
