@@ -95,8 +95,7 @@ Status add_each(DumpWriter& writer, const std::vector<std::string>& paths,
                 const StoreLoadHooks& hooks, LoadAnswer& a) {
   Inputs opened;
   for (const std::string& path : paths) {
-    if (server_statements_cancelled())
-      return interrupted(a, is_server_url(path) ? redact_url(path) : path);
+    if (server_statements_cancelled()) return interrupted(a, input_name(path));
     HEAPQ_ASSIGN_OR_RETURN(Input* const input, opened.add(path));
     Status s = input->kind == InputKind::kProfile
                    ? add_profile(writer, *input, options, hooks, a)

@@ -69,14 +69,14 @@ Result<Input*> Inputs::add(const std::string& path) {
   auto kept = std::make_unique<Input>();
   Input& in = *kept;
   const StoreRef ref = path == "-" ? StoreRef{path, 0} : parse_store_ref(path);
-  in.path = is_server_url(ref.file) ? redact_url(path) : path;  // for messages: no password
+  in.path = input_name(path);  // for messages: no password
   if (!is_server_url(ref.file)) {
     HEAPQ_RETURN_IF_ERROR(read_once(path));
     // "app.db#2" names dump 2 of app.db when app.db is a store. Only a regular file is looked
     // into (opening a FIFO would wait for a writer); else the path is a file's own.
     const bool maybe_store = ref.file == path || regular_file(ref.file);
     HEAPQ_ASSIGN_OR_RETURN(OpenedInput file, OpenedInput::open(maybe_store ? ref.file : path));
-    const bool store = maybe_store && has_sqlite_header(file.raw_head(16));
+    const bool store = maybe_store && has_sqlite_header(file.raw_head(kSqliteHeaderBytes));
     if (!store && maybe_store && ref.file != path) {
       HEAPQ_ASSIGN_OR_RETURN(file, OpenedInput::open(path));
     }

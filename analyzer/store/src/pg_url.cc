@@ -151,4 +151,8 @@ std::string redact_url(std::string_view url) {
   return store::UrlSecrets(url).redacted();
 }
 
+std::string input_name(std::string_view input) {
+  return is_server_url(input) ? redact_url(input) : std::string(input);
+}
+
 }  // namespace heapq

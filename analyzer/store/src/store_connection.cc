@@ -53,7 +53,7 @@ bool is_store(const StoreRef& ref) {
 }
 
 bool has_sqlite_header(std::string_view head) {
-  return head == std::string_view("SQLite format 3", 16);  // with its final NUL
+  return head == std::string_view("SQLite format 3", kSqliteHeaderBytes);  // with its final NUL
 }
 
 bool is_sqlite_file(const std::string& path) {
@@ -63,7 +63,7 @@ bool is_sqlite_file(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
-  char head[16] = {};
+  char head[kSqliteHeaderBytes] = {};
   // fstat again: the path may have been replaced since; pread leaves nothing consumed.
   bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   bool magic = regular && ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
@@ -113,7 +113,7 @@ Result<StoreConnection> StoreConnection::open(const std::string& store) {
   const bool server = is_server_url(store);
   HEAPQ_ASSIGN_OR_RETURN(std::unique_ptr<store::RowSource> db, store::open_row_source(store));
   HEAPQ_ASSIGN_OR_RETURN(std::vector<StoredDump> dumps, list_dumps(*db, server));
-  return StoreConnection(server ? redact_url(store) : store, std::move(db), std::move(dumps));
+  return StoreConnection(input_name(store), std::move(db), std::move(dumps));
 }
 
 Result<HeapGraph> StoreConnection::read(int64_t dump, LoadReport& report, StoredDump* which,

@@ -32,7 +32,8 @@ class RowSource;
 
 // Whether the file starts with SQLite's header ("SQLite format 3\0"); false when unreadable.
 bool is_sqlite_file(const std::string& path);
-// Whether these first bytes of a file are SQLite's header.
+// Whether these first bytes of a file (kSqliteHeaderBytes of them) are SQLite's header.
+inline constexpr size_t kSqliteHeaderBytes = 16;
 bool has_sqlite_header(std::string_view head);
 
 // A store and one dump in it, parsed from "STORE.db" (dump 0: the last one) or "STORE.db#N"
@@ -140,6 +141,8 @@ bool is_server_url(std::string_view input);
 // The URL with its password (user:PASSWORD@, password=PASSWORD) replaced by "***": what
 // messages and answers show of a server.
 std::string redact_url(std::string_view url);
+// How messages and answers name an input: a server's URL redacted, any other as given.
+std::string input_name(std::string_view input);
 // Cancels the statement that each of the process's connections to a server is running, and
 // marks them interrupted: a load then commits nothing more. Safe in a signal handler.
 void cancel_server_statements() noexcept;
