@@ -26,14 +26,12 @@ Result<std::vector<LoadedDump>> read_inputs(const std::vector<std::string>& path
   HEAPQ_ASSIGN_OR_RETURN(Inputs opened, Inputs::open_over_time(paths));
   HEAPQ_ASSIGN_OR_RETURN(std::vector<LoadedDump> dumps,
                          load_dumps_over_time(opened, inputs, options.as_given));
-  for (const std::string& path : paths)
-    if (const StoreRef ref = parse_store_ref(path); is_server_url(ref.file)) {
+  for (const Input* in : opened.all())
+    if (in->kind == InputKind::kStore && is_server_url(in->path)) {
       FleetOptions fleet_options;
-      for (const LoadedDump& d : dumps)  // loaded as path, its password left out
-        if (d.path == redact_url(path)) fleet_options.app = d.app;
-      StoreConnection* db = opened.store(ref.file);  // the one the dumps were read on
-      HEAPQ_ASSIGN_OR_RETURN(
-          fleet, db ? fleet_answer(*db, fleet_options) : answer_fleet(ref.file, fleet_options));
+      for (const LoadedDump& d : dumps)  // named as its input is
+        if (d.path == in->path) fleet_options.app = d.app;
+      HEAPQ_ASSIGN_OR_RETURN(fleet, fleet_answer(*in->store, fleet_options));
       break;
     }
   return dumps;
