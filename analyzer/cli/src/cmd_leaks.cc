@@ -38,8 +38,8 @@ Result<render::Answer> answer(const GlobalOptions& global, const Invocation<O>& 
   if (in.inputs.empty())
     return usage_error("leaks takes one or more INPUTs (see heapq leaks --help)");
   HEAPQ_ASSIGN_OR_RETURN(O options, in.options());
-  for (const Option<O>& o : kOptions)
-    if (o.name != "top" && in.given(o.name)) options.given_for_dumps.emplace_back(o.name);
+  for (std::string_view name : in.given_names)
+    if (name != "top") options.given_for_dumps.emplace_back(name);
   // Visited where it is: a moved-out copy of the variant is taken by GCC 12 for uninitialized.
   Result<AnyLeaksAnswer> leaks = answer_leaks(in.inputs, options, input_options(global));
   if (!leaks) return leaks.error();
