@@ -65,18 +65,18 @@ class TestInputSources < Test::Unit::TestCase
   # readers taking each other's bytes.
   def test_a_pipe_given_twice_is_a_usage_error
     dump = make_dump
-    [%w[- -], %w[- /dev/stdin]].each do |args|
-      _out, err, code = heapq("leaks", *args, stdin_data: File.binread(dump))
+    [%w[leaks - -], %w[leaks - /dev/stdin], ["load", "-o", File.join(@tmp, "twice.db"), "-", "-"]].each do |args|
+      _out, err, code = heapq(*args, stdin_data: File.binread(dump))
       assert_equal([1, "heapq: #{args.last} is given twice, but a pipe (or stdin) can be read only once\n"],
                    [code, err])
     end
+    assert_false(File.exist?(File.join(@tmp, "twice.db")), "load left a store")
     _out, err, code = Open3.capture3(HEAPQ, "leaks", "-", "-", in: dump)
     assert_equal(1, code.exitstatus, err)
     fifo = File.join(@tmp, "heap.fifo")
     File.mkfifo(fifo)
-    writer = Thread.new { File.open(fifo, "wb") { |f| f.write(File.binread(dump)) rescue Errno::EPIPE } }
-    _out, err, code = heapq_within(30, "leaks", fifo, fifo)
-    writer.join
+    # Told before either is opened: no writer is waited for.
+    _out, err, code = heapq_within(10, "leaks", fifo, fifo)
     assert_equal([1, "heapq: #{fifo} is given twice, but a pipe (or stdin) can be read only once\n"], [code, err])
   end
 

@@ -93,6 +93,7 @@ Status add_dump(DumpWriter& writer, Input& input, const StoreLoadOptions& option
 Status add_each(DumpWriter& writer, const std::vector<std::string>& paths,
                 const StoreLoadOptions& options, const InputOptions& inputs,
                 const StoreLoadHooks& hooks, LoadAnswer& a) {
+  HEAPQ_RETURN_IF_ERROR(Inputs::refuse_streams_given_twice(paths));
   Inputs opened;
   for (const std::string& path : paths) {
     if (server_statements_cancelled()) return interrupted(a, input_name(path));

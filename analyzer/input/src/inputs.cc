@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "heapq/analyze/dump_order.h"
@@ -71,7 +72,6 @@ Result<Input*> Inputs::add(const std::string& path) {
   const StoreRef ref = path == "-" ? StoreRef{path, 0} : parse_store_ref(path);
   in.path = input_name(path);  // for messages: no password
   if (!is_server_url(ref.file)) {
-    HEAPQ_RETURN_IF_ERROR(read_once(path));
     // "app.db#2" names dump 2 of app.db when app.db is a store. Only a regular file is looked
     // into (opening a FIFO would wait for a writer); else the path is a file's own.
     const bool maybe_store = ref.file == path || regular_file(ref.file);
@@ -95,19 +95,23 @@ Result<Input*> Inputs::add(const std::string& path) {
   return inputs_.emplace_back(std::move(kept)).get();
 }
 
-// A pipe, a FIFO or stdin (whatever it is) is read once: given twice ("- -", a FIFO's path twice,
-// "-" and /dev/stdin), the second would read what the first left. stat, not open: a FIFO does not
-// block.
-Status Inputs::read_once(const std::string& path) {
-  struct stat st;
-  const bool found = path == "-" ? ::fstat(0, &st) == 0 : ::stat(path.c_str(), &st) == 0;
-  if (!found || (path != "-" && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))) return Ok{};
-  if (streams_.emplace(st.st_dev, st.st_ino).second) return Ok{};
-  return usage_error(path + " is given twice, but a pipe (or stdin) can be read only once");
+// stat, not open: a FIFO does not block. Whatever is neither a regular file nor a directory
+// ("-" whatever it is) is read once.
+Status Inputs::refuse_streams_given_twice(const std::vector<std::string>& paths) {
+  std::set<std::pair<uint64_t, uint64_t>> streams;  // device and inode
+  for (const std::string& path : paths) {
+    struct stat st;
+    const bool found = path == "-" ? ::fstat(0, &st) == 0 : ::stat(path.c_str(), &st) == 0;
+    if (!found || (path != "-" && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))) continue;
+    if (!streams.emplace(st.st_dev, st.st_ino).second)
+      return usage_error(path + " is given twice, but a pipe (or stdin) can be read only once");
+  }
+  return Ok{};
 }
 
 Result<Inputs> Inputs::open(const std::vector<std::string>& paths) {
   HEAPQ_RETURN_IF_ERROR(allow_open_files(paths.size()));
+  HEAPQ_RETURN_IF_ERROR(refuse_streams_given_twice(paths));
   Inputs inputs;
   for (const std::string& path : paths) HEAPQ_RETURN_IF_ERROR(inputs.add(path));
   return inputs;

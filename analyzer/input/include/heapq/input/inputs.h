@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -83,8 +82,12 @@ class Inputs {
   // The same for dumps over time: one store given alone stands for each of its dumps, in the
   // order they were loaded (STORE#1, STORE#2, ...).
   static Result<Inputs> open_over_time(const std::vector<std::string>& paths);
-  // Opens one more (heapq load opens each as its turn comes).
+  // Opens one more (heapq load opens each as its turn comes, once the paths are checked).
   Result<Input*> add(const std::string& path);
+  // A usage error for a pipe, a FIFO or stdin given twice ("- -", a FIFO's path twice, "-" and
+  // /dev/stdin): the second would read what the first left. open() asks before opening any (a
+  // FIFO's open waits for a writer).
+  static Status refuse_streams_given_twice(const std::vector<std::string>& paths);
 
   std::vector<Input*> all();
   size_t size() const { return inputs_.size(); }
@@ -93,9 +96,7 @@ class Inputs {
 
  private:
   Result<StoreConnection*> connect(const std::string& file);
-  Status read_once(const std::string& path);
   std::map<std::string, std::unique_ptr<StoreConnection>> stores_;  // by file or URL
-  std::set<std::pair<uint64_t, uint64_t>> streams_;  // the pipes given: device and inode
   std::vector<std::unique_ptr<Input>> inputs_;
 };
 
